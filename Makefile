@@ -1,0 +1,33 @@
+# The two commands: `make run` and `make test`. Both create .venv and install what they need.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint format venv clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): $(PY) requirements.txt requirements-test.txt
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m devtools.run
+
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m pytest
+	terraform fmt -check -recursive terraform/
+
+format: $(STAMP)
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
+clean:
+	rm -rf $(VENV) .local .pytest_cache .ruff_cache

@@ -1,0 +1,85 @@
+"""The one exception hierarchy. ``common.http`` maps it to problem+json in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One bad field of a request: ``field`` is a dotted path such as ``body.topics.0``."""
+
+    field: str
+    message: str
+
+
+class AppError(Exception):
+    """An error with a stable ``code`` and an HTTP status. Handlers raise these, never build
+    error bodies themselves."""
+
+    status: int = 500
+    code: str = "internal"
+    title: str = "Internal error"
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        errors: list[FieldError] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.errors = errors or []
+        self.headers = headers or {}
+
+
+class InvalidRequest(AppError):
+    status, code, title = 400, "invalid_request", "Invalid request"
+
+
+class Unauthorized(AppError):
+    status, code, title = 401, "unauthorized", "Missing or invalid API key"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(
+            detail or "Send a valid API key as 'Authorization: Bearer <key>'.",
+            headers={"WWW-Authenticate": 'Bearer realm="advocacy-research"'},
+        )
+
+
+class Forbidden(AppError):
+    status, code, title = 403, "forbidden", "Forbidden"
+
+
+class NotFound(AppError):
+    status, code, title = 404, "not_found", "Not found"
+
+
+class MethodNotAllowed(AppError):
+    status, code, title = 405, "method_not_allowed", "Method not allowed"
+
+    def __init__(self, allowed: list[str]) -> None:
+        super().__init__(
+            f"This path accepts {', '.join(allowed)}.", headers={"Allow": ", ".join(allowed)}
+        )
+
+
+class LimitExceeded(AppError):
+    status, code, title = 409, "limit_exceeded", "Limit exceeded"
+
+
+class PayloadTooLarge(AppError):
+    status, code, title = 413, "payload_too_large", "Payload too large"
+
+
+class RateLimited(AppError):
+    status, code, title = 429, "rate_limited", "Rate limit exceeded"
+
+
+class BackendUnavailable(AppError):
+    status, code, title = 502, "backend_unavailable", "Backend unavailable"
+
+
+class InternalError(AppError):
+    status, code, title = 500, "internal", "Internal error"

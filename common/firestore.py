@@ -1,0 +1,119 @@
+"""Firestore: the lazily built client, collection names and the backend-error translation.
+
+The client is built on first use (never at import) and once per process. Every RPC it makes is
+held to ``FIRESTORE_TIMEOUT_S`` in total, retries included, so an unreachable or slow Firestore
+gives a prompt 502 instead of the library's default of up to 300 s of retrying.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from common.config import get_settings
+from common.errors import BackendUnavailable
+
+if TYPE_CHECKING:
+    from google.cloud.firestore import Client
+
+CONSUMERS = "consumers"
+API_KEYS = "api_keys"
+SUBSCRIPTIONS = "subscriptions"
+RESULTS = "results"  # subcollection of a subscription
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_client: Client | None = None
+
+
+def get_db() -> Client:
+    """The process's Firestore client, built on first use."""
+    global _client
+    if _client is None:
+        with _lock:
+            if _client is None:
+                _client = _build_client()
+    return _client
+
+
+def reset_client() -> None:
+    """Forget the client (tests point the process at another emulator or port)."""
+    global _client
+    with _lock:
+        _client = None
+
+
+def _build_client() -> Client:
+    from google.cloud import firestore
+
+    settings = get_settings()
+    if settings.firestore_emulator_host:
+        # The client library reads the emulator address from the environment only.
+        os.environ["FIRESTORE_EMULATOR_HOST"] = settings.firestore_emulator_host
+    client = firestore.Client(
+        project=settings.google_cloud_project, database=settings.firestore_database
+    )
+    _bound_rpc_deadlines(client, settings.firestore_timeout_s)
+    return client
+
+
+def _bound_rpc_deadlines(client: Client, deadline_s: float) -> None:
+    """Cap every RPC's default retry deadline and per-attempt timeout.
+
+    The generated transport wraps each method with a default retry of up to 60 s (and the
+    transaction helper retries begin/commit on top of that). Calls that pass no ``timeout`` or
+    ``retry`` -- transactions' begin and commit among them -- would otherwise hang a request
+    for minutes when Firestore is unreachable. There is no public hook for the defaults, so
+    they are rewritten once here, on the wrapped callables of the transport.
+    """
+    transport = client._firestore_api._transport
+    for wrapped in transport._wrapped_methods.values():
+        retry = getattr(wrapped, "_retry", None)
+        if retry is not None:
+            wrapped._retry = retry.with_timeout(deadline_s)
+        wrapped._timeout = deadline_s
+
+
+def is_backend_error(exc: BaseException) -> bool:
+    """True for errors that mean Firestore (or another Google API) is unreachable or failing."""
+    core = sys.modules.get("google.api_core.exceptions")
+    if core is not None and isinstance(exc, core.GoogleAPIError):
+        return True
+    grpc = sys.modules.get("grpc")
+    return grpc is not None and isinstance(exc, grpc.RpcError)
+
+
+def backend_unavailable(exc: BaseException) -> BackendUnavailable:
+    kind = "did not answer in time" if type(exc).__name__ in _TIMEOUTS else "failed"
+    return BackendUnavailable(f"The database {kind}. Retry the request shortly.")
+
+
+_TIMEOUTS = {"DeadlineExceeded", "RetryError"}
+
+
+def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 3) -> T:
+    """Run ``fn(transaction, *args)`` in a Firestore transaction.
+
+    The library reports exhausted attempts (contention) as a ValueError chained to the
+    backend's Aborted error; that is a backend condition here, not a bug, so it becomes 502.
+    """
+    from google.cloud import firestore
+
+    transaction = get_db().transaction(max_attempts=max_attempts)
+    try:
+        return firestore.transactional(fn)(transaction, *args)
+    except ValueError as exc:
+        if exc.__cause__ is not None and is_backend_error(exc.__cause__):
+            raise backend_unavailable(exc.__cause__) from exc
+        raise
+
+
+def where_eq(field: str, value: Any) -> Any:
+    """A ``field == value`` filter for ``Query.where(filter=...)``."""
+    from google.cloud.firestore_v1.base_query import FieldFilter
+
+    return FieldFilter(field, "==", value)

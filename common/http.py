@@ -1,0 +1,277 @@
+"""The request pipeline, in one place.
+
+Every endpoint group declares a table of ``Route`` objects; ``Api`` serves a table and
+``common.openapi`` documents the same table, so the contract cannot drift from the code.
+
+Order of the steps for each request:
+    correlation id -> route match (404/405) -> authentication (401) -> rate limit (429)
+    -> body size (413) and validation (400) -> handler -> metering -> response
+Every error, whatever the step, is rendered here as RFC 9457 problem+json.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from flask import Request, Response
+from pydantic import BaseModel, ValidationError
+
+from common import logging as log
+from common.config import get_settings
+from common.errors import (
+    AppError,
+    FieldError,
+    InternalError,
+    InvalidRequest,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    Unauthorized,
+)
+
+PROBLEM_JSON = "application/problem+json"
+CORRELATION_HEADER = "x-correlation-id"
+_CORRELATION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_PATH_PARAM = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
+
+logger = log.get_logger("ars.http")
+
+
+class Auth(StrEnum):
+    NONE = "none"
+    API_KEY = "api_key"
+
+
+@dataclass(frozen=True)
+class Route:
+    """One operation: what it accepts, who may call it, what it answers and what it costs."""
+
+    method: str
+    path: str
+    handler: Callable[[Call], BaseModel | None]
+    operation_id: str
+    summary: str
+    tag: str
+    auth: Auth = Auth.API_KEY
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    path_params: type[BaseModel] | None = None
+    response: type[BaseModel] | None = None
+    status: int = 200
+    price: str | None = None  # operation name in the price table; None: free, not metered
+    errors: tuple[int, ...] = ()  # statuses beyond those the pipeline itself can answer
+    description: str = ""
+
+    def pattern(self) -> re.Pattern[str]:
+        parts = _PATH_PARAM.split(self.path)  # literal, name, literal, name, ..., literal
+        regex = "".join(
+            re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts)
+        )
+        return re.compile(f"^{regex}$")
+
+
+@dataclass
+class Call:
+    """What a handler receives: the validated inputs and who is asking."""
+
+    principal: Any  # common.keys.Principal for API-key routes, None for public ones
+    body: Any = None
+    query: Any = None
+    path: Any = None
+    correlation_id: str = ""
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class Api:
+    """A WSGI-level dispatcher for a table of routes (one endpoint group, or all of them)."""
+
+    def __init__(self, routes: Sequence[Route]) -> None:
+        self.routes = list(routes)
+        self._compiled = [(route, route.pattern()) for route in self.routes]
+        settings = get_settings()
+        log.configure(settings.log_level)
+
+    def __call__(self, request: Request) -> Response:
+        started = time.perf_counter()
+        correlation_id = _correlation_id(request.headers.get(CORRELATION_HEADER))
+        tokens = [
+            (log.correlation_id_var, log.correlation_id_var.set(correlation_id)),
+            (log.trace_var, log.trace_var.set(_trace(request))),
+            (log.consumer_id_var, log.consumer_id_var.set(None)),
+        ]
+        route: Route | None = None
+        try:
+            try:
+                route, path_args = self._match(request.method, request.path)
+                response = self._handle(route, path_args, request, correlation_id)
+            except AppError as exc:
+                response = problem(exc, request.path, correlation_id)
+            except Exception as exc:
+                response = problem(_unexpected(exc), request.path, correlation_id)
+            if request.method == "HEAD":
+                response.set_data(b"")
+            response.headers[CORRELATION_HEADER] = correlation_id
+            logger.info(
+                "request",
+                extra={
+                    "httpRequest": {
+                        "requestMethod": request.method,
+                        "requestUrl": request.path,
+                        "status": response.status_code,
+                        "latency": f"{time.perf_counter() - started:.6f}s",
+                    },
+                    "route": route.operation_id if route else None,
+                },
+            )
+            return response
+        finally:
+            for var, token in reversed(tokens):
+                var.reset(token)
+
+    def _match(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
+        wanted = "GET" if method == "HEAD" else method
+        allowed: list[str] = []
+        for route, pattern in self._compiled:
+            match = pattern.match(path)
+            if match is None:
+                continue
+            if route.method == wanted:
+                return route, match.groupdict()
+            allowed.append(route.method)
+        if allowed:
+            raise MethodNotAllowed(sorted(set(allowed)))
+        raise NotFound(f"No operation at {path}.")
+
+    def _handle(
+        self, route: Route, path_args: dict[str, str], request: Request, correlation_id: str
+    ) -> Response:
+        principal = None
+        if route.auth is Auth.API_KEY:
+            principal = authenticate(request.headers.get("Authorization"))
+            log.consumer_id_var.set(principal.consumer_id)
+        # Rate limiting (issue 4) goes here: admit the request or raise RateLimited, and keep
+        # the RateLimit headers for the response.
+        call = Call(
+            principal=principal,
+            path=_validate(route.path_params, path_args, "path") if route.path_params else None,
+            query=_validate(route.query, request.args.to_dict(), "query") if route.query else None,
+            body=_parse_body(route.body, request) if route.body else None,
+            correlation_id=correlation_id,
+            headers=request.headers,
+        )
+        result = route.handler(call)
+        # Metering (issue 4) goes here: record a usage entry for a 2xx answer of a priced route,
+        # keyed by call.request_id.
+        return render(route.status, result)
+
+
+def authenticate(header: str | None) -> Any:
+    """The principal of a valid ``Authorization: Bearer <key>`` header, or 401.
+
+    Every kind of bad key -- missing, malformed, unknown, revoked, expired, or a disabled
+    consumer's -- gets the same answer, so the answer reveals nothing about the key."""
+    from common import keys
+
+    scheme, _, token = (header or "").partition(" ")
+    principal = keys.verify(token.strip()) if scheme.lower() == "bearer" else None
+    if principal is None:
+        raise Unauthorized()
+    return principal
+
+
+def _parse_body(model: type[BaseModel], request: Request) -> BaseModel:
+    limit = get_settings().max_body_bytes
+    if request.content_length is not None and request.content_length > limit:
+        raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
+    raw = request.stream.read(limit + 1)
+    if len(raw) > limit:
+        raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
+    try:
+        # JSON-mode strict validation: no silent coercion ("5" is not 5, 1 is not true).
+        return model.model_validate_json(raw, strict=True)
+    except ValidationError as exc:
+        raise _invalid(model, exc, "body") from None
+
+
+def _validate(model: type[BaseModel], data: dict[str, Any], where: str) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(model, exc, where) from None
+
+
+def _invalid(model: type[BaseModel], exc: ValidationError, where: str) -> InvalidRequest:
+    errors = [_field_error(model, err, where) for err in exc.errors(include_url=False)]
+    names = ", ".join(dict.fromkeys(e.field for e in errors))
+    return InvalidRequest(f"Invalid {where}: {names}.", errors=errors)
+
+
+def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
+    name = ".".join(str(part) for part in err["loc"]) or where
+    kind = err["type"]
+    if kind == "json_invalid":
+        return FieldError(name, f"Malformed JSON: {err['ctx'].get('error', err['msg'])}.")
+    if kind in {"model_type", "model_attributes_type"}:
+        return FieldError(name, "Expected a JSON object.")
+    if kind == "extra_forbidden":
+        allowed = ", ".join(f.alias or n for n, f in model.model_fields.items())
+        return FieldError(name, f"Unknown field. Allowed fields: {allowed}.")
+    return FieldError(name, err["msg"].removeprefix("Value error, "))
+
+
+def render(status: int, result: BaseModel | None) -> Response:
+    if result is None:
+        return Response(status=204)
+    body = result.model_dump_json(by_alias=True)
+    return Response(body, status=status, mimetype="application/json")
+
+
+def problem(exc: AppError, instance: str, correlation_id: str) -> Response:
+    body: dict[str, Any] = {
+        "type": f"/problems/{exc.code}",
+        "title": exc.title,
+        "status": exc.status,
+        "detail": exc.detail,
+        "instance": instance,
+        "code": exc.code,
+        "correlationId": correlation_id,
+    }
+    if exc.errors:
+        body["errors"] = [{"field": e.field, "message": e.message} for e in exc.errors]
+    response = Response(json.dumps(body), status=exc.status, mimetype=PROBLEM_JSON)
+    response.headers.update(exc.headers)
+    return response
+
+
+def _unexpected(exc: Exception) -> AppError:
+    from common.firestore import backend_unavailable, is_backend_error
+
+    if is_backend_error(exc):
+        logger.warning("backend error: %s", type(exc).__name__, extra={"error": str(exc)[:500]})
+        return backend_unavailable(exc)
+    logger.exception("unhandled error")
+    return InternalError("An unexpected error occurred; it has been logged.")
+
+
+def _correlation_id(value: str | None) -> str:
+    if value and _CORRELATION_ID.match(value):
+        return value
+    return str(uuid.uuid4())
+
+
+def _trace(request: Request) -> str | None:
+    header = request.headers.get("X-Cloud-Trace-Context")
+    if not header:
+        return None
+    trace_id = header.split("/", 1)[0]
+    if not re.fullmatch(r"[0-9a-fA-F]{32}", trace_id):
+        return None
+    return f"projects/{get_settings().google_cloud_project}/traces/{trace_id}"

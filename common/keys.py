@@ -1,0 +1,202 @@
+"""API keys: format, checksum, hashing at rest, issuing, revoking and verification.
+
+Format: ``ars_live_`` (or ``ars_test_``) + 32 random base62 characters + a 6-character base62
+CRC32 checksum of the random part. A malformed key or a wrong checksum is rejected without a
+database read, and secret scanners can recognise a leaked key by its prefix and checksum.
+Only the SHA-256 hash of a key is stored; the plaintext exists once, in the issuing response.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+import time
+import uuid
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from common.config import get_settings
+from common.firestore import API_KEYS, get_db, where_eq
+
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+RANDOM_LEN = 32
+CHECKSUM_LEN = 6
+KEY_PATTERN = re.compile(r"^ars_(live|test)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$")
+
+
+def _base62(number: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        number, rem = divmod(number, 62)
+        chars.append(BASE62[rem])
+    return "".join(reversed(chars))
+
+
+def checksum(random_part: str) -> str:
+    return _base62(zlib.crc32(random_part.encode("ascii")), CHECKSUM_LEN)
+
+
+def generate_key(environment: str = "live") -> str:
+    random_part = "".join(secrets.choice(BASE62) for _ in range(RANDOM_LEN))
+    return f"ars_{environment}_{random_part}{checksum(random_part)}"
+
+
+def is_well_formed(key: str) -> bool:
+    match = KEY_PATTERN.match(key)
+    return bool(match) and hmac.compare_digest(checksum(match.group(2)), match.group(3))
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("ascii")).hexdigest()
+
+
+def mask(key: str) -> str:
+    """What listings show: the prefix and the last four characters."""
+    return f"{key[:13]}…{key[-4:]}"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The authenticated caller of a request."""
+
+    consumer_id: str
+    key_id: str
+    email: str
+    plan: str
+    expires_at: datetime | None
+
+    def usable_at(self, now: datetime) -> bool:
+        return self.expires_at is None or now < self.expires_at
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key_id: str
+    plaintext: str
+    record: dict[str, Any]
+
+
+def issue_key(
+    consumer_id: str, name: str = "default", expires_in_days: int | None = None
+) -> IssuedKey:
+    settings = get_settings()
+    plaintext = generate_key(settings.key_environment)
+    now = datetime.now(UTC)
+    key_id = f"key_{uuid.uuid4().hex[:20]}"
+    record = {
+        "id": key_id,
+        "consumer_id": consumer_id,
+        "name": name,
+        "key_hash": hash_key(plaintext),
+        "masked": mask(plaintext),
+        "created_at": now,
+        "expires_at": now + timedelta(days=expires_in_days) if expires_in_days else None,
+        "revoked_at": None,
+        "last_used_at": None,
+    }
+    get_db().collection(API_KEYS).document(key_id).create(record)
+    return IssuedKey(key_id, plaintext, record)
+
+
+def revoke_key(key_id: str) -> bool:
+    """Mark a key revoked; False when there is no such key. Takes effect within the cache TTL."""
+    ref = get_db().collection(API_KEYS).document(key_id)
+    snapshot = ref.get()
+    if not snapshot.exists:
+        return False
+    if snapshot.get("revoked_at") is None:
+        ref.update({"revoked_at": datetime.now(UTC)})
+    _cache.forget_key_id(key_id)
+    return True
+
+
+def list_keys(consumer_id: str) -> list[dict[str, Any]]:
+    query = get_db().collection(API_KEYS).where(filter=where_eq("consumer_id", consumer_id))
+    records = [doc.to_dict() for doc in query.stream()]
+    for record in records:
+        record.pop("key_hash", None)
+    return sorted(records, key=lambda r: r["created_at"], reverse=True)
+
+
+class _KeyCache:
+    """A bounded, thread-safe map from key hash to the verified principal (or None), kept for
+    ``KEY_CACHE_TTL_S``. Revocation therefore takes effect within that TTL on other instances."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, tuple[float, Principal | None]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key_hash: str, ttl: float) -> tuple[bool, Principal | None]:
+        with self._lock:
+            entry = self._entries.get(key_hash)
+            if entry is None or time.monotonic() - entry[0] >= ttl:
+                return False, None
+            self._entries.move_to_end(key_hash)
+            return True, entry[1]
+
+    def put(self, key_hash: str, principal: Principal | None, max_entries: int) -> None:
+        with self._lock:
+            self._entries[key_hash] = (time.monotonic(), principal)
+            self._entries.move_to_end(key_hash)
+            while len(self._entries) > max_entries:
+                self._entries.popitem(last=False)
+
+    def forget_key_id(self, key_id: str) -> None:
+        with self._lock:
+            for key_hash, (_, principal) in list(self._entries.items()):
+                if principal is not None and principal.key_id == key_id:
+                    del self._entries[key_hash]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_cache = _KeyCache()
+clear_cache = _cache.clear
+
+
+def verify(key: str) -> Principal | None:
+    """The principal of a usable key, or None for a malformed, unknown, revoked or expired key
+    or one whose consumer is not active. Callers answer every None with the same 401."""
+    if not is_well_formed(key):
+        return None
+    settings = get_settings()
+    key_hash = hash_key(key)
+    now = datetime.now(UTC)
+    hit, principal = _cache.get(key_hash, settings.key_cache_ttl_s)
+    if not hit:
+        principal = _load_principal(key_hash, now)
+        _cache.put(key_hash, principal, settings.key_cache_max_entries)
+    if principal is None or not principal.usable_at(now):
+        return None
+    return principal
+
+
+def _load_principal(key_hash: str, now: datetime) -> Principal | None:
+    from common.consumers import get_consumer
+
+    query = get_db().collection(API_KEYS).where(filter=where_eq("key_hash", key_hash))
+    docs = list(query.limit(1).stream())
+    if not docs:
+        return None
+    record = docs[0].to_dict()
+    if not hmac.compare_digest(record["key_hash"], key_hash) or record.get("revoked_at"):
+        return None
+    consumer = get_consumer(record["consumer_id"])
+    if consumer is None or consumer.get("status") != "active":
+        return None
+    principal = Principal(
+        consumer_id=consumer["id"],
+        key_id=record["id"],
+        email=consumer["email"],
+        plan=consumer.get("plan", "payg"),
+        expires_at=record.get("expires_at"),
+    )
+    return principal if principal.usable_at(now) else None

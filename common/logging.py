@@ -1,0 +1,65 @@
+"""Structured JSON logs for Cloud Logging: one object per line on stdout.
+
+Each line carries ``severity``, ``message``, the request's correlation id and consumer id and,
+when Google's trace header is present, the trace. Never log a raw key, token, secret or body.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any
+
+correlation_id_var: ContextVar[str | None] = ContextVar("correlation_id", default=None)
+consumer_id_var: ContextVar[str | None] = ContextVar("consumer_id", default=None)
+trace_var: ContextVar[str | None] = ContextVar("trace", default=None)
+
+_SEVERITY = {"WARNING": "WARNING", "CRITICAL": "CRITICAL", "ERROR": "ERROR"}
+_RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "severity": _SEVERITY.get(record.levelname, record.levelname),
+            "message": record.getMessage(),
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
+            "logger": record.name,
+        }
+        if (cid := correlation_id_var.get()) is not None:
+            entry["correlationId"] = cid
+        if (consumer := consumer_id_var.get()) is not None:
+            entry["consumerId"] = consumer
+        if (trace := trace_var.get()) is not None:
+            entry["logging.googleapis.com/trace"] = trace
+        for key, value in record.__dict__.items():
+            if key not in _RESERVED and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["stack_trace"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+_configured = False
+
+
+def configure(level: str = "INFO") -> None:
+    """Install the JSON handler on the root logger once per process."""
+    global _configured
+    if _configured:
+        return
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for noisy in ("urllib3", "google", "grpc"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    _configured = True
+
+
+def get_logger(name: str) -> logging.Logger:
+    return logging.getLogger(name)

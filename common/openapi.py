@@ -1,0 +1,155 @@
+"""OpenAPI 3.1 document generated from the same route table and models that serve requests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from common.http import CORRELATION_HEADER, PROBLEM_JSON, Auth, Route
+
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    204: "No Content",
+    400: "Invalid request: malformed JSON, wrong type, unknown field or a bound violated.",
+    401: "Missing or invalid API key.",
+    403: "Forbidden.",
+    404: "No such resource, or it belongs to someone else.",
+    409: "A limit was reached.",
+    413: "The request body is larger than 1 MiB.",
+    429: "Rate limit exceeded.",
+    502: "A backend (database, provider) is unreachable, timed out or failed.",
+}
+
+_FIELD_ERROR = {
+    "type": "object",
+    "required": ["field", "message"],
+    "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+}
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "RFC 9457 problem details.",
+    "required": ["type", "title", "status", "detail", "instance", "code", "correlationId"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "instance": {"type": "string"},
+        "code": {
+            "type": "string",
+            "description": "Stable machine-readable error code.",
+            "examples": ["invalid_request", "unauthorized", "not_found"],
+        },
+        "correlationId": {"type": "string"},
+        "errors": {"type": "array", "items": _FIELD_ERROR},
+    },
+}
+
+
+def error_statuses(route: Route) -> list[int]:
+    """The error statuses the pipeline itself can answer for a route, plus the route's own."""
+    statuses = {502, *route.errors}
+    if route.auth is Auth.API_KEY:
+        statuses |= {401, 429}
+    if route.body or route.query or route.path_params:
+        statuses.add(400)
+    if route.body:
+        statuses.add(413)
+    if route.path_params:
+        statuses.add(404)
+    return sorted(statuses)
+
+
+def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
+    models: list[tuple[type[BaseModel], Any]] = []
+    for route in routes:
+        models += [(m, "validation") for m in (route.body,) if m]
+        models += [(m, "serialization") for m in (route.response,) if m]
+    refs, definitions = models_json_schema(
+        models, ref_template="#/components/schemas/{model}", by_alias=True
+    )
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, refs)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Advocacy Research Service API",
+            "version": version,
+            "description": "Research, content, legal information, chat and tracking digests "
+            "for animal-advocacy organisations. Errors are RFC 9457 problem details; every "
+            f"response carries `{CORRELATION_HEADER}`.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {**definitions.get("$defs", {}), "Problem": PROBLEM_SCHEMA},
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "API key: ars_live_ followed by 38 characters.",
+                }
+            },
+            "headers": {
+                "CorrelationId": {
+                    "description": "Traces the request; echoes a valid caller value.",
+                    "schema": {"type": "string"},
+                }
+            },
+        },
+    }
+
+
+def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+    correlation = {CORRELATION_HEADER: {"$ref": "#/components/headers/CorrelationId"}}
+    operation: dict[str, Any] = {
+        "operationId": route.operation_id,
+        "summary": route.summary,
+        "tags": [route.tag],
+        "security": [{"bearerAuth": []}] if route.auth is Auth.API_KEY else [],
+    }
+    if route.description:
+        operation["description"] = route.description
+    parameters = _parameters(route.path_params, "path") + _parameters(route.query, "query")
+    if parameters:
+        operation["parameters"] = parameters
+    if route.body:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": refs[(route.body, "validation")]}},
+        }
+    success: dict[str, Any] = {"description": _STATUS_TEXT[route.status], "headers": correlation}
+    if route.response:
+        schema = refs[(route.response, "serialization")]
+        success["content"] = {"application/json": {"schema": schema}}
+    responses = {str(route.status): success}
+    for status in error_statuses(route):
+        responses[str(status)] = {
+            "description": _STATUS_TEXT[status],
+            "headers": correlation,
+            "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+    operation["responses"] = responses
+    return operation
+
+
+def _parameters(model: type[BaseModel] | None, where: str) -> list[dict[str, Any]]:
+    if model is None:
+        return []
+    schema = model.model_json_schema(by_alias=True)
+    required = set(schema.get("required", []))
+    return [
+        {
+            "name": name,
+            "in": where,
+            "required": where == "path" or name in required,
+            "schema": {k: v for k, v in prop.items() if k != "title"},
+            **({"description": prop["description"]} if "description" in prop else {}),
+        }
+        for name, prop in schema.get("properties", {}).items()
+    ]

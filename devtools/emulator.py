@@ -1,0 +1,177 @@
+"""Start, wait for, wipe and stop the official Firestore emulator (shipped with the Cloud SDK).
+
+Used by ``make run``, the test suite and the benchmarks. The emulator is started with Java
+directly: one process, a fast start and a clean stop.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+JAR_NAME = "cloud-firestore-emulator.jar"
+MAIN_CLASS = "com.google.cloud.datastore.emulator.firestore.CloudFirestore"
+_KNOWN_SDK_ROOTS = (
+    "/usr/lib/google-cloud-sdk",
+    "/usr/share/google-cloud-sdk",
+    "/opt/google-cloud-sdk",
+    "~/google-cloud-sdk",
+)
+
+
+class EmulatorError(RuntimeError):
+    pass
+
+
+def find_jar() -> Path:
+    """The emulator jar: $FIRESTORE_EMULATOR_JAR, a known SDK root, or the root gcloud reports."""
+    if explicit := os.environ.get("FIRESTORE_EMULATOR_JAR"):
+        return Path(explicit)
+    for root in _sdk_roots():
+        jar = Path(root) / "platform" / "cloud-firestore-emulator" / JAR_NAME
+        if root and jar.exists():
+            return jar
+    raise EmulatorError(
+        "Firestore emulator not found. Install it with "
+        "'gcloud components install cloud-firestore-emulator' (or the Debian package "
+        "google-cloud-cli-firestore-emulator), or set FIRESTORE_EMULATOR_JAR."
+    )
+
+
+def _sdk_roots() -> Iterator[str]:
+    yield from (os.path.expanduser(root) for root in _KNOWN_SDK_ROOTS)
+    if shutil.which("gcloud"):  # slow (about a second), so asked last
+        yield _gcloud_sdk_root()
+
+
+def _gcloud_sdk_root() -> str:
+    result = subprocess.run(
+        ["gcloud", "info", "--format=value(installation.sdk_root)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return result.stdout.strip()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Emulator:
+    host: str
+    port: int
+    project: str
+    process: subprocess.Popen | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.address}"
+
+    def start(
+        self,
+        *,
+        import_from: Path | None = None,
+        log_path: Path | None = None,
+        timeout_s: float = 60.0,
+    ) -> Emulator:
+        if _answers(self.base_url):
+            raise EmulatorError(f"Port {self.port} is already in use; set EMULATOR_PORT.")
+        args = [
+            "java",
+            "-Duser.language=en",
+            "-Xss2m",
+            "-cp",
+            str(find_jar()),
+            MAIN_CLASS,
+            "start",
+            f"--host={self.host}",
+            f"--port={self.port}",
+            f"--project_id={self.project}",
+        ]
+        if import_from is not None:
+            args.append(f"--import-data={import_from}")
+        out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
+        # Own process group, so a Ctrl-C in the terminal reaches only our supervisor, which
+        # then stops the emulator itself (after exporting its data).
+        self.process = subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise EmulatorError(f"The emulator exited with code {self.process.returncode}.")
+            if _answers(self.base_url):
+                return self
+            time.sleep(0.1)
+        self.stop()
+        raise EmulatorError(f"The emulator did not answer within {timeout_s:.0f} s.")
+
+    def wipe(self) -> None:
+        """Delete every document of the project's default database."""
+        url = f"{self.base_url}/emulator/v1/projects/{self.project}/databases/(default)/documents"
+        request = urllib.request.Request(url, method="DELETE")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+
+    def export(self, directory: Path) -> Path | None:
+        """Export all data to ``directory``; returns the metadata file to import it again."""
+        directory.mkdir(parents=True, exist_ok=True)
+        body = (
+            f'{{"database": "projects/{self.project}/databases/(default)", '
+            f'"export_directory": "{directory.resolve()}"}}'
+        ).encode()
+        request = urllib.request.Request(
+            f"{self.base_url}/emulator/v1/projects/{self.project}:export",
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            response.read()
+        return latest_export(directory)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+
+
+def latest_export(directory: Path) -> Path | None:
+    found = sorted(
+        glob.glob(str(directory / "*" / "*.overall_export_metadata")), key=os.path.getmtime
+    )
+    return Path(found[-1]) if found else None
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=0.5) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False

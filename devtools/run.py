@@ -1,0 +1,125 @@
+"""`make run`: the whole service on this machine, with no cloud account, key or network.
+
+Starts the official Firestore emulator (data kept under .local/firestore between runs), seeds the
+demo consumer, prints a demo API key and serves every route with
+``functions-framework --target=api`` on 127.0.0.1:$PORT. Ctrl-C or SIGTERM -- to this process
+or to the `make` above it -- stops the server and the emulator; nothing is left running.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from devtools.emulator import Emulator, EmulatorError, latest_export
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL = ROOT / ".local"
+DATA = LOCAL / "firestore"
+
+
+def _die_with_parent() -> None:
+    """Run in a child before exec: the kernel sends it SIGTERM if this supervisor dies."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def main() -> int:
+    os.environ.setdefault("ENVIRONMENT", "local")
+    from common.config import get_settings
+
+    settings = get_settings()
+    if settings.environment != "local":
+        print("make run is for ENVIRONMENT=local only.", file=sys.stderr)
+        return 2
+    LOCAL.mkdir(exist_ok=True)
+    emulator = Emulator("127.0.0.1", settings.emulator_port, settings.google_cloud_project)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda *_: stop.set())
+    parent = os.getppid()
+    server: subprocess.Popen | None = None
+    try:
+        print(f"Starting the Firestore emulator on {emulator.address} ...", flush=True)
+        emulator.start(import_from=latest_export(DATA), log_path=LOCAL / "emulator.log")
+        env = {
+            **os.environ,
+            "ENVIRONMENT": "local",
+            "FIRESTORE_EMULATOR_HOST": emulator.address,
+            "GOOGLE_CLOUD_PROJECT": settings.google_cloud_project,
+        }
+        seeded = subprocess.run(
+            [sys.executable, "-m", "common.admin", "seed-demo"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if seeded.returncode != 0:
+            print(seeded.stderr, file=sys.stderr)
+            return 1
+        server = subprocess.Popen(
+            [
+                shutil.which("functions-framework", path=str(Path(sys.executable).parent))
+                or "functions-framework",
+                "--target=api",
+                "--source",
+                str(ROOT / "main.py"),
+                "--host=127.0.0.1",
+                f"--port={settings.port}",
+            ],
+            env=env,
+            cwd=ROOT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        print(f"Demo API key: {seeded.stdout.strip()}", flush=True)
+        print(
+            f"Serving every route on http://127.0.0.1:{settings.port} "
+            "(Ctrl-C stops the server and the emulator).",
+            flush=True,
+        )
+        while not stop.wait(0.5):
+            if server.poll() is not None:
+                print(f"The server exited with code {server.returncode}.", file=sys.stderr)
+                return 1
+            if os.getppid() != parent:  # `make` was killed: stop with it
+                break
+        return 0
+    except EmulatorError as exc:
+        print(f"Cannot start the Firestore emulator: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        _shutdown(server, emulator)
+
+
+def _shutdown(server: subprocess.Popen | None, emulator: Emulator) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup
+    if server is not None and server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+    if emulator.process is not None and emulator.process.poll() is None:
+        try:
+            saved = emulator.export(DATA)
+            for old in DATA.iterdir():
+                if saved is not None and old != saved.parent:
+                    shutil.rmtree(old, ignore_errors=True)
+            print("Saved the emulator's data under .local/firestore.", flush=True)
+        except OSError as exc:
+            print(f"Could not save the emulator's data: {exc}", file=sys.stderr)
+    emulator.stop()
+    print("Stopped.", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

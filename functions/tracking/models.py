@@ -1,0 +1,154 @@
+"""Request and response models of the tracking group (spec §2.4, §4.5; DESIGN.md §3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from uuid import UUID
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    EmailStr,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from functions.tracking.topics import TOPICS
+
+MAX_TOPICS = 20
+MAX_KEYWORDS = 20
+MAX_INTERESTS = 1000
+
+Frequency = Literal["daily", "weekly", "realtime"]
+DeliveryMethod = Literal["email"]
+
+
+def _known_topic(value: str) -> str:
+    if value not in TOPICS:
+        raise ValueError(f"Unknown topic '{value[:100]}'; GET /v1/tracking/topics lists them.")
+    return value
+
+
+def _unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+Topic = Annotated[str, AfterValidator(_known_topic)]
+Keyword = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+Topics = Annotated[list[Topic], Field(max_length=MAX_TOPICS), AfterValidator(_unique)]
+Keywords = Annotated[list[Keyword], Field(max_length=MAX_KEYWORDS), AfterValidator(_unique)]
+Interests = Annotated[str, Field(max_length=MAX_INTERESTS)]
+
+_TOPICS_DOC = "Topic identifiers from GET /v1/tracking/topics (at most 20)."
+_KEYWORDS_DOC = "Custom keywords, 1..100 characters each (at most 20)."
+_ONE_OF = "Send at least one topic or custom keyword."
+
+
+class Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SubscriptionCreate(Input):
+    topics: Topics = Field(default_factory=list, description=_TOPICS_DOC)
+    custom_keywords: Keywords = Field(default_factory=list, description=_KEYWORDS_DOC)
+    frequency: Frequency = "daily"
+    specific_interests: Interests | None = None
+    delivery_email: EmailStr | None = Field(
+        None, description="Defaults to the email address of the account."
+    )
+    delivery_method: DeliveryMethod = "email"
+
+    @model_validator(mode="after")
+    def _topics_or_keywords(self) -> SubscriptionCreate:
+        if not self.topics and not self.custom_keywords:
+            raise ValueError(_ONE_OF)
+        return self
+
+
+class SubscriptionPatch(Input):
+    topics: Topics | None = Field(None, description=_TOPICS_DOC)
+    custom_keywords: Keywords | None = Field(None, description=_KEYWORDS_DOC)
+    frequency: Frequency | None = None
+    specific_interests: Interests | None = Field(None, description="null clears it.")
+    delivery_email: EmailStr | None = None
+    delivery_method: DeliveryMethod | None = None
+    active: bool | None = Field(None, description="false pauses, true resumes.")
+
+    @field_validator(
+        "topics",
+        "custom_keywords",
+        "frequency",
+        "delivery_email",
+        "delivery_method",
+        "active",
+        mode="before",
+    )
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        if value is None:
+            raise ValueError("Must not be null.")
+        return value
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> SubscriptionPatch:
+        if not self.model_fields_set:
+            raise ValueError("Send at least one field to change.")
+        return self
+
+    def changes(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+class SubscriptionPath(BaseModel):
+    id: UUID = Field(description="Subscription id (uuid).")
+
+
+class ListQuery(Input):
+    limit: int = Field(50, ge=1, le=100, description="Page size, 1..100.")
+    cursor: str | None = Field(
+        None, max_length=500, description="next_cursor of the previous page."
+    )
+
+
+class Subscription(BaseModel):
+    id: UUID
+    user_id: UUID
+    topics: list[str]
+    custom_keywords: list[str]
+    frequency: Frequency
+    specific_interests: str | None
+    delivery_email: EmailStr
+    delivery_method: DeliveryMethod
+    active: bool
+    last_sent_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class SubscriptionEnvelope(BaseModel):
+    data: Subscription
+
+
+class SubscriptionList(BaseModel):
+    data: list[Subscription]
+    total: int = Field(description="All of the caller's subscriptions, active and paused.")
+    next_cursor: str | None = Field(description="Pass as cursor for the next page; null at end.")
+
+
+class Deleted(BaseModel):
+    deleted: bool
+
+
+class TopicInfo(BaseModel):
+    id: str
+    name: str
+    description: str
+
+
+class TopicCatalog(BaseModel):
+    data: list[TopicInfo]
+    total: int
