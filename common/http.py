@@ -155,7 +155,12 @@ class Api:
     ) -> Response:
         principal = None
         if route.auth is Auth.API_KEY:
-            principal = authenticate(request.headers.get("Authorization"))
+            # Behind API Gateway the caller's header arrives as X-Forwarded-Authorization (the
+            # gateway puts its own identity token in Authorization).
+            principal = authenticate(
+                request.headers.get("X-Forwarded-Authorization")
+                or request.headers.get("Authorization")
+            )
             log.consumer_id_var.set(principal.consumer_id)
         # Rate limiting (issue 4) goes here: admit the request or raise RateLimited, and keep
         # the RateLimit headers for the response.

@@ -43,6 +43,18 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+class _StdoutHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stdout`` is at the time (captured output in tests)."""
+
+    @property  # type: ignore[override]
+    def stream(self):  # noqa: ANN201
+        return sys.stdout
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass
+
+
 _configured = False
 
 
@@ -51,7 +63,7 @@ def configure(level: str = "INFO") -> None:
     global _configured
     if _configured:
         return
-    handler = logging.StreamHandler(sys.stdout)
+    handler = _StdoutHandler()
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -20,7 +20,7 @@ from pathlib import Path
 from devtools.emulator import Emulator, EmulatorError, latest_export
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCAL = ROOT / ".local"
+LOCAL = Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
 DATA = LOCAL / "firestore"
 
 
@@ -38,7 +38,7 @@ def main() -> int:
     if settings.environment != "local":
         print("make run is for ENVIRONMENT=local only.", file=sys.stderr)
         return 2
-    LOCAL.mkdir(exist_ok=True)
+    LOCAL.mkdir(parents=True, exist_ok=True)
     emulator = Emulator("127.0.0.1", settings.emulator_port, settings.google_cloud_project)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -114,7 +114,7 @@ def _shutdown(server: subprocess.Popen | None, emulator: Emulator) -> None:
             for old in DATA.iterdir():
                 if saved is not None and old != saved.parent:
                     shutil.rmtree(old, ignore_errors=True)
-            print("Saved the emulator's data under .local/firestore.", flush=True)
+            print(f"Saved the emulator's data under {DATA}.", flush=True)
         except OSError as exc:
             print(f"Could not save the emulator's data: {exc}", file=sys.stderr)
     emulator.stop()

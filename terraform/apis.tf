@@ -1,0 +1,28 @@
+locals {
+  services = toset([
+    "apigateway.googleapis.com",
+    "artifactregistry.googleapis.com",
+    "cloudbuild.googleapis.com",
+    "cloudfunctions.googleapis.com",
+    "cloudscheduler.googleapis.com",
+    "cloudtasks.googleapis.com",
+    "firestore.googleapis.com",
+    "iam.googleapis.com",
+    "logging.googleapis.com",
+    "run.googleapis.com",
+    "secretmanager.googleapis.com",
+    "servicecontrol.googleapis.com",
+    "servicemanagement.googleapis.com",
+    "storage.googleapis.com",
+  ])
+}
+
+resource "google_project_service" "enabled" {
+  for_each = local.services
+
+  project = var.project_id
+  service = each.value
+
+  # Leave APIs enabled on `terraform destroy`; other workloads may use them.
+  disable_on_destroy = false
+}

@@ -1,0 +1,82 @@
+resource "google_firestore_database" "db" {
+  project     = var.project_id
+  name        = var.firestore_database
+  location_id = var.firestore_location
+  type        = "FIRESTORE_NATIVE"
+
+  delete_protection_state = "DELETE_PROTECTION_ENABLED"
+  # Keep the data if the Terraform resource is ever removed.
+  deletion_policy = "ABANDON"
+
+  depends_on = [google_project_service.enabled]
+}
+
+# ---------------------------------------------------------------------------
+# Composite indexes
+# ---------------------------------------------------------------------------
+
+# List a user's subscriptions newest first, with a cursor on the document name.
+resource "google_firestore_index" "subscriptions_by_user" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "subscriptions"
+
+  fields {
+    field_path = "user_id"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "created_at"
+    order      = "DESCENDING"
+  }
+
+  fields {
+    field_path = "__name__"
+    order      = "DESCENDING"
+  }
+}
+
+# Dispatcher: active subscriptions whose next run is due.
+resource "google_firestore_index" "subscriptions_due" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "subscriptions"
+
+  fields {
+    field_path = "active"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "next_run_at"
+    order      = "ASCENDING"
+  }
+}
+
+# ---------------------------------------------------------------------------
+# TTL policies (documents are deleted some time after `expires_at` passes)
+# ---------------------------------------------------------------------------
+
+locals {
+  ttl_fields = {
+    webhook_receipts  = "expires_at"
+    ratelimit_windows = "expires_at"
+  }
+}
+
+resource "google_firestore_field" "ttl" {
+  for_each = local.ttl_fields
+
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = each.key
+  field      = each.value
+
+  # An empty block enables the TTL policy on this field.
+  ttl_config {}
+
+  # An empty block disables single-field indexes on the TTL timestamp, as
+  # recommended for TTL fields (nothing queries on it; avoids write hotspots).
+  index_config {}
+}

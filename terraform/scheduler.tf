@@ -1,0 +1,32 @@
+# Calls tracking_dispatch every few minutes; it finds due subscriptions and
+# enqueues one task per subscription on the Cloud Tasks queue.
+resource "google_cloud_scheduler_job" "tracking_dispatch" {
+  project     = var.project_id
+  region      = var.region
+  name        = "${var.name_prefix}-tracking-dispatch"
+  description = "Dispatch due tracking subscriptions"
+  schedule    = var.scheduler_cron
+  time_zone   = var.scheduler_time_zone
+
+  attempt_deadline = "320s"
+
+  retry_config {
+    retry_count = 1
+  }
+
+  http_target {
+    http_method = "POST"
+    uri         = google_cloudfunctions2_function.fn["tracking_dispatch"].service_config[0].uri
+    body        = base64encode("{}")
+    headers = {
+      "Content-Type" = "application/json"
+    }
+
+    oidc_token {
+      service_account_email = google_service_account.invoker.email
+      audience              = google_cloudfunctions2_function.fn["tracking_dispatch"].service_config[0].uri
+    }
+  }
+
+  depends_on = [google_cloud_run_service_iam_member.internal_invoker]
+}

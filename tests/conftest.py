@@ -1,0 +1,66 @@
+"""Fixtures shared by the three layers.
+
+The Firestore emulator is started once per test run (only if a test needs it) on a free port;
+``db`` wipes it before each test that uses it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ["ENVIRONMENT"] = "test"
+os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
+os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+
+from common import keys  # noqa: E402
+from common.config import get_settings  # noqa: E402
+from common.firestore import reset_client  # noqa: E402
+from devtools.emulator import Emulator, free_port  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def refresh_settings() -> None:
+    """Re-read settings after changing the environment (the Firestore client is kept)."""
+    get_settings.cache_clear()
+    keys.clear_cache()
+
+
+@pytest.fixture(scope="session")
+def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    emu = Emulator("127.0.0.1", free_port(), os.environ["GOOGLE_CLOUD_PROJECT"])
+    emu.start(log_path=tmp_path_factory.mktemp("emulator") / "emulator.log")
+    os.environ["FIRESTORE_EMULATOR_HOST"] = emu.address
+    refresh_settings()
+    reset_client()
+    yield emu
+    emu.stop()
+    os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+    reset_client()
+
+
+@pytest.fixture
+def db(emulator: Emulator) -> Iterator[Emulator]:
+    """A wiped emulator and fresh in-process caches."""
+    emulator.wipe()
+    refresh_settings()
+    yield emulator
+    refresh_settings()
+
+
+@pytest.fixture
+def settings_env(monkeypatch: pytest.MonkeyPatch):
+    """Set environment variables and re-read the settings: ``settings_env(NAME=value)``."""
+
+    def apply(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        refresh_settings()
+
+    yield apply
+    monkeypatch.undo()
+    refresh_settings()

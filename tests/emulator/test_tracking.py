@@ -1,0 +1,259 @@
+"""Tracking subscriptions over HTTP (functions-framework in process) on the real emulator."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db
+from tests.helpers import bearer, client, new_consumer
+
+pytestmark = pytest.mark.emulator
+URL = "/v1/tracking/subscriptions"
+
+
+@pytest.fixture
+def alice(db):
+    consumer, key = new_consumer("alice@example.org")
+    return consumer, bearer(key)
+
+
+@pytest.fixture
+def bob(db):
+    consumer, key = new_consumer("bob@example.org")
+    return consumer, bearer(key)
+
+
+def create(auth, **body):
+    body = body or {"topics": ["cage-free"]}
+    response = client().post(URL, json=body, headers=auth)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["data"]
+
+
+def stored(sub_id: str) -> dict | None:
+    snapshot = get_db().collection(SUBSCRIPTIONS).document(sub_id).get()
+    return snapshot.to_dict() if snapshot.exists else None
+
+
+def test_create_applies_the_defaults(alice):
+    consumer, auth = alice
+    data = create(auth, topics=["cage-free", "fur"], custom_keywords=["Tyson"])
+    assert uuid.UUID(data["id"])
+    assert data["user_id"] == consumer["id"]
+    assert data["topics"] == ["cage-free", "fur"]
+    assert data["custom_keywords"] == ["Tyson"]
+    assert data["frequency"] == "daily"
+    assert data["delivery_method"] == "email"
+    assert data["delivery_email"] == "alice@example.org"
+    assert data["active"] is True
+    assert data["last_sent_at"] is None
+    assert data["specific_interests"] is None
+    assert data["created_at"] == data["updated_at"]
+    record = stored(data["id"])
+    assert record["next_run_at"] <= datetime.now(UTC)  # first digest at the next tick
+
+
+def test_create_with_every_field(alice):
+    _, auth = alice
+    data = create(auth, custom_keywords=["battery cages"], frequency="weekly",
+                  specific_interests="EU retailers", delivery_email="team@example.org",
+                  delivery_method="email")  # fmt: skip
+    assert data["frequency"] == "weekly"
+    assert data["delivery_email"] == "team@example.org"
+    assert data["specific_interests"] == "EU retailers"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "body"),
+        ({"topics": [], "custom_keywords": []}, "body"),
+        ({"topics": ["not-a-topic"]}, "topics.0"),
+        ({"topics": ["fur"], "specific_interests": "x" * 1001}, "specific_interests"),
+        ({"topics": ["fur"], "frequency": "monthly"}, "frequency"),
+        ({"topics": ["fur"], "delivery_email": "nope"}, "delivery_email"),
+        ({"topics": ["fur"], "active": False}, "active"),
+        ({"topics": "fur"}, "topics"),
+    ],
+)
+def test_create_rejects_bad_bodies_and_saves_nothing(alice, body, field):
+    _, auth = alice
+    response = client().post(URL, json=body, headers=auth)
+    assert response.status_code == 400
+    problem = response.get_json()
+    assert field in [e["field"] for e in problem["errors"]]
+    assert list(get_db().collection(SUBSCRIPTIONS).stream()) == []
+
+
+def test_subscription_limit_gives_409(alice, settings_env):
+    settings_env(MAX_SUBSCRIPTIONS_PER_CONSUMER="2")
+    _, auth = alice
+    create(auth)
+    create(auth)
+    response = client().post(URL, json={"topics": ["fur"]}, headers=auth)
+    assert response.status_code == 409
+    assert response.get_json()["code"] == "limit_exceeded"
+
+
+def test_concurrent_creations_never_pass_the_limit(alice, settings_env):
+    settings_env(MAX_SUBSCRIPTIONS_PER_CONSUMER="2")
+    consumer, auth = alice
+
+    def attempt(_):
+        return client().post(URL, json={"topics": ["fur"]}, headers=auth).status_code
+
+    with ThreadPoolExecutor(4) as pool:
+        statuses = list(pool.map(attempt, range(4)))
+    assert statuses.count(201) == 2
+    assert set(statuses) <= {201, 409, 502}
+    owned = [d for d in get_db().collection(SUBSCRIPTIONS).stream()]
+    assert len(owned) == 2
+    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get(
+        "subscription_count"
+    )
+    assert count == 2
+
+
+def test_list_is_newest_first_and_pages_with_a_cursor(alice):
+    _, auth = alice
+    ids = [create(auth, custom_keywords=[f"k{i}"])["id"] for i in range(5)]
+    seen, cursor, pages = [], None, 0
+    while True:
+        query = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        body = client().get(URL, query_string=query, headers=auth).get_json()
+        assert body["total"] == 5
+        seen += [s["id"] for s in body["data"]]
+        pages += 1
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == 3
+    assert seen == list(reversed(ids))
+
+
+def test_list_without_subscriptions(alice):
+    _, auth = alice
+    assert client().get(URL, headers=auth).get_json() == {
+        "data": [], "total": 0, "next_cursor": None
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [({"limit": "0"}, "limit"), ({"limit": "101"}, "limit"), ({"limit": "x"}, "limit"),
+     ({"cursor": "garbage"}, "cursor"), ({"colour": "red"}, "colour")],
+)  # fmt: skip
+def test_list_rejects_bad_query_parameters(alice, query, field):
+    _, auth = alice
+    response = client().get(URL, query_string=query, headers=auth)
+    assert response.status_code == 400
+    assert field in [e["field"] for e in response.get_json()["errors"]]
+
+
+def test_consumers_never_see_or_change_each_others_subscriptions(alice, bob):
+    _, alice_auth = alice
+    _, bob_auth = bob
+    mine = create(alice_auth)
+    theirs = client().get(URL, headers=bob_auth).get_json()
+    assert theirs["total"] == 0 and theirs["data"] == []
+    patched = client().patch(f"{URL}/{mine['id']}", json={"active": False}, headers=bob_auth)
+    deleted = client().delete(f"{URL}/{mine['id']}", headers=bob_auth)
+    unknown = client().delete(f"{URL}/{uuid.uuid4()}", headers=bob_auth)
+    for response in (patched, deleted, unknown):
+        assert response.status_code == 404
+    # Another's subscription and a missing one look the same.
+    assert patched.get_json()["detail"] == unknown.get_json()["detail"]
+    assert stored(mine["id"])["active"] is True
+
+
+def test_malformed_id_is_400(alice):
+    _, auth = alice
+    for method in ("patch", "delete"):
+        response = getattr(client(), method)(f"{URL}/not-a-uuid", json={"active": True},
+                                             headers=auth)  # fmt: skip
+        assert response.status_code == 400
+        assert response.get_json()["errors"][0]["field"] == "id"
+
+
+def test_patch_changes_only_the_supplied_fields(alice):
+    _, auth = alice
+    original = create(auth, topics=["fur"], custom_keywords=["mink"],
+                      specific_interests="Nordic farms")  # fmt: skip
+    response = client().patch(f"{URL}/{original['id']}", json={"active": False}, headers=auth)
+    assert response.status_code == 200
+    updated = response.get_json()["data"]
+    assert updated["active"] is False
+    assert updated["updated_at"] > original["updated_at"]
+    unchanged = {k: v for k, v in original.items() if k not in {"active", "updated_at"}}
+    assert {k: updated[k] for k in unchanged} == unchanged
+    assert stored(original["id"])["active"] is False
+    resumed = client().patch(f"{URL}/{original['id']}", json={"active": True}, headers=auth)
+    assert resumed.get_json()["data"]["active"] is True
+
+
+def test_patch_clears_specific_interests_with_null(alice):
+    _, auth = alice
+    sub = create(auth, topics=["fur"], specific_interests="mink")
+    response = client().patch(f"{URL}/{sub['id']}", json={"specific_interests": None},
+                              headers=auth)  # fmt: skip
+    assert response.get_json()["data"]["specific_interests"] is None
+
+
+def test_patch_keeps_topics_or_keywords(alice):
+    _, auth = alice
+    sub = create(auth, topics=["fur"])
+    emptied = client().patch(f"{URL}/{sub['id']}", json={"topics": []}, headers=auth)
+    assert emptied.status_code == 400
+    assert [e["field"] for e in emptied.get_json()["errors"]] == ["topics"]
+    assert stored(sub["id"])["topics"] == ["fur"]
+    swapped = client().patch(f"{URL}/{sub['id']}", json={"topics": [], "custom_keywords": ["x"]},
+                             headers=auth)  # fmt: skip
+    assert swapped.status_code == 200
+    assert swapped.get_json()["data"]["topics"] == []
+
+
+def test_patch_frequency_moves_the_next_run_no_later_than_one_new_interval(alice):
+    _, auth = alice
+    sub = create(auth, topics=["fur"], frequency="weekly")
+    far = datetime.now(UTC) + timedelta(days=6)
+    get_db().collection(SUBSCRIPTIONS).document(sub["id"]).update({"next_run_at": far})
+    client().patch(f"{URL}/{sub['id']}", json={"frequency": "daily"}, headers=auth)
+    next_run = stored(sub["id"])["next_run_at"]
+    assert next_run <= datetime.now(UTC) + timedelta(days=1)
+
+
+def test_delete_removes_the_subscription_and_all_its_results(alice):
+    consumer, auth = alice
+    sub = create(auth)
+    results = get_db().collection(SUBSCRIPTIONS).document(sub["id"]).collection(RESULTS)
+    for i in range(7):
+        results.document(f"r{i}").set({"title": f"item {i}"})
+    response = client().delete(f"{URL}/{sub['id']}", headers=auth)
+    assert response.status_code == 200
+    assert response.get_json() == {"deleted": True}
+    assert stored(sub["id"]) is None
+    assert list(results.stream()) == []
+    again = client().delete(f"{URL}/{sub['id']}", headers=auth)
+    assert again.status_code == 404
+    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get(
+        "subscription_count"
+    )
+    assert count == 0
+
+
+def test_topic_catalog(alice):
+    _, auth = alice
+    body = client().get("/v1/tracking/topics", headers=auth).get_json()
+    assert body["total"] == 20
+    assert {"id": "ag-gag", "name": "Ag-gag laws"}.items() <= body["data"][4].items()
+
+
+def test_tracking_entry_point_serves_only_its_group(alice):
+    _, auth = alice
+    assert client("tracking").get(URL, headers=auth).status_code == 200
+    assert client("tracking").get("/health").status_code == 404
+    assert client("health").get("/health").status_code == 200

@@ -1,0 +1,47 @@
+from common.http import Auth
+from common.openapi import build_openapi, error_statuses
+from functions.registry import all_routes
+
+
+def test_every_route_is_documented_with_its_errors():
+    routes = all_routes()
+    doc = build_openapi(routes, version="9.9.9")
+    assert doc["openapi"] == "3.1.0"
+    assert doc["info"]["version"] == "9.9.9"
+    for route in routes:
+        operation = doc["paths"][route.path][route.method.lower()]
+        assert operation["operationId"] == route.operation_id
+        assert str(route.status) in operation["responses"]
+        for status in error_statuses(route):
+            content = operation["responses"][str(status)]["content"]
+            assert content["application/problem+json"]["schema"] == {
+                "$ref": "#/components/schemas/Problem"
+            }
+        secured = operation["security"] == [{"bearerAuth": []}]
+        assert secured == (route.auth is Auth.API_KEY)
+
+
+def test_schema_references_resolve():
+    doc = build_openapi(all_routes(), version="1")
+    schemas = doc["components"]["schemas"]
+    refs = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "$ref" in node and node["$ref"].startswith("#/components/schemas/"):
+                refs.append(node["$ref"].rsplit("/", 1)[1])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    assert refs
+    assert all(ref in schemas for ref in refs)
+
+
+def test_create_subscription_documents_409_and_201():
+    doc = build_openapi(all_routes(), version="1")
+    responses = doc["paths"]["/v1/tracking/subscriptions"]["post"]["responses"]
+    assert {"201", "400", "401", "409", "413", "429", "502"} <= set(responses)
