@@ -47,7 +47,7 @@ class _StdoutHandler(logging.StreamHandler):
     """Writes to whatever ``sys.stdout`` is at the time (captured output in tests)."""
 
     @property  # type: ignore[override]
-    def stream(self):  # noqa: ANN201
+    def stream(self):
         return sys.stdout
 
     @stream.setter

@@ -16,10 +16,10 @@ os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
-from common import keys  # noqa: E402
-from common.config import get_settings  # noqa: E402
-from common.firestore import reset_client  # noqa: E402
-from devtools.emulator import Emulator, free_port  # noqa: E402
+from common import keys
+from common.config import get_settings
+from common.firestore import reset_client
+from devtools.emulator import Emulator, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 

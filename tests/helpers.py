@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from flask.testing import FlaskClient
@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from tests.conftest import ROOT
 
 
-@lru_cache(maxsize=None)
+@cache
 def _app(target: str) -> Any:
     import functions_framework
 

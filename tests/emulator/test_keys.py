@@ -28,7 +28,7 @@ def test_unknown_well_formed_key_is_rejected(db):
 
 
 def test_only_the_hash_is_stored(db):
-    consumer, key = new_consumer()
+    _consumer, key = new_consumer()
     for collection in (API_KEYS, CONSUMERS):
         for doc in get_db().collection(collection).stream():
             assert key not in repr(doc.to_dict())
@@ -91,7 +91,8 @@ def test_cache_spares_the_database(db, monkeypatch):
 def test_consumers_are_found_by_email_case_insensitively(db):
     first, created = get_or_create_by_email("Mixed@Example.org")
     again, created_again = get_or_create_by_email("mixed@example.org")
-    assert created and not created_again
+    assert created
+    assert not created_again
     assert first["id"] == again["id"]
 
 

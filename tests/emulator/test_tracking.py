@@ -112,9 +112,7 @@ def test_concurrent_creations_never_pass_the_limit(alice, settings_env):
     assert set(statuses) <= {201, 409, 502}
     owned = [d for d in get_db().collection(SUBSCRIPTIONS).stream()]
     assert len(owned) == 2
-    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get(
-        "subscription_count"
-    )
+    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get("subscription_count")
     assert count == 2
 
 
@@ -159,7 +157,8 @@ def test_consumers_never_see_or_change_each_others_subscriptions(alice, bob):
     _, bob_auth = bob
     mine = create(alice_auth)
     theirs = client().get(URL, headers=bob_auth).get_json()
-    assert theirs["total"] == 0 and theirs["data"] == []
+    assert theirs["total"] == 0
+    assert theirs["data"] == []
     patched = client().patch(f"{URL}/{mine['id']}", json={"active": False}, headers=bob_auth)
     deleted = client().delete(f"{URL}/{mine['id']}", headers=bob_auth)
     unknown = client().delete(f"{URL}/{uuid.uuid4()}", headers=bob_auth)
@@ -239,9 +238,7 @@ def test_delete_removes_the_subscription_and_all_its_results(alice):
     assert list(results.stream()) == []
     again = client().delete(f"{URL}/{sub['id']}", headers=auth)
     assert again.status_code == 404
-    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get(
-        "subscription_count"
-    )
+    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get("subscription_count")
     assert count == 0
 
 

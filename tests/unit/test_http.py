@@ -79,7 +79,8 @@ def assert_problem(response, status: int, code: str) -> dict:
     assert body["code"] == code
     assert body["type"] == f"/problems/{code}"
     assert body["correlationId"] == response.headers["x-correlation-id"]
-    assert body["title"] and body["detail"]
+    assert body["title"]
+    assert body["detail"]
     return body
 
 
@@ -164,9 +165,10 @@ def test_a_bug_is_500_without_internals(client, capsys):
 
 def test_correlation_id_is_echoed_when_valid_and_replaced_when_not(client):
     given = "req-123.abc:XYZ_9"
-    assert client.get("/nowhere", headers={"x-correlation-id": given}).headers[
-        "x-correlation-id"
-    ] == given
+    assert (
+        client.get("/nowhere", headers={"x-correlation-id": given}).headers["x-correlation-id"]
+        == given
+    )
     for bad in ["has space", "x" * 129, "semi;colon"]:
         answered = client.get("/nowhere", headers={"x-correlation-id": bad})
         assert str(uuid.UUID(answered.headers["x-correlation-id"]))

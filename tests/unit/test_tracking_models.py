@@ -34,7 +34,7 @@ def test_topics_or_keywords_required(body):
     ("body", "field"),
     [
         ({"topics": ["unknown-topic"]}, "topics.0"),
-        ({"topics": list(TOPICS) + ["fur"]}, "topics"),
+        ({"topics": [*list(TOPICS), "fur"]}, "topics"),
         ({"custom_keywords": [f"k{i}" for i in range(21)]}, "custom_keywords"),
         ({"custom_keywords": ["x" * 101]}, "custom_keywords.0"),
         ({"custom_keywords": ["   "]}, "custom_keywords.0"),
