@@ -4,7 +4,17 @@ Imports happen inside each entry point, so a function instance loads only the co
 """
 
 import functions_framework
-from flask import Request, Response
+from flask import Request, Response, request
+from werkzeug.exceptions import HTTPException
+
+
+@functions_framework.errorhandler(HTTPException)
+def framework_error(exc: HTTPException) -> Response:
+    """Requests the framework itself turns away (a path its router cannot match, such as one
+    with a newline in it) get the same problem+json answer as everything else."""
+    from common.http import framework_problem
+
+    return framework_problem(exc, request)
 
 
 @functions_framework.http

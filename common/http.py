@@ -215,8 +215,12 @@ def _validate(model: type[BaseModel], data: dict[str, Any], where: str) -> BaseM
 
 def _invalid(model: type[BaseModel], exc: ValidationError, where: str) -> InvalidRequest:
     errors = [_field_error(model, err, where) for err in exc.errors(include_url=False)]
-    names = ", ".join(dict.fromkeys(e.field for e in errors))
-    return InvalidRequest(f"Invalid {where}: {names}.", errors=errors)
+    shown = "; ".join(
+        (e.message if e.field == where else f"{e.field}: {e.message}").rstrip(".")
+        for e in errors[:3]
+    )
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return InvalidRequest(f"Invalid {where}: {shown}{more}.", errors=errors)
 
 
 def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
@@ -253,6 +257,19 @@ def problem(exc: AppError, instance: str, correlation_id: str) -> Response:
         body["errors"] = [{"field": e.field, "message": e.message} for e in exc.errors]
     response = Response(json.dumps(body), status=exc.status, mimetype=PROBLEM_JSON)
     response.headers.update(exc.headers)
+    return response
+
+
+def framework_problem(exc: Any, request: Request) -> Response:
+    """problem+json for an error the web framework raised before any route ran."""
+    errors: dict[int, AppError] = {
+        404: NotFound(f"No operation at {request.path}."),
+        413: PayloadTooLarge(),
+    }
+    error = errors.get(exc.code) or InvalidRequest(str(exc.description or "Bad request."))
+    correlation_id = _correlation_id(request.headers.get(CORRELATION_HEADER))
+    response = problem(error, request.path, correlation_id)
+    response.headers[CORRELATION_HEADER] = correlation_id
     return response
 
 

@@ -10,13 +10,13 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
-    EmailStr,
     Field,
     StringConstraints,
-    field_validator,
+    WithJsonSchema,
     model_validator,
 )
 
+from common.fields import Email
 from functions.tracking.topics import TOPICS
 
 MAX_TOPICS = 20
@@ -37,8 +37,14 @@ def _unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-Topic = Annotated[str, AfterValidator(_known_topic)]
-Keyword = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+Topic = Annotated[
+    str,
+    AfterValidator(_known_topic),
+    WithJsonSchema({"type": "string", "enum": list(TOPICS)}),
+]
+Keyword = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"\S")
+]
 Topics = Annotated[list[Topic], Field(max_length=MAX_TOPICS), AfterValidator(_unique)]
 Keywords = Annotated[list[Keyword], Field(max_length=MAX_KEYWORDS), AfterValidator(_unique)]
 Interests = Annotated[str, Field(max_length=MAX_INTERESTS)]
@@ -53,11 +59,24 @@ class Input(BaseModel):
 
 
 class SubscriptionCreate(Input):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["topics"], "properties": {"topics": {"minItems": 1}}},
+                {
+                    "required": ["custom_keywords"],
+                    "properties": {"custom_keywords": {"minItems": 1}},
+                },
+            ]
+        },
+    )
+
     topics: Topics = Field(default_factory=list, description=_TOPICS_DOC)
     custom_keywords: Keywords = Field(default_factory=list, description=_KEYWORDS_DOC)
     frequency: Frequency = "daily"
     specific_interests: Interests | None = None
-    delivery_email: EmailStr | None = Field(
+    delivery_email: Email | None = Field(
         None, description="Defaults to the email address of the account."
     )
     delivery_method: DeliveryMethod = "email"
@@ -70,28 +89,18 @@ class SubscriptionCreate(Input):
 
 
 class SubscriptionPatch(Input):
-    topics: Topics | None = Field(None, description=_TOPICS_DOC)
-    custom_keywords: Keywords | None = Field(None, description=_KEYWORDS_DOC)
-    frequency: Frequency | None = None
-    specific_interests: Interests | None = Field(None, description="null clears it.")
-    delivery_email: EmailStr | None = None
-    delivery_method: DeliveryMethod | None = None
-    active: bool | None = Field(None, description="false pauses, true resumes.")
+    """Every field is optional; a field that is sent must not be null, except
+    ``specific_interests``, where null clears it. (The defaults below mean "not sent".)"""
 
-    @field_validator(
-        "topics",
-        "custom_keywords",
-        "frequency",
-        "delivery_email",
-        "delivery_method",
-        "active",
-        mode="before",
-    )
-    @classmethod
-    def _not_null(cls, value: object) -> object:
-        if value is None:
-            raise ValueError("Must not be null.")
-        return value
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+
+    topics: Topics = Field(None, description=_TOPICS_DOC)  # type: ignore[assignment]
+    custom_keywords: Keywords = Field(None, description=_KEYWORDS_DOC)  # type: ignore[assignment]
+    frequency: Frequency = None  # type: ignore[assignment]
+    specific_interests: Interests | None = Field(None, description="null clears it.")
+    delivery_email: Email = None  # type: ignore[assignment]
+    delivery_method: DeliveryMethod = None  # type: ignore[assignment]
+    active: bool = Field(None, description="false pauses, true resumes.")  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _something_to_change(self) -> SubscriptionPatch:
@@ -121,7 +130,7 @@ class Subscription(BaseModel):
     custom_keywords: list[str]
     frequency: Frequency
     specific_interests: str | None
-    delivery_email: EmailStr
+    delivery_email: Email
     delivery_method: DeliveryMethod
     active: bool
     last_sent_at: datetime | None

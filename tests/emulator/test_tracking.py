@@ -59,9 +59,14 @@ def test_create_applies_the_defaults(alice):
 
 def test_create_with_every_field(alice):
     _, auth = alice
-    data = create(auth, custom_keywords=["battery cages"], frequency="weekly",
-                  specific_interests="EU retailers", delivery_email="team@example.org",
-                  delivery_method="email")  # fmt: skip
+    data = create(
+        auth,
+        custom_keywords=["battery cages"],
+        frequency="weekly",
+        specific_interests="EU retailers",
+        delivery_email="team@example.org",
+        delivery_method="email",
+    )
     assert data["frequency"] == "weekly"
     assert data["delivery_email"] == "team@example.org"
     assert data["specific_interests"] == "EU retailers"
@@ -136,15 +141,22 @@ def test_list_is_newest_first_and_pages_with_a_cursor(alice):
 def test_list_without_subscriptions(alice):
     _, auth = alice
     assert client().get(URL, headers=auth).get_json() == {
-        "data": [], "total": 0, "next_cursor": None
-    }  # fmt: skip
+        "data": [],
+        "total": 0,
+        "next_cursor": None,
+    }
 
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [({"limit": "0"}, "limit"), ({"limit": "101"}, "limit"), ({"limit": "x"}, "limit"),
-     ({"cursor": "garbage"}, "cursor"), ({"colour": "red"}, "colour")],
-)  # fmt: skip
+    [
+        ({"limit": "0"}, "limit"),
+        ({"limit": "101"}, "limit"),
+        ({"limit": "x"}, "limit"),
+        ({"cursor": "garbage"}, "cursor"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_list_rejects_bad_query_parameters(alice, query, field):
     _, auth = alice
     response = client().get(URL, query_string=query, headers=auth)
@@ -172,16 +184,18 @@ def test_consumers_never_see_or_change_each_others_subscriptions(alice, bob):
 def test_malformed_id_is_400(alice):
     _, auth = alice
     for method in ("patch", "delete"):
-        response = getattr(client(), method)(f"{URL}/not-a-uuid", json={"active": True},
-                                             headers=auth)  # fmt: skip
+        response = getattr(client(), method)(
+            f"{URL}/not-a-uuid", json={"active": True}, headers=auth
+        )
         assert response.status_code == 400
         assert response.get_json()["errors"][0]["field"] == "id"
 
 
 def test_patch_changes_only_the_supplied_fields(alice):
     _, auth = alice
-    original = create(auth, topics=["fur"], custom_keywords=["mink"],
-                      specific_interests="Nordic farms")  # fmt: skip
+    original = create(
+        auth, topics=["fur"], custom_keywords=["mink"], specific_interests="Nordic farms"
+    )
     response = client().patch(f"{URL}/{original['id']}", json={"active": False}, headers=auth)
     assert response.status_code == 200
     updated = response.get_json()["data"]
@@ -197,8 +211,7 @@ def test_patch_changes_only_the_supplied_fields(alice):
 def test_patch_clears_specific_interests_with_null(alice):
     _, auth = alice
     sub = create(auth, topics=["fur"], specific_interests="mink")
-    response = client().patch(f"{URL}/{sub['id']}", json={"specific_interests": None},
-                              headers=auth)  # fmt: skip
+    response = client().patch(f"{URL}/{sub['id']}", json={"specific_interests": None}, headers=auth)
     assert response.get_json()["data"]["specific_interests"] is None
 
 
@@ -209,8 +222,9 @@ def test_patch_keeps_topics_or_keywords(alice):
     assert emptied.status_code == 400
     assert [e["field"] for e in emptied.get_json()["errors"]] == ["topics"]
     assert stored(sub["id"])["topics"] == ["fur"]
-    swapped = client().patch(f"{URL}/{sub['id']}", json={"topics": [], "custom_keywords": ["x"]},
-                             headers=auth)  # fmt: skip
+    swapped = client().patch(
+        f"{URL}/{sub['id']}", json={"topics": [], "custom_keywords": ["x"]}, headers=auth
+    )
     assert swapped.status_code == 200
     assert swapped.get_json()["data"]["topics"] == []
 

@@ -116,16 +116,18 @@ def test_bad_bodies_get_400_naming_the_field(client, payload, field, fragment):
 
 def test_body_over_the_limit_gets_413(client, settings_env):
     settings_env(MAX_BODY_BYTES="100")
-    response = client.post("/echo", data=json.dumps({"name": "a" * 200}),
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        "/echo", data=json.dumps({"name": "a" * 200}), content_type="application/json"
+    )
     assert_problem(response, 413, "payload_too_large")
 
 
 def test_default_limit_is_one_mebibyte(client):
     refresh_settings()
     big = json.dumps({"name": "x" * (1024 * 1024)})
-    assert_problem(client.post("/echo", data=big, content_type="application/json"), 413,
-                   "payload_too_large")  # fmt: skip
+    assert_problem(
+        client.post("/echo", data=big, content_type="application/json"), 413, "payload_too_large"
+    )
 
 
 def test_unknown_path_is_404_and_wrong_method_is_405(client):
@@ -177,8 +179,13 @@ def test_correlation_id_is_echoed_when_valid_and_replaced_when_not(client):
 def test_every_bad_key_gets_the_same_401(client, monkeypatch):
     monkeypatch.setattr(keys, "_load_principal", lambda *_: None)  # unknown key, no database
     answers = []
-    for header in [None, "Basic abc", "Bearer", "Bearer ars_live_short",
-                   f"Bearer {keys.generate_key()}"]:  # fmt: skip
+    for header in [
+        None,
+        "Basic abc",
+        "Bearer",
+        "Bearer ars_live_short",
+        f"Bearer {keys.generate_key()}",
+    ]:
         headers = {"Authorization": header} if header else {}
         response = client.get("/private", headers=headers)
         body = assert_problem(response, 401, "unauthorized")

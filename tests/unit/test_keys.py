@@ -24,8 +24,16 @@ def test_checksum_catches_a_changed_character():
 
 def test_malformed_keys_are_rejected():
     key = keys.generate_key()
-    for bad in ["", "ars_live_", key[:-1], key + "x", key.replace("ars_", "sk_"),
-                key.replace("live", "prod"), key[:20] + "-" + key[21:], " " + key]:  # fmt: skip
+    for bad in [
+        "",
+        "ars_live_",
+        key[:-1],
+        key + "x",
+        key.replace("ars_", "sk_"),
+        key.replace("live", "prod"),
+        key[:20] + "-" + key[21:],
+        " " + key,
+    ]:
         assert not keys.is_well_formed(bad), bad
 
 

@@ -75,8 +75,10 @@ def test_patch_keeps_only_supplied_fields():
     assert patch.changes() == {"active": False, "specific_interests": None}
 
 
-@pytest.mark.parametrize("field", ["topics", "custom_keywords", "frequency", "active",
-                                   "delivery_email", "delivery_method"])  # fmt: skip
+@pytest.mark.parametrize(
+    "field",
+    ["topics", "custom_keywords", "frequency", "active", "delivery_email", "delivery_method"],
+)
 def test_patch_rejects_null_for_required_fields(field):
     with pytest.raises(ValidationError) as caught:
         SubscriptionPatch.model_validate({field: None})

@@ -1,0 +1,86 @@
+"""A real functions-framework server (``--target=api``) on a free port, over HTTP."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from devtools.emulator import Emulator, free_port
+from tests.conftest import ROOT
+
+BIN = Path(sys.executable).parent
+
+
+def server_env(emulator: Emulator) -> dict[str, str]:
+    return {
+        **os.environ,
+        "ENVIRONMENT": "test",
+        "FIRESTORE_EMULATOR_HOST": emulator.address,
+        "GOOGLE_CLOUD_PROJECT": emulator.project,
+    }
+
+
+def admin(emulator: Emulator, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m common.admin ...`` as an operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "common.admin", *args],
+        env=server_env(emulator),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def issue_key(emulator: Emulator, email: str) -> str:
+    done = admin(emulator, "issue-key", "--email", email)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    log = open(tmp_path_factory.mktemp("server") / "server.log", "wb")  # noqa: SIM115
+    process = subprocess.Popen(
+        [
+            str(BIN / "functions-framework"),
+            "--target=api",
+            f"--source={ROOT / 'main.py'}",
+            "--host=127.0.0.1",
+            f"--port={port}",
+        ],
+        env=server_env(emulator),
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("the functions-framework server did not become healthy")
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture
+def http(server: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server, timeout=10) as client:
+        yield client

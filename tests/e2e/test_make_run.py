@@ -1,0 +1,112 @@
+"""`make run`'s supervisor: prints a working demo key, keeps data across runs, and leaves no
+process behind after Ctrl-C (SIGINT) or SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from devtools.emulator import free_port
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e
+
+
+def start(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "devtools.run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    for line in process.stdout:
+        if line.startswith("Demo API key: "):
+            return process, line.removeprefix("Demo API key: ").strip()
+        if time.monotonic() > deadline:
+            break
+    process.kill()
+    pytest.fail("make run printed no demo key")
+
+
+def stop(process: subprocess.Popen, signum: int) -> str:
+    process.send_signal(signum)
+    out, _ = process.communicate(timeout=60)
+    return out
+
+
+def running(pattern: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True)
+    return [line for line in found.stdout.splitlines() if "pgrep" not in line]
+
+
+def wait_healthy(base: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    pytest.fail("the server never became healthy")
+
+
+def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
+    port, emulator_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "EMULATOR_PORT": str(emulator_port),
+        "LOCAL_DIR": str(tmp_path),
+        "ENVIRONMENT": "local",
+    }
+    env.pop("FIRESTORE_EMULATOR_HOST", None)
+    base = f"http://127.0.0.1:{port}"
+
+    process, key = start(env)
+    wait_healthy(base)
+    auth = {"Authorization": f"Bearer {key}"}
+    created = httpx.post(
+        f"{base}/v1/tracking/subscriptions", json={"topics": ["fur"]}, headers=auth, timeout=10
+    )
+    assert created.status_code == 201
+    # The admin CLI from "another shell" reaches the same emulator with no extra setup.
+    cli_env = {k: v for k, v in env.items() if k != "LOCAL_DIR"}
+    listed = subprocess.run(
+        [sys.executable, "-m", "common.admin", "list-keys", "--email", "demo@example.org"],
+        cwd=ROOT,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert '"name": "demo"' in listed.stdout
+    out = stop(process, signal.SIGINT)
+    assert process.returncode == 0, out
+    assert not running(f"--port={emulator_port}")
+    assert not running(f"--port={port}")
+
+    process, new_key = start(env)  # the data survives a restart; the old demo key is revoked
+    wait_healthy(base)
+    listed = httpx.get(
+        f"{base}/v1/tracking/subscriptions",
+        headers={"Authorization": f"Bearer {new_key}"},
+        timeout=10,
+    ).json()
+    assert [s["id"] for s in listed["data"]] == [created.json()["data"]["id"]]
+    assert (
+        httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10).status_code == 401
+    )
+    stop(process, signal.SIGTERM)
+    assert not running(f"--port={emulator_port}")
+    assert not running(f"--port={port}")
