@@ -80,7 +80,11 @@ def main() -> int:
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
-        print(f"Demo API key: {seeded.stdout.strip()}", flush=True)
+        demo_key = seeded.stdout.strip()
+        key_file = LOCAL / "demo_key"
+        key_file.touch(mode=0o600)
+        key_file.write_text(demo_key + "\n")
+        print(f"Demo API key: {demo_key}", flush=True)
         print(
             f"Serving every route on http://127.0.0.1:{settings.port} "
             "(Ctrl-C stops the server and the emulator).",
