@@ -4,6 +4,7 @@ process behind after Ctrl-C (SIGINT) or SIGTERM."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -60,13 +61,39 @@ def wait_healthy(base: str) -> None:
     pytest.fail("the server never became healthy")
 
 
+def readme_examples() -> list[str]:
+    """The bash blocks of the README's "Try it" section."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## Try it\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL)
+
+
+def run_readme_examples(workdir: Path, port: int, env: dict[str, str]) -> None:
+    """Each example as a user runs it after `make run`, from a checkout (here: a directory
+    with the same .venv and .local), only the port changed to the test's free port."""
+    (workdir / ".venv").symlink_to(ROOT / ".venv")
+    blocks = readme_examples()
+    assert len(blocks) >= 3
+    for block in blocks:
+        script = block.replace("127.0.0.1:8080", f"127.0.0.1:{port}")
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=workdir,
+            env={**env, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, f"{block}\n{done.stdout}\n{done.stderr}"
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     port, emulator_port = free_port(), free_port()
     env = {
         **os.environ,
         "PORT": str(port),
         "EMULATOR_PORT": str(emulator_port),
-        "LOCAL_DIR": str(tmp_path),
+        "LOCAL_DIR": str(tmp_path / ".local"),
         "ENVIRONMENT": "local",
     }
     env.pop("FIRESTORE_EMULATOR_HOST", None)
@@ -74,6 +101,7 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
 
     process, key = start(env)
     wait_healthy(base)
+    run_readme_examples(tmp_path, port, {k: v for k, v in env.items() if k != "LOCAL_DIR"})
     auth = {"Authorization": f"Bearer {key}"}
     created = httpx.post(
         f"{base}/v1/tracking/subscriptions", json={"topics": ["fur"]}, headers=auth, timeout=10
