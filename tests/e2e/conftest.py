@@ -27,6 +27,18 @@ def server_env(emulator: Emulator) -> dict[str, str]:
     }
 
 
+def healthy_within(base: str, seconds: float) -> bool:
+    """Poll GET /health until it answers 200; False if it never does in time."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return True
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return False
+
+
 def admin(emulator: Emulator, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m common.admin ...`` as an operator runs it."""
     return subprocess.run(
@@ -64,14 +76,7 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
+    if not healthy_within(base, 30):
         process.kill()
         pytest.fail("the functions-framework server did not become healthy")
     yield base

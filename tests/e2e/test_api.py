@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from common.firestore import API_KEYS, get_db
 from tests.e2e.conftest import admin, issue_key
 from tests.helpers import bearer, problem_core
 
@@ -50,16 +53,10 @@ def test_every_kind_of_bad_key_gets_the_same_401(http, emulator):
     expired = admin(emulator, "issue-key", "--email", email, "--expires-in-days", "1")
     listed = admin(emulator, "list-keys", "--email", email).stdout
     assert revoked not in listed  # listing never shows a key
-    import json
-
     records = [json.loads(line) for line in listed.splitlines()]
     by_masked = {r["masked"][-4:]: r["id"] for r in records}
     assert admin(emulator, "revoke-key", by_masked[revoked[-4:]]).returncode == 0
     # Expire the second key in Firestore, as time would.
-    from datetime import UTC, datetime, timedelta
-
-    from common.firestore import API_KEYS, get_db
-
     get_db().collection(API_KEYS).document(by_masked[expired.stdout.strip()[-4:]]).update(
         {"expires_at": datetime.now(UTC) - timedelta(minutes=1)}
     )

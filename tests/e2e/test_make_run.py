@@ -16,6 +16,7 @@ import pytest
 
 from devtools.emulator import free_port
 from tests.conftest import ROOT
+from tests.e2e.conftest import healthy_within
 
 pytestmark = pytest.mark.e2e
 
@@ -51,14 +52,8 @@ def running(pattern: str) -> list[str]:
 
 
 def wait_healthy(base: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    pytest.fail("the server never became healthy")
+    if not healthy_within(base, 30):
+        pytest.fail("the server never became healthy")
 
 
 def readme_examples() -> list[str]:
