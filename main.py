@@ -39,3 +39,19 @@ def tracking(request: Request) -> Response:
     from functions.registry import app
 
     return app("tracking")(request)
+
+
+@functions_framework.http
+def webhooks(request: Request) -> Response:
+    """POST /webhooks/idp: identity-provider user events."""
+    from functions.registry import app
+
+    return app("webhooks")(request)
+
+
+@functions_framework.http
+def portal(request: Request) -> Response:
+    """/v1/portal/keys: the developer portal's key management (OIDC ID token)."""
+    from functions.registry import app
+
+    return app("portal")(request)

@@ -38,8 +38,13 @@ FIRST_REQUEST = {
 
 def import_profile(code: str) -> tuple[float, int]:
     """Total import time in ms (sum of top-level cumulative times) and the module count."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=ROOT,
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     total_us, modules = 0, 0
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -53,14 +58,26 @@ def import_profile(code: str) -> tuple[float, int]:
 
 def first_health(emulator: Emulator) -> float:
     port = free_port()
-    env = {**os.environ, "ENVIRONMENT": "local", "FIRESTORE_EMULATOR_HOST": emulator.address,
-           "GOOGLE_CLOUD_PROJECT": emulator.project}  # fmt: skip
+    env = {
+        **os.environ,
+        "ENVIRONMENT": "local",
+        "FIRESTORE_EMULATOR_HOST": emulator.address,
+        "GOOGLE_CLOUD_PROJECT": emulator.project,
+    }
     started = time.perf_counter()
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "functions-framework"), "--target=health",
-         f"--source={ROOT / 'main.py'}", "--host=127.0.0.1", f"--port={port}"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            str(Path(sys.executable).parent / "functions-framework"),
+            "--target=health",
+            f"--source={ROOT / 'main.py'}",
+            "--host=127.0.0.1",
+            f"--port={port}",
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while True:
             try:
@@ -93,13 +110,24 @@ def main() -> None:
         health_ms = [first_health(emulator) for _ in range(max(3, runs // 2))]
     finally:
         emulator.stop()
-    print(json.dumps({
-        "import_main_ms": {"median": round(statistics.median(main_ms), 1),
-                           "max": round(max(main_ms), 1), "budget": 400, "runs": runs},
-        "entry_points": entry_points,
-        "first_health_200_ms": {"median": round(statistics.median(health_ms), 1),
-                                "runs": [round(ms, 1) for ms in health_ms]},
-    }, indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "import_main_ms": {
+                    "median": round(statistics.median(main_ms), 1),
+                    "max": round(max(main_ms), 1),
+                    "budget": 400,
+                    "runs": runs,
+                },
+                "entry_points": entry_points,
+                "first_health_200_ms": {
+                    "median": round(statistics.median(health_ms), 1),
+                    "runs": [round(ms, 1) for ms in health_ms],
+                },
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -83,6 +83,61 @@ def revoke_key(args: argparse.Namespace) -> None:
     _say(f"Revoked {args.key_id} (other instances stop accepting it within the cache TTL).")
 
 
+def rotate_key(args: argparse.Namespace) -> None:
+    from common.keys import rotate_key as rotate
+
+    issued = rotate(args.key_id, grace_hours=args.grace_hours)
+    if issued is None:
+        _say(f"No active key {args.key_id}.")
+        raise SystemExit(1)
+    _say(f"Issued {issued.key_id}; {args.key_id} expires in {args.grace_hours:g} h.")
+    print(issued.plaintext)
+
+
+def _local_only(command: str) -> None:
+    from common.config import get_settings
+
+    if get_settings().environment == "prod":
+        _say(f"{command} is for local development only.")
+        raise SystemExit(2)
+
+
+def dev_token(args: argparse.Namespace) -> None:
+    """An ID token from the local IdP stand-in, as the portal's sign-in would give."""
+    _local_only("dev-token")
+    from common.config import get_settings
+    from devtools import localidp
+
+    settings = get_settings()
+    token = localidp.id_token(
+        localidp.load_or_create_key(),
+        sub=localidp.local_user_id(args.email),
+        issuer=settings.oidc_issuer,
+        audience=settings.oidc_audience,
+        email=args.email,
+        lifetime_s=args.minutes * 60,
+    )
+    print(token)
+
+
+def dev_webhook(args: argparse.Namespace) -> None:
+    """Send a signed IdP user event to the local server, as the IdP would."""
+    _local_only("dev-webhook")
+    import httpx
+
+    from common.config import get_settings
+    from devtools import localidp
+
+    settings = get_settings()
+    secret = settings.idp_webhook_secret.split()[0]
+    body, headers = localidp.signed_webhook(localidp.user_event(args.type, args.email), secret)
+    url = args.url or f"http://127.0.0.1:{settings.port}/webhooks/idp"
+    response = httpx.post(url, content=body, headers=headers, timeout=10)
+    _say(f"{args.type} for {args.email}: HTTP {response.status_code} {response.text}".strip())
+    if response.status_code >= 300:
+        raise SystemExit(1)
+
+
 def seed_demo(args: argparse.Namespace) -> None:
     """The demo consumer of `make run`: revoke its earlier demo keys, print a fresh one."""
     from common.config import get_settings
@@ -127,6 +182,22 @@ def parser() -> argparse.ArgumentParser:
     cmd = commands.add_parser("revoke-key", help="revoke a key by its id (key_...)")
     cmd.add_argument("key_id")
     cmd.set_defaults(run=revoke_key)
+
+    cmd = commands.add_parser("rotate-key", help="issue a successor key; the old one expires")
+    cmd.add_argument("key_id")
+    cmd.add_argument("--grace-hours", type=float, default=24.0)
+    cmd.set_defaults(run=rotate_key)
+
+    cmd = commands.add_parser("dev-token", help="local only: an ID token for the portal API")
+    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--minutes", type=int, default=60)
+    cmd.set_defaults(run=dev_token)
+
+    cmd = commands.add_parser("dev-webhook", help="local only: send a signed IdP user event")
+    cmd.add_argument("type", choices=["user.created", "user.updated", "user.deleted"])
+    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--url", default=None, help="default: http://127.0.0.1:$PORT/webhooks/idp")
+    cmd.set_defaults(run=dev_webhook)
 
     cmd = commands.add_parser("seed-demo", help="seed the demo consumer; prints a new demo key")
     cmd.set_defaults(run=seed_demo)

@@ -12,6 +12,10 @@ from common import __version__
 
 Environment = Literal["local", "test", "prod"]
 
+# Documented local-only defaults. Outside ENVIRONMENT=local/test they make start-up fail.
+LOCAL_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2ZWxvcG1lbnQtd2ViaG9vay1zZWNyZXQ="  # noqa: S105 (local only)
+LOCAL_OIDC_AUDIENCE = "ars-portal-local"
+
 
 class Settings(BaseSettings):
     """Every variable is documented in the README's configuration table."""
@@ -49,6 +53,24 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(1_048_576, gt=0, description="Larger request bodies get 413.")
     max_subscriptions_per_consumer: int = Field(25, ge=1, description="More gives 409.")
 
+    max_active_keys_per_consumer: int = Field(10, ge=1, description="More gives 409.")
+    key_last_used_interval_s: float = Field(
+        300.0, ge=0, description="last_used_at is written at most this often per key."
+    )
+
+    idp_webhook_secret: str = Field(
+        LOCAL_WEBHOOK_SECRET,
+        description="Standard Webhooks secret(s) of the IdP (whsec_...); several, separated "
+        "by spaces, while rotating.",
+    )
+    webhook_receipt_ttl_hours: int = Field(72, ge=1, description="How long ids are remembered.")
+    oidc_issuer: str = Field("", description="Issuer of portal ID tokens (local: the local IdP).")
+    oidc_audience: str = Field(LOCAL_OIDC_AUDIENCE, description="Audience of portal ID tokens.")
+    oidc_jwks_url: str = Field(
+        "", description="JWKS URL (default: issuer + /.well-known/jwks.json)."
+    )
+    jwks_port: int = Field(8682, description="Port of the local JWKS that make run serves.")
+
     demo_email: str = Field("demo@example.org", description="Consumer seeded by make run.")
 
     @model_validator(mode="after")
@@ -59,7 +81,23 @@ class Settings(BaseSettings):
             # Outside production the database is always the emulator, so the admin CLI run
             # from another shell reaches the one `make run` started with no extra setup.
             self.firestore_emulator_host = f"127.0.0.1:{self.emulator_port}"
+        if self.environment == "prod":
+            self._refuse_local_defaults()
+        if not self.oidc_issuer:
+            self.oidc_issuer = f"http://127.0.0.1:{self.jwks_port}"
+        if not self.oidc_jwks_url:
+            self.oidc_jwks_url = f"{self.oidc_issuer.rstrip('/')}/.well-known/jwks.json"
         return self
+
+    def _refuse_local_defaults(self) -> None:
+        placeholders = {
+            "IDP_WEBHOOK_SECRET": LOCAL_WEBHOOK_SECRET in self.idp_webhook_secret.split(),
+            "OIDC_ISSUER": not self.oidc_issuer,
+            "OIDC_AUDIENCE": self.oidc_audience == LOCAL_OIDC_AUDIENCE,
+        }
+        missing = [name for name, placeholder in placeholders.items() if placeholder]
+        if missing:
+            raise ValueError(f"ENVIRONMENT=prod needs real values for: {', '.join(missing)}")
 
 
 @lru_cache(maxsize=1)

@@ -7,11 +7,14 @@ provisioned through the IdP webhook.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from common.firestore import CONSUMERS, get_db, where_eq
+from common.errors import Forbidden
+from common.firestore import CONSUMERS, IDP_USERS, get_db, run_transaction, where_eq
 
 ACTIVE = "active"
 DISABLED = "disabled"
@@ -28,9 +31,15 @@ def find_by_email(email: str) -> dict[str, Any] | None:
     return docs[0].to_dict() if docs else None
 
 
-def create_consumer(email: str, *, plan: str = "payg", idp_user_id: str | None = None) -> dict:
+def create_consumer(email: str, *, plan: str = "payg") -> dict:
+    record = new_consumer_record(email, plan=plan)
+    get_db().collection(CONSUMERS).document(record["id"]).create(record)
+    return record
+
+
+def new_consumer_record(email: str, *, plan: str = "payg", idp_user_id: str | None = None) -> dict:
     now = datetime.now(UTC)
-    record = {
+    return {
         "id": str(uuid.uuid4()),
         "email": email,
         "email_lower": email.lower(),
@@ -41,8 +50,6 @@ def create_consumer(email: str, *, plan: str = "payg", idp_user_id: str | None =
         "created_at": now,
         "updated_at": now,
     }
-    get_db().collection(CONSUMERS).document(record["id"]).create(record)
-    return record
 
 
 def get_or_create_by_email(email: str) -> tuple[dict[str, Any], bool]:
@@ -51,3 +58,119 @@ def get_or_create_by_email(email: str) -> tuple[dict[str, Any], bool]:
     if existing is not None:
         return existing, False
     return create_consumer(email), True
+
+
+class NotProvisioned(Forbidden):
+    code, title = "not_provisioned", "Account not provisioned"
+
+
+@dataclass(frozen=True)
+class PortalUser:
+    """A consumer signed in to the developer portal."""
+
+    consumer_id: str
+    email: str
+
+
+def portal_principal(idp_user_id: str) -> PortalUser:
+    """The active consumer an IdP user maps to; 403 when there is none."""
+    db = get_db()
+    link = db.collection(IDP_USERS).document(_link_id(idp_user_id)).get()
+    consumer = get_consumer(link.get("consumer_id")) if link.exists else None
+    if consumer is None or link.get("deleted"):
+        raise NotProvisioned(
+            "This sign-in has no API account yet; it is created when the identity provider "
+            "reports the user. Try again in a minute, or contact support."
+        )
+    if consumer.get("status") != ACTIVE:
+        raise Forbidden("This account is disabled.")
+    return PortalUser(consumer_id=consumer["id"], email=consumer["email"])
+
+
+def _link_id(idp_user_id: str) -> str:
+    """A document id for an IdP user id (any string, hashed to a safe, fixed-size id)."""
+    return hashlib.sha256(idp_user_id.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class IdpUser:
+    idp_user_id: str
+    email: str
+    name: str
+    disabled: bool
+    updated_at_ms: int
+
+
+def upsert_from_idp(user: IdpUser) -> str:
+    """Create or update the consumer of an IdP user; returns what happened.
+
+    An update older than the last one applied is ignored, and a deleted user is never brought
+    back. A ``user.updated`` that arrives before its ``user.created`` creates the consumer."""
+    db = get_db()
+    link_ref = db.collection(IDP_USERS).document(_link_id(user.idp_user_id))
+    now = datetime.now(UTC)
+    profile = {
+        "email": user.email,
+        "email_lower": user.email.lower(),
+        "name": user.name,
+        "status": DISABLED if user.disabled else ACTIVE,
+        "updated_at": now,
+    }
+
+    def apply(transaction: Any) -> str:
+        link = link_ref.get(transaction=transaction)
+        if link.exists:
+            if link.get("deleted"):
+                return "ignored: deleted"
+            if link.get("idp_updated_at") >= user.updated_at_ms:
+                return "ignored: stale"
+            consumer_ref = db.collection(CONSUMERS).document(link.get("consumer_id"))
+            transaction.update(consumer_ref, profile)
+            transaction.update(link_ref, {"idp_updated_at": user.updated_at_ms})
+            return "updated"
+        record = new_consumer_record(user.email, idp_user_id=user.idp_user_id)
+        record.update(profile)
+        transaction.create(db.collection(CONSUMERS).document(record["id"]), record)
+        transaction.create(
+            link_ref,
+            {
+                "consumer_id": record["id"],
+                "deleted": False,
+                "idp_user_id": user.idp_user_id,
+                "idp_updated_at": user.updated_at_ms,
+            },
+        )
+        return "created"
+
+    return run_transaction(apply)
+
+
+def delete_from_idp(idp_user_id: str) -> str | None:
+    """Mark the IdP user deleted (for good) and disable its consumer, erasing its email and
+    name; returns the consumer id whose data must now be erased, if there is one."""
+    db = get_db()
+    link_ref = db.collection(IDP_USERS).document(_link_id(idp_user_id))
+    now = datetime.now(UTC)
+
+    def apply(transaction: Any) -> str | None:
+        link = link_ref.get(transaction=transaction)
+        if not link.exists:  # deleted before we heard of it: a tombstone stops a late create
+            tombstone = {"consumer_id": None, "deleted": True, "idp_user_id": idp_user_id}
+            transaction.create(link_ref, {**tombstone, "idp_updated_at": 0})
+            return None
+        consumer_id = link.get("consumer_id")
+        transaction.update(link_ref, {"deleted": True})
+        transaction.update(
+            db.collection(CONSUMERS).document(consumer_id),
+            {
+                "status": DISABLED,
+                "email": "",
+                "email_lower": "",
+                "name": "",
+                "deleted_at": now,
+                "updated_at": now,
+            },
+        )
+        return consumer_id
+
+    return run_transaction(apply)

@@ -23,6 +23,9 @@ CONSUMERS = "consumers"
 API_KEYS = "api_keys"
 SUBSCRIPTIONS = "subscriptions"
 RESULTS = "results"  # subcollection of a subscription
+IDP_USERS = "idp_users"  # IdP user id -> consumer id, with the IdP's last update time
+WEBHOOK_RECEIPTS = "webhook_receipts"
+MEMORIES = "memories"
 
 T = TypeVar("T")
 
@@ -117,3 +120,18 @@ def where_eq(field: str, value: Any) -> Any:
     from google.cloud.firestore_v1.base_query import FieldFilter
 
     return FieldFilter(field, "==", value)
+
+
+def delete_matching(query: Any, batch_size: int = 400) -> int:
+    """Delete every document a query or collection matches, in batches; returns the count."""
+    db = get_db()
+    deleted = 0
+    while True:
+        docs = list(query.limit(batch_size).select([]).stream())
+        if not docs:
+            return deleted
+        batch = db.batch()
+        for doc in docs:
+            batch.delete(doc.reference)
+        batch.commit()
+        deleted += len(docs)

@@ -46,7 +46,9 @@ logger = log.get_logger("ars.http")
 
 class Auth(StrEnum):
     NONE = "none"
-    API_KEY = "api_key"
+    API_KEY = "api_key"  # Authorization: Bearer ars_live_...
+    ID_TOKEN = "id_token"  # noqa: S105 - Authorization: Bearer <the IdP's OIDC ID token> (portal)
+    WEBHOOK = "webhook"  # Standard Webhooks signature over the raw body
 
 
 @dataclass(frozen=True)
@@ -154,21 +156,26 @@ class Api:
         self, route: Route, path_args: dict[str, str], request: Request, correlation_id: str
     ) -> Response:
         principal = None
-        if route.auth is Auth.API_KEY:
+        if route.auth in (Auth.API_KEY, Auth.ID_TOKEN):
             # Behind API Gateway the caller's header arrives as X-Forwarded-Authorization (the
             # gateway puts its own identity token in Authorization).
-            principal = authenticate(
-                request.headers.get("X-Forwarded-Authorization")
-                or request.headers.get("Authorization")
+            header = request.headers.get("X-Forwarded-Authorization") or request.headers.get(
+                "Authorization"
             )
+            principal = (authenticate if route.auth is Auth.API_KEY else portal_user)(header)
             log.consumer_id_var.set(principal.consumer_id)
         # Rate limiting (issue 4) goes here: admit the request or raise RateLimited, and keep
         # the RateLimit headers for the response.
+        raw = _read_body(request) if route.body or route.auth is Auth.WEBHOOK else b""
+        if route.auth is Auth.WEBHOOK:
+            from common.webhooks import verify
+
+            principal = verify(raw, request.headers)  # the delivery id; nothing parsed before
         call = Call(
             principal=principal,
             path=_validate(route.path_params, path_args, "path") if route.path_params else None,
             query=_validate(route.query, request.args.to_dict(), "query") if route.query else None,
-            body=_parse_body(route.body, request) if route.body else None,
+            body=_validate_json(route.body, raw) if route.body else None,
             correlation_id=correlation_id,
             headers=request.headers,
         )
@@ -185,20 +192,39 @@ def authenticate(header: str | None) -> Any:
     consumer's -- gets the same answer, so the answer reveals nothing about the key."""
     from common import keys
 
-    scheme, _, token = (header or "").partition(" ")
-    principal = keys.verify(token.strip()) if scheme.lower() == "bearer" else None
+    principal = keys.verify(_bearer(header))
     if principal is None:
         raise Unauthorized()
     return principal
 
 
-def _parse_body(model: type[BaseModel], request: Request) -> BaseModel:
+def portal_user(header: str | None) -> Any:
+    """The consumer signed in to the developer portal, from the IdP's ID token."""
+    from common.consumers import portal_principal
+    from common.oidc import InvalidToken, verify_id_token
+
+    token = _bearer(header)
+    if not token:
+        raise InvalidToken()
+    return portal_principal(verify_id_token(token)["sub"])
+
+
+def _bearer(header: str | None) -> str:
+    scheme, _, token = (header or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _read_body(request: Request) -> bytes:
     limit = get_settings().max_body_bytes
     if request.content_length is not None and request.content_length > limit:
         raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
     raw = request.stream.read(limit + 1)
     if len(raw) > limit:
         raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
+    return raw
+
+
+def _validate_json(model: type[BaseModel], raw: bytes) -> BaseModel:
     try:
         # JSON-mode strict validation: no silent coercion ("5" is not 5, 1 is not true).
         return model.model_validate_json(raw, strict=True)

@@ -17,16 +17,19 @@ import time
 import uuid
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from common.config import get_settings
 from common.firestore import API_KEYS, get_db, where_eq
+from common.logging import get_logger
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 RANDOM_LEN = 32
 CHECKSUM_LEN = 6
+logger = get_logger("ars.keys")
 KEY_PATTERN = re.compile(r"^ars_(live|test)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$")
 
 
@@ -70,6 +73,7 @@ class Principal:
     email: str
     plan: str
     expires_at: datetime | None
+    last_used_at: datetime | None = None
 
     def usable_at(self, now: datetime) -> bool:
         return self.expires_at is None or now < self.expires_at
@@ -82,11 +86,11 @@ class IssuedKey:
     record: dict[str, Any]
 
 
-def issue_key(
+def build_key(
     consumer_id: str, name: str = "default", expires_in_days: int | None = None
 ) -> IssuedKey:
-    settings = get_settings()
-    plaintext = generate_key(settings.key_environment)
+    """A new key and the record to store for it (nothing is written)."""
+    plaintext = generate_key(get_settings().key_environment)
     now = datetime.now(UTC)
     key_id = f"key_{uuid.uuid4().hex[:20]}"
     record = {
@@ -100,8 +104,20 @@ def issue_key(
         "revoked_at": None,
         "last_used_at": None,
     }
-    get_db().collection(API_KEYS).document(key_id).create(record)
     return IssuedKey(key_id, plaintext, record)
+
+
+def issue_key(
+    consumer_id: str, name: str = "default", expires_in_days: int | None = None
+) -> IssuedKey:
+    issued = build_key(consumer_id, name, expires_in_days)
+    get_db().collection(API_KEYS).document(issued.key_id).create(issued.record)
+    return issued
+
+
+def get_key(key_id: str) -> dict[str, Any] | None:
+    snapshot = get_db().collection(API_KEYS).document(key_id).get()
+    return snapshot.to_dict() if snapshot.exists else None
 
 
 def revoke_key(key_id: str) -> bool:
@@ -112,8 +128,51 @@ def revoke_key(key_id: str) -> bool:
         return False
     if snapshot.get("revoked_at") is None:
         ref.update({"revoked_at": datetime.now(UTC)})
-    _cache.forget_key_id(key_id)
+    _cache.forget(lambda principal: principal.key_id == key_id)
     return True
+
+
+def revoke_all(consumer_id: str) -> int:
+    """Revoke every key of a consumer; returns how many were still unrevoked."""
+    db = get_db()
+    query = db.collection(API_KEYS).where(filter=where_eq("consumer_id", consumer_id))
+    now = datetime.now(UTC)
+    batch, count = db.batch(), 0
+    for doc in query.stream():
+        if doc.get("revoked_at") is None:
+            batch.update(doc.reference, {"revoked_at": now})
+            count += 1
+    if count:
+        batch.commit()
+    _cache.forget(lambda principal: principal.consumer_id == consumer_id)
+    return count
+
+
+def rotate_key(key_id: str, grace_hours: float = 24.0) -> IssuedKey | None:
+    """Issue a successor with the same name and owner; the old key expires after the grace
+    period (or keeps an earlier expiry). None when there is no usable key with that id."""
+    old = get_key(key_id)
+    now = datetime.now(UTC)
+    if old is None or old["revoked_at"] is not None or _expired(old, now):
+        return None
+    issued = issue_key(old["consumer_id"], old["name"])
+    ends = now + timedelta(hours=grace_hours)
+    if old["expires_at"] is None or old["expires_at"] > ends:
+        get_db().collection(API_KEYS).document(key_id).update(
+            {"expires_at": ends, "rotated_to": issued.key_id}
+        )
+    _cache.forget(lambda principal: principal.key_id == key_id)
+    return issued
+
+
+def key_status(record: dict[str, Any], now: datetime) -> str:
+    if record.get("revoked_at") is not None:
+        return "revoked"
+    return "expired" if _expired(record, now) else "active"
+
+
+def _expired(record: dict[str, Any], now: datetime) -> bool:
+    return record.get("expires_at") is not None and record["expires_at"] <= now
 
 
 def list_keys(consumer_id: str) -> list[dict[str, Any]]:
@@ -147,10 +206,10 @@ class _KeyCache:
             while len(self._entries) > max_entries:
                 self._entries.popitem(last=False)
 
-    def forget_key_id(self, key_id: str) -> None:
+    def forget(self, matches: Callable[[Principal], bool]) -> None:
         with self._lock:
             for key_hash, (_, principal) in list(self._entries.items()):
-                if principal is not None and principal.key_id == key_id:
+                if principal is not None and matches(principal):
                     del self._entries[key_hash]
 
     def clear(self) -> None:
@@ -176,7 +235,31 @@ def verify(key: str) -> Principal | None:
         _cache.put(key_hash, principal, settings.key_cache_max_entries)
     if principal is None or not principal.usable_at(now):
         return None
+    _touch_last_used(principal, now, settings.key_last_used_interval_s)
     return principal
+
+
+_last_used_written: dict[str, datetime] = {}
+
+
+def _touch_last_used(principal: Principal, now: datetime, interval_s: float) -> None:
+    """Record coarse use: at most one write per key per interval (per instance), never on
+    every request. A failed write is logged and does not fail the request."""
+    last = max(
+        filter(None, (principal.last_used_at, _last_used_written.get(principal.key_id))),
+        default=None,
+    )
+    if last is not None and (now - last).total_seconds() < interval_s:
+        return
+    _last_used_written[principal.key_id] = now
+    try:
+        get_db().collection(API_KEYS).document(principal.key_id).update({"last_used_at": now})
+    except Exception as exc:
+        from common.firestore import is_backend_error
+
+        if not is_backend_error(exc):
+            raise
+        logger.warning("could not record last_used_at", extra={"keyId": principal.key_id})
 
 
 def _load_principal(key_hash: str, now: datetime) -> Principal | None:
@@ -198,5 +281,6 @@ def _load_principal(key_hash: str, now: datetime) -> Principal | None:
         email=consumer["email"],
         plan=consumer.get("plan", "payg"),
         expires_at=record.get("expires_at"),
+        last_used_at=record.get("last_used_at"),
     )
     return principal if principal.usable_at(now) else None

@@ -17,7 +17,7 @@ _STATUS_TEXT = {
     204: "No Content",
     400: "Invalid request: malformed JSON, wrong type, unknown field or a bound violated.",
     401: "Missing or invalid API key.",
-    403: "Forbidden.",
+    403: "Signed in, but no active API account (code not_provisioned) or a disabled one.",
     404: "No such resource, or it belongs to someone else.",
     409: "A limit was reached.",
     413: "The request body is larger than 1 MiB.",
@@ -51,11 +51,15 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 }
 
 
+_SECURITY = {Auth.API_KEY: [{"bearerAuth": []}], Auth.ID_TOKEN: [{"idToken": []}]}
+
+
 def error_statuses(route: Route) -> list[int]:
     """The error statuses the pipeline itself can answer for a route, plus the route's own."""
     statuses = {502, *route.errors}
-    if route.auth is Auth.API_KEY:
-        statuses |= {401, 429}
+    statuses |= {Auth.API_KEY: {401, 429}, Auth.ID_TOKEN: {401, 403}, Auth.WEBHOOK: {401}}.get(
+        route.auth, set()
+    )
     if route.body or route.query or route.path_params:
         statuses.add(400)
     if route.body:
@@ -93,7 +97,13 @@ def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
                     "type": "http",
                     "scheme": "bearer",
                     "description": "API key: ars_live_ followed by 38 characters.",
-                }
+                },
+                "idToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "The identity provider's OIDC ID token (developer portal).",
+                },
             },
             "headers": {
                 "CorrelationId": {
@@ -111,7 +121,7 @@ def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
         "operationId": route.operation_id,
         "summary": route.summary,
         "tags": [route.tag],
-        "security": [{"bearerAuth": []}] if route.auth is Auth.API_KEY else [],
+        "security": _SECURITY.get(route.auth, []),
     }
     if route.description:
         operation["description"] = route.description

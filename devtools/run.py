@@ -17,6 +17,7 @@ import sys
 import threading
 from pathlib import Path
 
+from devtools import localidp
 from devtools.emulator import Emulator, EmulatorError, latest_export
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +46,11 @@ def main() -> int:
         signal.signal(signum, lambda *_: stop.set())
     parent = os.getppid()
     server: subprocess.Popen | None = None
+    jwks = None
     try:
+        jwks = localidp.serve_jwks(
+            localidp.jwks_document(localidp.load_or_create_key()), settings.jwks_port
+        )
         print(f"Starting the Firestore emulator on {emulator.address} ...", flush=True)
         emulator.start(import_from=latest_export(DATA), log_path=LOCAL / "emulator.log")
         env = {
@@ -100,7 +105,12 @@ def main() -> int:
     except EmulatorError as exc:
         print(f"Cannot start the Firestore emulator: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:
+        print(f"Cannot start: {exc} (is another `make run` using its ports?)", file=sys.stderr)
+        return 1
     finally:
+        if jwks is not None:
+            jwks.shutdown()
         _shutdown(server, emulator)
 
 

@@ -8,10 +8,12 @@ from common.http import Api, Route
 
 
 def all_routes() -> list[Route]:
+    from functions.portal.routes import ROUTES as PORTAL
     from functions.system.routes import ROUTES as SYSTEM
     from functions.tracking.routes import ROUTES as TRACKING
+    from functions.webhooks.routes import ROUTES as WEBHOOKS
 
-    return [*SYSTEM, *TRACKING]
+    return [*SYSTEM, *TRACKING, *PORTAL, *WEBHOOKS]
 
 
 @cache

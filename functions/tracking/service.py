@@ -15,10 +15,17 @@ from typing import Any
 
 from common.config import get_settings
 from common.errors import FieldError, InvalidRequest, LimitExceeded, NotFound, Unauthorized
-from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db, run_transaction, where_eq
+from common.firestore import (
+    CONSUMERS,
+    RESULTS,
+    SUBSCRIPTIONS,
+    delete_matching,
+    get_db,
+    run_transaction,
+    where_eq,
+)
 
 INTERVALS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "realtime": timedelta(0)}
-_DELETE_BATCH = 400
 _NOT_FOUND = "No subscription with this id belongs to you."
 
 
@@ -133,18 +140,8 @@ def delete_subscription(consumer_id: str, sub_id: str) -> None:
 
 
 def delete_results(sub_ref: Any) -> int:
-    """Delete every document of the subscription's results, in batches; returns the count."""
-    db = get_db()
-    deleted = 0
-    while True:
-        docs = list(sub_ref.collection(RESULTS).limit(_DELETE_BATCH).select([]).stream())
-        if not docs:
-            return deleted
-        batch = db.batch()
-        for doc in docs:
-            batch.delete(doc.reference)
-        batch.commit()
-        deleted += len(docs)
+    """Delete every result of a subscription; returns the count."""
+    return delete_matching(sub_ref.collection(RESULTS))
 
 
 def _owned(snapshot: Any, consumer_id: str) -> dict:

@@ -1,0 +1,55 @@
+"""Developer-portal key management for the signed-in consumer. No Flask here."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from common import keys
+from common.config import get_settings
+from common.errors import LimitExceeded, NotFound
+from common.firestore import API_KEYS, CONSUMERS, get_db, run_transaction, where_eq
+
+
+def list_keys(consumer_id: str) -> list[dict[str, Any]]:
+    now = datetime.now(UTC)
+    return [
+        {**record, "status": keys.key_status(record, now)} for record in keys.list_keys(consumer_id)
+    ]
+
+
+def create_key(consumer_id: str, name: str, expires_in_days: int | None) -> dict[str, Any]:
+    """Issue a key; at most MAX_ACTIVE_KEYS_PER_CONSUMER active keys per consumer.
+
+    The transaction reads the consumer's keys and writes the consumer record, so two
+    concurrent creations are serialised and cannot both pass the limit."""
+    db = get_db()
+    limit = get_settings().max_active_keys_per_consumer
+    consumer_ref = db.collection(CONSUMERS).document(consumer_id)
+    owned = db.collection(API_KEYS).where(filter=where_eq("consumer_id", consumer_id))
+    issued = keys.build_key(consumer_id, name, expires_in_days)
+    now = datetime.now(UTC)
+
+    def insert(transaction: Any) -> None:
+        consumer_ref.get(transaction=transaction)
+        active = sum(
+            keys.key_status(doc.to_dict(), now) == "active" for doc in transaction.get(owned)
+        )
+        if active >= limit:
+            raise LimitExceeded(f"You have {limit} active keys; revoke one to create another.")
+        transaction.update(consumer_ref, {"keys_changed_at": now})
+        transaction.create(db.collection(API_KEYS).document(issued.key_id), issued.record)
+
+    run_transaction(insert)
+    record = {k: v for k, v in issued.record.items() if k != "key_hash"}
+    return {**record, "status": "active", "key": issued.plaintext}
+
+
+def revoke_key(consumer_id: str, key_id: str) -> dict[str, Any]:
+    record = keys.get_key(key_id)
+    if record is None or record["consumer_id"] != consumer_id:
+        raise NotFound("No key with this id belongs to you.")
+    keys.revoke_key(key_id)
+    record = keys.get_key(key_id) or record
+    record.pop("key_hash", None)
+    return {**record, "status": keys.key_status(record, datetime.now(UTC))}
