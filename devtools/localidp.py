@@ -169,5 +169,5 @@ def serve_jwks(document: dict[str, Any], port: int, host: str = "127.0.0.1") -> 
 
     server = ThreadingHTTPServer((host, port), Handler)
     server.fetches = 0  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server

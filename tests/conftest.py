@@ -64,3 +64,51 @@ def settings_env(monkeypatch: pytest.MonkeyPatch):
     yield apply
     monkeypatch.undo()
     refresh_settings()
+
+
+class LocalIdp:
+    """A loopback identity provider: JWKS server, ID tokens and signed webhooks."""
+
+    issuer = "https://idp.test-suite.example.org"
+    audience = "portal-tests"
+
+    def __init__(self) -> None:
+        from devtools import localidp
+
+        self._idp = localidp
+        self.key = localidp.new_private_key()
+        self.server = localidp.serve_jwks(localidp.jwks_document(self.key), free_port())
+        self.jwks_url = f"http://127.0.0.1:{self.server.server_port}/.well-known/jwks.json"
+
+    def token(self, email: str, **overrides) -> str:
+        claims = {
+            "sub": self._idp.local_user_id(email),
+            "issuer": self.issuer,
+            "audience": self.audience,
+            **overrides,
+        }
+        return self._idp.id_token(self.key, **claims)
+
+    def provision(self, email: str) -> str:
+        """Tell the service about a user as the IdP would; returns the consumer id."""
+        from common.consumers import IdpUser, find_by_email, upsert_from_idp
+
+        upsert_from_idp(IdpUser(self._idp.local_user_id(email), email, "Test User", False, 1))
+        return find_by_email(email)["id"]
+
+
+@pytest.fixture(scope="session")
+def _idp_server() -> Iterator[LocalIdp]:
+    idp = LocalIdp()
+    yield idp
+    idp.server.shutdown()
+
+
+@pytest.fixture
+def local_idp(_idp_server: LocalIdp, settings_env) -> LocalIdp:
+    settings_env(
+        OIDC_ISSUER=_idp_server.issuer,
+        OIDC_AUDIENCE=_idp_server.audience,
+        OIDC_JWKS_URL=_idp_server.jwks_url,
+    )
+    return _idp_server

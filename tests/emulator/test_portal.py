@@ -1,0 +1,125 @@
+"""The developer-portal key API, authenticated by ID tokens from a loopback JWKS."""
+
+from __future__ import annotations
+
+import pytest
+
+from common import keys
+from common.firestore import API_KEYS, get_db
+from tests.helpers import bearer, client
+
+pytestmark = pytest.mark.emulator
+URL = "/v1/portal/keys"
+
+
+@pytest.fixture
+def alice(db, local_idp):
+    local_idp.provision("alice@example.org")
+    return bearer(local_idp.token("alice@example.org"))
+
+
+def create(auth, **body):
+    return client("portal").post(URL, json={"name": "laptop", **body}, headers=auth)
+
+
+def test_create_shows_the_key_once_and_it_works(alice):
+    response = create(alice, expires_in_days=30)
+    assert response.status_code == 201
+    data = response.get_json()["data"]
+    assert data["key"].startswith("ars_live_")
+    assert data["status"] == "active"
+    assert data["expires_at"] is not None
+    assert data["masked"] == keys.mask(data["key"])
+    api = client().get("/v1/tracking/subscriptions", headers=bearer(data["key"]))
+    assert api.status_code == 200
+    listed = client("portal").get(URL, headers=alice).get_json()
+    assert listed["total"] == 1
+    assert "key" not in listed["data"][0]
+    assert "key_hash" not in listed["data"][0]
+    assert data["key"] not in str(listed)
+
+
+def test_revoke_takes_effect_and_is_owner_only(alice, local_idp):
+    local_idp.provision("bob@example.org")
+    bob = bearer(local_idp.token("bob@example.org"))
+    data = create(alice).get_json()["data"]
+    assert client("portal").delete(f"{URL}/{data['id']}", headers=bob).status_code == 404
+    revoked = client("portal").delete(f"{URL}/{data['id']}", headers=alice)
+    assert revoked.status_code == 200
+    assert revoked.get_json()["data"]["status"] == "revoked"
+    api = client().get("/v1/tracking/subscriptions", headers=bearer(data["key"]))
+    assert api.status_code == 401
+    assert client("portal").get(URL, headers=bob).get_json()["total"] == 0
+
+
+def test_active_key_limit_is_409_and_revoked_keys_do_not_count(alice, settings_env):
+    settings_env(MAX_ACTIVE_KEYS_PER_CONSUMER="2")
+    first = create(alice).get_json()["data"]
+    assert create(alice).status_code == 201
+    third = create(alice)
+    assert third.status_code == 409
+    assert third.get_json()["code"] == "limit_exceeded"
+    client("portal").delete(f"{URL}/{first['id']}", headers=alice)
+    assert create(alice).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": ""}, "name"),
+        ({"name": "x" * 101}, "name"),
+        ({"name": "k", "expires_in_days": 0}, "expires_in_days"),
+        ({"name": "k", "expires_in_days": 366}, "expires_in_days"),
+        ({"name": "k", "scope": "all"}, "scope"),
+    ],
+)
+def test_bad_bodies_are_400(alice, body, field):
+    response = client("portal").post(URL, json=body, headers=alice)
+    assert response.status_code == 400
+    assert field in [e["field"] for e in response.get_json()["errors"]]
+
+
+def test_a_valid_token_of_an_unprovisioned_user_is_403(db, local_idp):
+    response = client("portal").get(URL, headers=bearer(local_idp.token("new@example.org")))
+    assert response.status_code == 403
+    assert response.get_json()["code"] == "not_provisioned"
+
+
+def test_api_keys_and_bad_tokens_are_not_portal_credentials(alice, local_idp):
+    key = create(alice).get_json()["data"]["key"]
+    for header in [
+        bearer(key),
+        {},
+        bearer("x.y.z"),
+        bearer(local_idp.token("alice@example.org", audience="other")),
+    ]:
+        response = client("portal").get(URL, headers=header)
+        assert response.status_code == 401
+
+
+def test_last_used_is_recorded_coarsely(db, local_idp, settings_env):
+    settings_env(KEY_CACHE_TTL_S="0")  # every request reads the key record
+    consumer_id = local_idp.provision("use@example.org")
+    issued = keys.issue_key(consumer_id)
+    ref = get_db().collection(API_KEYS).document(issued.key_id)
+    assert ref.get().get("last_used_at") is None
+    keys.verify(issued.plaintext)
+    first = ref.get().get("last_used_at")
+    assert first is not None
+    for _ in range(3):
+        keys.verify(issued.plaintext)
+    assert ref.get().get("last_used_at") == first  # within the interval: no more writes
+
+
+def test_rotation_issues_a_successor_and_the_old_key_expires_after_the_grace(db, local_idp):
+    consumer_id = local_idp.provision("rotate@example.org")
+    old = keys.issue_key(consumer_id, name="ci")
+    new = keys.rotate_key(old.key_id, grace_hours=1)
+    assert new.record["name"] == "ci"
+    assert keys.verify(old.plaintext) is not None  # still within the grace period
+    assert keys.verify(new.plaintext) is not None
+    immediate = keys.rotate_key(new.key_id, grace_hours=0)
+    keys.clear_cache()
+    assert keys.verify(new.plaintext) is None
+    assert keys.verify(immediate.plaintext) is not None
+    assert keys.rotate_key("key_00000000000000000000") is None

@@ -1,0 +1,203 @@
+"""POST /webhooks/idp with real signatures, checked in Firestore."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from standardwebhooks.webhooks import Webhook
+
+from common import keys
+from common.config import LOCAL_WEBHOOK_SECRET
+from common.consumers import find_by_email, get_consumer
+from common.firestore import CONSUMERS, IDP_USERS, MEMORIES, RESULTS, SUBSCRIPTIONS, get_db
+from devtools.localidp import local_user_id, signed_webhook, user_event
+from tests.helpers import bearer, client
+
+pytestmark = pytest.mark.emulator
+URL = "/webhooks/idp"
+
+
+def send(event: dict, *, secret: str = LOCAL_WEBHOOK_SECRET, **kwargs):
+    body, headers = signed_webhook(event, secret, **kwargs)
+    return client("webhooks").post(URL, data=body, headers=headers)
+
+
+def created(email: str, at_ms: int = 1_000, **kwargs):
+    return user_event("user.created", email, updated_at_ms=at_ms, **kwargs)
+
+
+def updated(email: str, at_ms: int, user_id: str, **data):
+    event = user_event("user.updated", email, updated_at_ms=at_ms, user_id=user_id)
+    event["data"].update(data)
+    return event
+
+
+def consumer_of(user_id: str) -> dict | None:
+    links = [d.to_dict() for d in get_db().collection(IDP_USERS).stream()]
+    link = next((x for x in links if x["idp_user_id"] == user_id), None)
+    return get_consumer(link["consumer_id"]) if link and link["consumer_id"] else None
+
+
+def test_user_created_provisions_a_consumer_with_the_primary_email(db):
+    event = created("first@example.org")
+    event["data"]["email_addresses"].insert(
+        0, {"id": "idn_other", "email_address": "other@example.org"}
+    )
+    response = send(event)
+    assert response.status_code == 204
+    assert response.data == b""
+    consumer = consumer_of(event["data"]["id"])
+    assert consumer["email"] == "first@example.org"
+    assert consumer["name"] == "Local User"
+    assert consumer["status"] == "active"
+    assert consumer["idp_user_id"] == event["data"]["id"]
+    assert len(consumer["id"]) == 36  # a uuid of ours, not the IdP's id
+
+
+def test_duplicate_delivery_has_no_second_effect(db):
+    user_id = local_user_id("dup@example.org")
+    send(created("dup@example.org"))
+    first = send(updated("new@example.org", 2_000, user_id), msg_id="msg_same")
+    consumer = consumer_of(user_id)
+    get_db().collection(CONSUMERS).document(consumer["id"]).update({"email": "changed@x.org"})
+    again = send(updated("new@example.org", 2_000, user_id), msg_id="msg_same")
+    assert first.status_code == again.status_code == 204
+    assert consumer_of(user_id)["email"] == "changed@x.org"  # the replay changed nothing
+    assert len(list(get_db().collection(CONSUMERS).stream())) == 1
+
+
+def test_an_older_update_never_overwrites_a_newer_one(db):
+    user_id = local_user_id("order@example.org")
+    send(created("order@example.org", at_ms=1_000))
+    send(updated("newest@example.org", 3_000, user_id))
+    send(updated("older@example.org", 2_000, user_id))
+    assert consumer_of(user_id)["email"] == "newest@example.org"
+    send(created("order@example.org", at_ms=1_000))  # a late, repeated create
+    assert consumer_of(user_id)["email"] == "newest@example.org"
+
+
+def test_update_before_create_provisions_and_the_late_create_is_ignored(db):
+    user_id = local_user_id("early@example.org")
+    send(updated("early-new@example.org", 5_000, user_id))
+    send(created("early@example.org", at_ms=1_000))
+    assert consumer_of(user_id)["email"] == "early-new@example.org"
+    assert len(list(get_db().collection(CONSUMERS).stream())) == 1
+
+
+def test_banned_user_is_disabled_and_its_keys_stop_working(db):
+    user_id = local_user_id("ban@example.org")
+    send(created("ban@example.org"))
+    key = keys.issue_key(consumer_of(user_id)["id"]).plaintext
+    assert keys.verify(key) is not None
+    send(updated("ban@example.org", 2_000, user_id, banned=True))
+    keys.clear_cache()
+    assert consumer_of(user_id)["status"] == "disabled"
+    assert keys.verify(key) is None
+
+
+def test_user_deleted_erases_the_consumers_data(db):
+    user_id = local_user_id("gone@example.org")
+    send(created("gone@example.org"))
+    consumer = consumer_of(user_id)
+    key = keys.issue_key(consumer["id"]).plaintext
+    created_sub = (
+        client()
+        .post("/v1/tracking/subscriptions", json={"topics": ["fur"]}, headers=bearer(key))
+        .get_json()["data"]
+    )
+    sub_ref = get_db().collection(SUBSCRIPTIONS).document(created_sub["id"])
+    sub_ref.collection(RESULTS).document("r1").set({"title": "x"})
+    get_db().collection(MEMORIES).document("m1").set({"consumer_id": consumer["id"]})
+    get_db().collection("usage").document("u1").set({"consumer_id": consumer["id"], "cost": 1})
+
+    assert send(user_event("user.deleted", "gone@example.org")).status_code == 204
+
+    keys.clear_cache()
+    assert keys.verify(key) is None
+    assert all(k["revoked_at"] for k in keys.list_keys(consumer["id"]))
+    assert not sub_ref.get().exists
+    assert list(sub_ref.collection(RESULTS).stream()) == []
+    assert list(get_db().collection(MEMORIES).stream()) == []
+    stored = get_consumer(consumer["id"])
+    assert stored["status"] == "disabled"
+    assert stored["email"] == ""
+    assert stored["name"] == ""
+    assert find_by_email("gone@example.org") is None
+    assert get_db().collection("usage").document("u1").get().exists  # billing records stay
+
+
+def test_a_deleted_user_is_never_resurrected(db):
+    user_id = local_user_id("zombie@example.org")
+    send(created("zombie@example.org", at_ms=1_000))
+    send(user_event("user.deleted", "zombie@example.org"))
+    send(updated("zombie@example.org", 9_999_999_999_999, user_id))
+    send(created("zombie@example.org", at_ms=9_999_999_999_999))
+    consumers = [d.to_dict() for d in get_db().collection(CONSUMERS).stream()]
+    assert len(consumers) == 1
+    assert consumers[0]["status"] == "disabled"
+
+
+def test_deleted_before_created_leaves_a_tombstone(db):
+    send(user_event("user.deleted", "never@example.org"))
+    send(created("never@example.org"))
+    assert list(get_db().collection(CONSUMERS).stream()) == []
+
+
+def test_unknown_event_types_are_acknowledged_and_ignored(db):
+    event = {"type": "session.created", "data": {"id": "sess_1"}, "object": "event"}
+    assert send(event).status_code == 204
+    assert list(get_db().collection(CONSUMERS).stream()) == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "user.created", "data": {"id": "user_x"}},
+        {"type": "user.created", "data": {"id": "user_x", "email_addresses": [], "updated_at": 1}},
+        {
+            "type": "user.created",
+            "data": {
+                "id": "user_x",
+                "updated_at": 1,
+                "email_addresses": [{"id": "e", "email_address": "not-an-email"}],
+            },
+        },
+        {"type": "user.deleted", "data": {}},
+        {"data": {}},
+    ],
+)
+def test_verified_but_invalid_events_are_400(db, event):
+    response = send(event)
+    assert response.status_code == 400
+    assert response.get_json()["code"] == "invalid_request"
+    assert list(get_db().collection(CONSUMERS).stream()) == []
+
+
+def test_verified_non_json_body_is_400(db):
+    raw, at = "not json", datetime.now(UTC)
+    headers = {
+        "webhook-id": "msg_text",
+        "webhook-timestamp": str(int(at.timestamp())),
+        "webhook-signature": Webhook(LOCAL_WEBHOOK_SECRET).sign("msg_text", at, raw),
+    }
+    response = client("webhooks").post(URL, data=raw, headers=headers)
+    assert response.status_code == 400
+
+
+def test_bad_signature_or_stale_timestamp_is_401_and_changes_nothing(db):
+    other = "whsec_" + "b3RoZXItc2VjcmV0LWZvci10ZXN0cy0xMjM0NTY3OA=="
+    stale = datetime.now(UTC) - timedelta(minutes=10)
+    for response in (
+        send(created("x@example.org"), secret=other),
+        send(created("x@example.org"), at=stale),
+    ):
+        assert response.status_code == 401
+        assert response.get_json()["code"] == "invalid_signature"
+    body, headers = signed_webhook(created("x@example.org"), LOCAL_WEBHOOK_SECRET)
+    tampered = json.loads(body)
+    tampered["data"]["email_addresses"][0]["email_address"] = "attacker@example.org"
+    response = client("webhooks").post(URL, data=json.dumps(tampered), headers=headers)
+    assert response.status_code == 401
+    assert list(get_db().collection(CONSUMERS).stream()) == []
