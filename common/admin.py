@@ -146,7 +146,7 @@ def seed_demo(args: argparse.Namespace) -> None:
     from common.keys import list_keys as keys_of
     from common.keys import revoke_key as revoke
 
-    consumer, _ = get_or_create_by_email(get_settings().demo_email)
+    consumer, _ = get_or_create_by_email(_email(get_settings().demo_email))
     for record in keys_of(consumer["id"]):
         if record["name"] == "demo" and record["revoked_at"] is None:
             revoke(record["id"])

@@ -53,6 +53,16 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(1_048_576, gt=0, description="Larger request bodies get 413.")
     max_subscriptions_per_consumer: int = Field(25, ge=1, description="More gives 409.")
 
+    rate_limit_requests: int = Field(60, ge=1, description="Requests per window per consumer.")
+    rate_limit_window_s: int = Field(60, ge=1, le=86_400, description="Rate-limit window.")
+    rate_limit_plans: dict[str, tuple[int, int]] = Field(
+        default_factory=dict,
+        description='Per-plan [requests, window_s], JSON, e.g. {"pro": [600, 60]}.',
+    )
+    price_overrides: dict[str, int] = Field(
+        default_factory=dict, description="Per-operation prices in micro-dollars, JSON."
+    )
+
     max_active_keys_per_consumer: int = Field(10, ge=1, description="More gives 409.")
     key_last_used_interval_s: float = Field(
         300.0, ge=0, description="last_used_at is written at most this often per key."
@@ -94,6 +104,7 @@ class Settings(BaseSettings):
             "IDP_WEBHOOK_SECRET": LOCAL_WEBHOOK_SECRET in self.idp_webhook_secret.split(),
             "OIDC_ISSUER": not self.oidc_issuer,
             "OIDC_AUDIENCE": self.oidc_audience == LOCAL_OIDC_AUDIENCE,
+            "GOOGLE_CLOUD_PROJECT": self.google_cloud_project.startswith("demo-"),
         }
         missing = [name for name, placeholder in placeholders.items() if placeholder]
         if missing:

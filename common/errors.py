@@ -69,6 +69,16 @@ class LimitExceeded(AppError):
     status, code, title = 409, "limit_exceeded", "Limit exceeded"
 
 
+class Conflict(AppError):
+    status, code, title = 409, "conflict", "Concurrent change"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(
+            detail or "Another request changed the same data at the same moment; retry.",
+            headers={"Retry-After": "1"},
+        )
+
+
 class PayloadTooLarge(AppError):
     status, code, title = 413, "payload_too_large", "Payload too large"
 

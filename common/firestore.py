@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
-from common.errors import BackendUnavailable
+from common.errors import BackendUnavailable, Conflict
 
 if TYPE_CHECKING:
     from google.cloud.firestore import Client
@@ -26,6 +26,8 @@ RESULTS = "results"  # subcollection of a subscription
 IDP_USERS = "idp_users"  # IdP user id -> consumer id, with the IdP's last update time
 WEBHOOK_RECEIPTS = "webhook_receipts"
 MEMORIES = "memories"
+RATELIMIT_WINDOWS = "ratelimit_windows"
+USAGE = "usage"
 
 T = TypeVar("T")
 
@@ -98,20 +100,25 @@ def backend_unavailable(exc: BaseException) -> BackendUnavailable:
 _TIMEOUTS = {"DeadlineExceeded", "RetryError"}
 
 
-def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 3) -> T:
+def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 5) -> T:
     """Run ``fn(transaction, *args)`` in a Firestore transaction.
 
-    The library reports exhausted attempts (contention) as a ValueError chained to the
-    backend's Aborted error; that is a backend condition here, not a bug, so it becomes 502.
+    The library reports exhausted attempts as a ValueError chained to the backend's error.
+    Contention (Aborted) is 409 ``conflict`` with Retry-After, since a retry succeeds; any
+    other backend failure is 502.
     """
+    from google.api_core.exceptions import Aborted
     from google.cloud import firestore
 
     transaction = get_db().transaction(max_attempts=max_attempts)
     try:
         return firestore.transactional(fn)(transaction, *args)
     except ValueError as exc:
-        if exc.__cause__ is not None and is_backend_error(exc.__cause__):
-            raise backend_unavailable(exc.__cause__) from exc
+        cause = exc.__cause__
+        if isinstance(cause, Aborted):
+            raise Conflict() from exc
+        if cause is not None and is_backend_error(cause):
+            raise backend_unavailable(cause) from exc
         raise
 
 

@@ -217,8 +217,17 @@ class _KeyCache:
             self._entries.clear()
 
 
+# Valid keys and rejected ones are cached apart, so a flood of forged (well-formed but unknown)
+# keys can neither evict valid keys nor cost more than one database read per distinct key and
+# TTL; the rejected-key cache is smaller.
 _cache = _KeyCache()
-clear_cache = _cache.clear
+_rejected = _KeyCache()
+REJECTED_MAX_ENTRIES = 2_000
+
+
+def clear_cache() -> None:
+    _cache.clear()
+    _rejected.clear()
 
 
 def verify(key: str) -> Principal | None:
@@ -231,8 +240,13 @@ def verify(key: str) -> Principal | None:
     now = datetime.now(UTC)
     hit, principal = _cache.get(key_hash, settings.key_cache_ttl_s)
     if not hit:
+        hit, principal = _rejected.get(key_hash, settings.key_cache_ttl_s)
+    if not hit:
         principal = _load_principal(key_hash, now)
-        _cache.put(key_hash, principal, settings.key_cache_max_entries)
+        if principal is None:
+            _rejected.put(key_hash, None, REJECTED_MAX_ENTRIES)
+        else:
+            _cache.put(key_hash, principal, settings.key_cache_max_entries)
     if principal is None or not principal.usable_at(now):
         return None
     _touch_last_used(principal, now, settings.key_last_used_interval_s)

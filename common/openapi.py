@@ -19,7 +19,7 @@ _STATUS_TEXT = {
     401: "Missing or invalid API key.",
     403: "Signed in, but no active API account (code not_provisioned) or a disabled one.",
     404: "No such resource, or it belongs to someone else.",
-    409: "A limit was reached.",
+    409: "A limit was reached (limit_exceeded), or a concurrent change (conflict): retry.",
     413: "The request body is larger than 1 MiB.",
     429: "Rate limit exceeded.",
     502: "A backend (database, provider) is unreachable, timed out or failed.",

@@ -37,6 +37,7 @@ def load_or_create_key(path: Path | None = None) -> rsa.RSAPrivateKey:
     key = new_private_key()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(mode=0o600)
+    path.chmod(0o600)
     path.write_bytes(
         key.private_bytes(
             serialization.Encoding.PEM,

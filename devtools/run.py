@@ -88,6 +88,7 @@ def main() -> int:
         demo_key = seeded.stdout.strip()
         key_file = LOCAL / "demo_key"
         key_file.touch(mode=0o600)
+        key_file.chmod(0o600)  # also when an older file exists
         key_file.write_text(demo_key + "\n")
         print(f"Demo API key: {demo_key}", flush=True)
         print(

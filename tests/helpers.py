@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from functools import cache
+import threading
 from typing import Any
 
 from flask.testing import FlaskClient
 
 from tests.conftest import ROOT
 
+_apps: dict[str, Any] = {}
+_apps_lock = threading.Lock()
 
-@cache
+
 def _app(target: str) -> Any:
+    """One functions-framework app per target, built once (thread-safe: tests call this from
+    thread pools)."""
     import functions_framework
 
-    return functions_framework.create_app(target=target, source=str(ROOT / "main.py"))
+    with _apps_lock:
+        if target not in _apps:
+            _apps[target] = functions_framework.create_app(
+                target=target, source=str(ROOT / "main.py")
+            )
+        return _apps[target]
 
 
 def client(target: str = "api") -> FlaskClient:

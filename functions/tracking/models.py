@@ -130,7 +130,7 @@ class Subscription(BaseModel):
     custom_keywords: list[str]
     frequency: Frequency
     specific_interests: str | None
-    delivery_email: Email
+    delivery_email: str = Field(json_schema_extra={"format": "email"})
     delivery_method: DeliveryMethod
     active: bool
     last_sent_at: datetime | None

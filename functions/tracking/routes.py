@@ -68,8 +68,9 @@ ROUTES = [
           body=SubscriptionCreate, response=SubscriptionEnvelope, status=201, errors=(409,)),
     Route("PATCH", BASE + "/{id}", update_subscription, "updateSubscription",
           "Change the supplied fields; active false pauses, true resumes", "Tracking",
-          body=SubscriptionPatch, path_params=SubscriptionPath, response=SubscriptionEnvelope),
+          body=SubscriptionPatch, path_params=SubscriptionPath, response=SubscriptionEnvelope,
+          errors=(409,)),
     Route("DELETE", BASE + "/{id}", delete_subscription, "deleteSubscription",
           "Delete a subscription and all its results", "Tracking",
-          path_params=SubscriptionPath, response=Deleted),
+          path_params=SubscriptionPath, response=Deleted, errors=(409,)),
 ]  # fmt: skip

@@ -55,9 +55,10 @@ def create_subscription(consumer_id: str, default_email: str, fields: dict[str, 
     sub_ref = db.collection(SUBSCRIPTIONS).document(record["id"])
 
     def insert(transaction: Any) -> None:
-        consumer = consumer_ref.get(transaction=transaction)
-        if not consumer.exists:
-            raise Unauthorized()
+        snapshot = consumer_ref.get(transaction=transaction)
+        consumer = snapshot.to_dict() if snapshot.exists else None
+        if consumer is None or consumer.get("status") != "active":
+            raise Unauthorized()  # deleted or disabled since its key was cached
         if (consumer.get("subscription_count") or 0) >= limit:
             raise LimitExceeded(
                 f"You have the maximum of {limit} subscriptions; delete one to create another."
@@ -161,7 +162,7 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         created_at = datetime.fromisoformat(raw["t"])
         sub_id = str(uuid.UUID(raw["id"]))
-    except (ValueError, TypeError, KeyError, binascii.Error):
+    except (ValueError, TypeError, KeyError, AttributeError, binascii.Error):
         raise InvalidRequest(
             "The cursor is not one this API returned.",
             errors=[FieldError("cursor", "Pass next_cursor from the previous page unchanged.")],

@@ -12,6 +12,7 @@ import pytest
 
 from common.firestore import reset_client
 from devtools.emulator import free_port
+from functions.system import service as system_service
 from tests.conftest import refresh_settings
 from tests.helpers import bearer, client, new_consumer
 
@@ -53,6 +54,7 @@ def point_firestore_at(address: str, monkeypatch: pytest.MonkeyPatch) -> None:
     os.environ["FIRESTORE_EMULATOR_HOST"] = address
     refresh_settings()
     reset_client()
+    system_service._last_ok = float("-inf")  # forget the last good health check
 
 
 @pytest.fixture
@@ -61,6 +63,7 @@ def restore_firestore(emulator) -> Iterator[None]:
     os.environ["FIRESTORE_EMULATOR_HOST"] = emulator.address
     refresh_settings()
     reset_client()
+    system_service._last_ok = float("-inf")
 
 
 def timed(call):

@@ -41,7 +41,43 @@ def test_schema_references_resolve():
     assert all(ref in schemas for ref in refs)
 
 
-def test_create_subscription_documents_409_and_201():
+EXPECTED = {
+    ("get", "/health"): {"200", "502"},
+    ("get", "/openapi.json"): {"200", "502"},
+    ("get", "/v1/tracking/topics"): {"200", "401", "429", "502"},
+    ("get", "/v1/tracking/subscriptions"): {"200", "400", "401", "429", "502"},
+    ("post", "/v1/tracking/subscriptions"): {"201", "400", "401", "409", "413", "429", "502"},
+    ("patch", "/v1/tracking/subscriptions/{id}"): {
+        "200",
+        "400",
+        "401",
+        "404",
+        "409",
+        "413",
+        "429",
+        "502",
+    },
+    ("delete", "/v1/tracking/subscriptions/{id}"): {
+        "200",
+        "400",
+        "401",
+        "404",
+        "409",
+        "429",
+        "502",
+    },
+    ("get", "/v1/portal/keys"): {"200", "401", "403", "502"},
+    ("post", "/v1/portal/keys"): {"201", "400", "401", "403", "409", "413", "502"},
+    ("delete", "/v1/portal/keys/{id}"): {"200", "400", "401", "403", "404", "502"},
+    ("post", "/webhooks/idp"): {"204", "400", "401", "413", "502"},
+}
+
+
+def test_each_operation_documents_exactly_the_statuses_it_can_answer():
     doc = build_openapi(all_routes(), version="1")
-    responses = doc["paths"]["/v1/tracking/subscriptions"]["post"]["responses"]
-    assert {"201", "400", "401", "409", "413", "429", "502"} <= set(responses)
+    documented = {
+        (method, path): set(operation["responses"])
+        for path, item in doc["paths"].items()
+        for method, operation in item.items()
+    }
+    assert documented == EXPECTED

@@ -1,0 +1,44 @@
+"""Settings: local defaults work with no configuration; production refuses them."""
+
+import pytest
+from pydantic import ValidationError
+
+from common.config import LOCAL_WEBHOOK_SECRET, Settings
+
+PROD = {
+    "environment": "prod",
+    "google_cloud_project": "advocacy-prod",
+    "idp_webhook_secret": "whsec_cmVhbC1zZWNyZXQtZm9yLXByb2R1Y3Rpb24tMTIzNDU2",
+    "oidc_issuer": "https://clerk.example.org",
+    "oidc_audience": "portal-client-id",
+}
+
+
+def test_local_defaults_point_at_the_local_emulator_and_idp(monkeypatch):
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    settings = Settings(environment="local", emulator_port=9999, jwks_port=9998)
+    assert settings.firestore_emulator_host == "127.0.0.1:9999"
+    assert settings.oidc_jwks_url == "http://127.0.0.1:9998/.well-known/jwks.json"
+
+
+def test_production_with_real_values_starts(monkeypatch):
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    settings = Settings(**PROD)
+    assert settings.firestore_emulator_host is None
+    assert settings.oidc_jwks_url == "https://clerk.example.org/.well-known/jwks.json"
+
+
+@pytest.mark.parametrize(
+    ("override", "named"),
+    [
+        ({"idp_webhook_secret": LOCAL_WEBHOOK_SECRET}, "IDP_WEBHOOK_SECRET"),
+        ({"oidc_issuer": ""}, "OIDC_ISSUER"),
+        ({"oidc_audience": "ars-portal-local"}, "OIDC_AUDIENCE"),
+        ({"google_cloud_project": "demo-advocacy-research"}, "GOOGLE_CLOUD_PROJECT"),
+        ({"firestore_emulator_host": "127.0.0.1:8681"}, "FIRESTORE_EMULATOR_HOST"),
+    ],
+)
+def test_production_refuses_local_defaults(monkeypatch, override, named):
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    with pytest.raises(ValidationError, match=named):
+        Settings(**{**PROD, **override})
