@@ -55,3 +55,11 @@ def portal(request: Request) -> Response:
     from functions.registry import app
 
     return app("portal")(request)
+
+
+@functions_framework.http
+def usage(request: Request) -> Response:
+    """GET /v1/usage: the caller's metered usage and cost."""
+    from functions.registry import app
+
+    return app("usage")(request)

@@ -94,6 +94,37 @@ def rotate_key(args: argparse.Namespace) -> None:
     print(issued.plaintext)
 
 
+def usage(args: argparse.Namespace) -> None:
+    """Requests and cost per operation of one consumer for a month, as a table or CSV."""
+    import csv
+    from datetime import UTC, datetime
+
+    from common.metering import month_bounds, summary
+
+    consumer = _consumer_or_exit(args.email)
+    first, last = month_bounds(args.month, datetime.now(UTC).date())
+    lines, total = summary(consumer["id"], first, last)
+    rows = [line.as_dict() for line in [*lines, total]]
+    if args.csv:
+        writer = csv.DictWriter(
+            sys.stdout, fieldnames=["operation", "requests", "cost_micros", "cost"]
+        )
+        writer.writeheader()
+        writer.writerows(rows)
+        return
+    print(f"Usage of {args.email} from {first} to {last} (USD)")
+    for row in rows:
+        print(f"{row['operation']:<24} {row['requests']:>8} {row['cost']:>14}")
+
+
+def _month(value: str) -> str:
+    try:
+        datetime.strptime(value, "%Y-%m")
+    except ValueError:
+        raise argparse.ArgumentTypeError("use YYYY-MM, e.g. 2026-11") from None
+    return value
+
+
 def _local_only(command: str) -> None:
     from common.config import get_settings
 
@@ -198,6 +229,12 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--email", type=_email, required=True)
     cmd.add_argument("--url", default=None, help="default: http://127.0.0.1:$PORT/webhooks/idp")
     cmd.set_defaults(run=dev_webhook)
+
+    cmd = commands.add_parser("usage", help="a consumer's requests and cost for a month")
+    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--month", type=_month, default=None, help="YYYY-MM (default: this one)")
+    cmd.add_argument("--csv", action="store_true", help="CSV on stdout")
+    cmd.set_defaults(run=usage)
 
     cmd = commands.add_parser("seed-demo", help="seed the demo consumer; prints a new demo key")
     cmd.set_defaults(run=seed_demo)

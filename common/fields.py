@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Annotated
 
-from pydantic import AfterValidator, EmailStr, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, EmailStr, WithJsonSchema
 
 SPECIAL_USE_TLDS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -42,3 +43,14 @@ Email = Annotated[
         }
     ),
 ]
+
+
+def _iso_day(value: object) -> object:
+    if isinstance(value, str) and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("Use a date as YYYY-MM-DD.")
+    return value
+
+
+# A calendar day written YYYY-MM-DD, and nothing else (pydantic alone would also read "0" or
+# "1700000000" from a query string as a Unix timestamp).
+IsoDate = Annotated[date, BeforeValidator(_iso_day)]

@@ -124,9 +124,14 @@ def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 5) -> 
 
 def where_eq(field: str, value: Any) -> Any:
     """A ``field == value`` filter for ``Query.where(filter=...)``."""
+    return field_filter(field, "==", value)
+
+
+def field_filter(field: str, op: str, value: Any) -> Any:
+    """A filter for ``Query.where(filter=...)``: ``field_filter("day", ">=", "2026-11-01")``."""
     from google.cloud.firestore_v1.base_query import FieldFilter
 
-    return FieldFilter(field, "==", value)
+    return FieldFilter(field, op, value)
 
 
 def delete_matching(query: Any, batch_size: int = 400) -> int:

@@ -100,6 +100,12 @@ class Api:
         self._compiled = [(route, route.pattern()) for route in self.routes]
         settings = get_settings()
         log.configure(settings.log_level)
+        if priced := [r.price for r in self.routes if r.price]:
+            from common.pricing import prices
+
+            unknown = set(priced) - set(prices())
+            if unknown:
+                raise ValueError(f"routes name operations with no price: {sorted(unknown)}")
 
     def __call__(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -110,16 +116,19 @@ class Api:
             (log.consumer_id_var, log.consumer_id_var.set(None)),
         ]
         route: Route | None = None
+        extra_headers: dict[str, str] = {}  # e.g. the rate limit's, on every answer after it
         try:
             try:
                 route, path_args = self._match(request.method, request.path)
-                response = self._handle(route, path_args, request, correlation_id)
+                response = self._handle(route, path_args, request, correlation_id, extra_headers)
             except AppError as exc:
                 response = problem(exc, request.path, correlation_id)
             except Exception as exc:
                 response = problem(_unexpected(exc), request.path, correlation_id)
             if request.method == "HEAD":
                 response.set_data(b"")
+            for name, value in extra_headers.items():
+                response.headers.setdefault(name, value)
             response.headers[CORRELATION_HEADER] = correlation_id
             logger.info(
                 "request",
@@ -153,7 +162,12 @@ class Api:
         raise NotFound(f"No operation at {path}.")
 
     def _handle(
-        self, route: Route, path_args: dict[str, str], request: Request, correlation_id: str
+        self,
+        route: Route,
+        path_args: dict[str, str],
+        request: Request,
+        correlation_id: str,
+        extra_headers: dict[str, str],
     ) -> Response:
         principal = None
         if route.auth in (Auth.API_KEY, Auth.ID_TOKEN):
@@ -164,8 +178,10 @@ class Api:
             )
             principal = (authenticate if route.auth is Auth.API_KEY else portal_user)(header)
             log.consumer_id_var.set(principal.consumer_id)
-        # Rate limiting (issue 4) goes here: admit the request or raise RateLimited, and keep
-        # the RateLimit headers for the response.
+        if route.auth is Auth.API_KEY:
+            from common import ratelimit
+
+            extra_headers.update(ratelimit.admit(principal).headers())  # or 429
         raw = _read_body(request) if route.body or route.auth is Auth.WEBHOOK else b""
         if route.auth is Auth.WEBHOOK:
             from common.webhooks import verify
@@ -180,8 +196,12 @@ class Api:
             headers=request.headers,
         )
         result = route.handler(call)
-        # Metering (issue 4) goes here: record a usage entry for a 2xx answer of a priced route,
-        # keyed by call.request_id.
+        if route.price:  # only a 2xx answer reaches this line; it is returned once recorded
+            from common import metering
+
+            metering.record(
+                principal.consumer_id, route.price, call.request_id, key_id=principal.key_id
+            )
         return render(route.status, result)
 
 

@@ -74,6 +74,7 @@ class Principal:
     plan: str
     expires_at: datetime | None
     last_used_at: datetime | None = None
+    rate_limit: tuple[int, int] | None = None  # the consumer's own (requests, window_s)
 
     def usable_at(self, now: datetime) -> bool:
         return self.expires_at is None or now < self.expires_at
@@ -296,5 +297,6 @@ def _load_principal(key_hash: str, now: datetime) -> Principal | None:
         plan=consumer.get("plan", "payg"),
         expires_at=record.get("expires_at"),
         last_used_at=record.get("last_used_at"),
+        rate_limit=tuple(consumer["rate_limit"]) if consumer.get("rate_limit") else None,
     )
     return principal if principal.usable_at(now) else None

@@ -54,6 +54,28 @@ resource "google_firestore_index" "subscriptions_due" {
   }
 }
 
+# Usage API and admin CLI: one consumer's records of one operation over a range of days.
+resource "google_firestore_index" "usage_by_consumer_operation_day" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "usage"
+
+  fields {
+    field_path = "consumer_id"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "operation"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "day"
+    order      = "ASCENDING"
+  }
+}
+
 # ---------------------------------------------------------------------------
 # TTL policies (documents are deleted some time after `expires_at` passes)
 # ---------------------------------------------------------------------------

@@ -1,0 +1,156 @@
+"""Gateway overhead, printed as JSON: GET /health next to an authenticated, rate-limited,
+metered request (a no-op handler), over HTTP against a local server on the Firestore emulator.
+
+For each: requests per second, p50 and p99 latency (sequential requests on one keep-alive
+connection), and the Firestore RPCs per request, counted by wrapping the client's RPC methods.
+Then a burst of 20 concurrent requests from one consumer, under a limit of 60 and of 10.
+
+Run: ``.venv/bin/python bench/gateway.py [--requests N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devtools.emulator import Emulator, free_port  # noqa: E402
+
+RPCS: Counter[str] = Counter()
+
+
+def count_rpcs() -> None:
+    from common.firestore import get_db
+
+    transport = get_db()._firestore_api._transport
+    for method, wrapped in list(transport._wrapped_methods.items()):
+
+        def counting(*args, _wrapped=wrapped, _name=method.__name__, **kwargs):
+            RPCS[_name] += 1
+            return _wrapped(*args, **kwargs)
+
+        transport._wrapped_methods[method] = counting
+
+
+def serve(port: int):
+    import functions_framework
+    from werkzeug.serving import make_server
+
+    app = functions_framework.create_app(
+        target="gateway_bench", source=str(ROOT / "bench" / "gateway_app.py")
+    )
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no access line per request
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def measure(client: httpx.Client, n: int, request) -> dict:
+    latencies, rpcs = [], []
+    for _ in range(n):
+        before = sum(RPCS.values())
+        started = time.perf_counter()
+        response = request(client)
+        latencies.append((time.perf_counter() - started) * 1000)
+        rpcs.append(sum(RPCS.values()) - before)
+        assert response.status_code == 200, response.text
+    latencies.sort()
+    return {
+        "requests": n,
+        "rps": round(n / (sum(latencies) / 1000), 1),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p99_ms": round(latencies[int(0.99 * (n - 1))], 2),
+        "firestore_rpcs_per_request": {"mean": round(statistics.mean(rpcs), 3), "max": max(rpcs)},
+    }
+
+
+def burst(base: str, key: str, n: int = 20) -> dict:
+    def one(i: int) -> int:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            return client.post(
+                "/v1/bench/metered",
+                json={"message": f"burst {i}"},
+                headers={"Authorization": f"Bearer {key}"},
+            ).status_code
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(n) as pool:
+        statuses = list(pool.map(one, range(n)))
+    return {
+        "concurrent": n,
+        "seconds": round(time.perf_counter() - started, 3),
+        "statuses": dict(Counter(statuses)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=500)
+    n = parser.parse_args().requests
+
+    emulator = Emulator("127.0.0.1", free_port(), "demo-bench-gateway").start()
+    os.environ.update(
+        {
+            "ENVIRONMENT": "test",
+            "FIRESTORE_EMULATOR_HOST": emulator.address,
+            "GOOGLE_CLOUD_PROJECT": emulator.project,
+            "LOG_LEVEL": "WARNING",
+            "RATE_LIMIT_REQUESTS": str(10 * n),
+        }
+    )
+    try:
+        from common.config import get_settings
+        from common.consumers import create_consumer
+        from common.keys import issue_key
+
+        key = issue_key(create_consumer("bench@example.org")["id"]).plaintext
+        count_rpcs()
+        port = free_port()
+        server = serve(port)
+        base = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {key}"}
+        with httpx.Client(base_url=base, timeout=30) as client:
+            client.get("/health")
+            client.post("/v1/bench/metered", json={"message": "warm"}, headers=auth)
+            health = measure(client, n, lambda c: c.get("/health"))
+            metered = measure(
+                client,
+                n,
+                lambda c: c.post(
+                    "/v1/bench/metered",
+                    json={"message": "How do I start a campaign?"},
+                    headers=auth,
+                ),
+            )
+        results = {
+            "health": health,
+            "metered": metered,
+            "metered_p50_vs_health": round(metered["p50_ms"] / health["p50_ms"], 2),
+            "rpcs_beyond_handler_max": metered["firestore_rpcs_per_request"]["max"],
+        }
+        for limit in (60, 10):
+            os.environ["RATE_LIMIT_REQUESTS"] = str(limit)
+            get_settings.cache_clear()
+            fresh = issue_key(create_consumer(f"burst{limit}@example.org")["id"]).plaintext
+            results[f"burst_limit_{limit}"] = burst(base, fresh)
+        server.shutdown()
+        print(json.dumps(results, indent=2))
+    finally:
+        emulator.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Metering: one append-only usage record per successful (2xx) priced request.
+
+The record's id is the request id, so writing the same record twice (a retry inside the
+service) is a no-op, and nothing is counted twice; records are never updated, so concurrent
+requests never contend. Usage records hold no personal data: consumer id, operation, cost,
+time. A metered answer is returned only once its record is stored; if the store fails, the
+caller gets 502 and is not charged.
+"""
+
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from common.firestore import USAGE, field_filter, get_db, where_eq
+from common.pricing import format_usd, price_of, prices
+
+
+def record(
+    consumer_id: str,
+    operation: str,
+    request_id: str,
+    *,
+    key_id: str | None = None,
+    at: datetime | None = None,
+) -> bool:
+    """Store the usage record of one request; False when it was already stored."""
+    from google.api_core.exceptions import AlreadyExists
+
+    at = at or datetime.now(UTC)
+    try:
+        get_db().collection(USAGE).document(request_id).create(
+            {
+                "consumer_id": consumer_id,
+                "operation": operation,
+                "cost_micros": price_of(operation),
+                "at": at,
+                "day": at.date().isoformat(),
+                "key_id": key_id,
+            }
+        )
+    except AlreadyExists:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Line:
+    operation: str
+    requests: int
+    cost_micros: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "operation": self.operation,
+            "requests": self.requests,
+            "cost_micros": self.cost_micros,
+            "cost": format_usd(self.cost_micros),
+        }
+
+
+def summary(consumer_id: str, first: date, last: date) -> tuple[list[Line], Line]:
+    """Requests and cost per operation, and the total, for days ``first``..``last``.
+
+    One count-and-sum aggregation per priced operation, so the size of a month's usage never
+    matters."""
+    base = (
+        get_db()
+        .collection(USAGE)
+        .where(filter=where_eq("consumer_id", consumer_id))
+        .where(filter=field_filter("day", ">=", first.isoformat()))
+        .where(filter=field_filter("day", "<=", last.isoformat()))
+    )
+    lines = []
+    for operation in prices():
+        aggregate = (
+            base.where(filter=where_eq("operation", operation))
+            .count(alias="requests")
+            .sum("cost_micros", alias="cost")
+        )
+        values = {r.alias: r.value for r in aggregate.get()[0]}
+        if values["requests"]:
+            lines.append(Line(operation, int(values["requests"]), int(values["cost"] or 0)))
+    total = Line("total", sum(x.requests for x in lines), sum(x.cost_micros for x in lines))
+    return lines, total
+
+
+def month_bounds(month: str | None, today: date) -> tuple[date, date]:
+    """First and last day of ``YYYY-MM`` (default: this month, up to today)."""
+    if month is None:
+        return today.replace(day=1), today
+    year, number = (int(part) for part in month.split("-"))
+    return date(year, number, 1), date(year, number, calendar.monthrange(year, number)[1])

@@ -1,0 +1,28 @@
+"""GET /v1/usage: the caller's metered requests and cost. Free, not metered."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from common import metering
+from common.http import Call, Route
+from functions.usage.models import Usage, UsageLine, UsageQuery
+
+
+def get_usage(call: Call) -> Usage:
+    query: UsageQuery = call.query
+    first, last = query.period(datetime.now(UTC).date())
+    lines, total = metering.summary(call.principal.consumer_id, first, last)
+    return Usage(
+        from_=first,
+        to=last,
+        operations=[UsageLine(**line.as_dict()) for line in lines],
+        total=UsageLine(**total.as_dict()),
+    )
+
+
+ROUTES = [
+    Route("GET", "/v1/usage", get_usage, "getUsage",
+          "Your metered requests and cost per operation for a period (default: this month)",
+          "Usage", query=UsageQuery, response=Usage),
+]  # fmt: skip
