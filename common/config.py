@@ -81,6 +81,20 @@ class Settings(BaseSettings):
     )
     jwks_port: int = Field(8682, description="Port of the local JWKS that make run serves.")
 
+    llm_backend: Literal["offline", "openai"] = Field(
+        "offline", description="offline: the built-in engine; openai: a Chat Completions API."
+    )
+    llm_base_url: str = Field(
+        "", description="Base URL of the OpenAI-compatible API, e.g. https://host/v1."
+    )
+    llm_model: str = Field("", description="Model name sent to the provider.")
+    llm_api_key: str = Field("", description="Bearer key for the provider (LLM_AUTH=key).")
+    llm_auth: Literal["key", "google"] = Field(
+        "key", description="key: LLM_API_KEY; google: an ADC access token (Vertex AI)."
+    )
+    llm_timeout_s: float = Field(30.0, gt=0, le=300, description="Per-attempt provider timeout.")
+    llm_max_retries: int = Field(2, ge=0, le=5, description="Retries on 429/5xx/timeouts.")
+
     demo_email: str = Field("demo@example.org", description="Consumer seeded by make run.")
 
     @model_validator(mode="after")
@@ -105,6 +119,8 @@ class Settings(BaseSettings):
             "OIDC_ISSUER": not self.oidc_issuer,
             "OIDC_AUDIENCE": self.oidc_audience == LOCAL_OIDC_AUDIENCE,
             "GOOGLE_CLOUD_PROJECT": self.google_cloud_project.startswith("demo-"),
+            "LLM_BASE_URL/LLM_MODEL": self.llm_backend == "openai"
+            and not (self.llm_base_url and self.llm_model),
         }
         missing = [name for name, placeholder in placeholders.items() if placeholder]
         if missing:
