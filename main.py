@@ -34,6 +34,14 @@ def health(request: Request) -> Response:
 
 
 @functions_framework.http
+def chat(request: Request) -> Response:
+    """/v1/chat/*: assistant, intent, summaries, memory."""
+    from functions.registry import app
+
+    return app("chat")(request)
+
+
+@functions_framework.http
 def tracking(request: Request) -> Response:
     """/v1/tracking/*: subscriptions and the topic catalog."""
     from functions.registry import app

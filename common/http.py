@@ -15,7 +15,7 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -57,7 +57,7 @@ class Route:
 
     method: str
     path: str
-    handler: Callable[[Call], BaseModel | None]
+    handler: Callable[[Call], BaseModel | Streamed | None]
     operation_id: str
     summary: str
     tag: str
@@ -90,6 +90,15 @@ class Call:
     correlation_id: str = ""
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     headers: Mapping[str, str] = field(default_factory=dict)
+    response_headers: dict[str, str] = field(default_factory=dict)  # set by the handler
+
+
+@dataclass
+class Streamed:
+    """A handler's streamed answer (server-sent events, NDJSON): chunks sent as produced."""
+
+    chunks: Iterable[str]
+    mimetype: str
 
 
 class Api:
@@ -196,6 +205,7 @@ class Api:
             headers=request.headers,
         )
         result = route.handler(call)
+        extra_headers.update(call.response_headers)
         if route.price:  # only a 2xx answer reaches this line; it is returned once recorded
             from common import metering
 
@@ -282,9 +292,16 @@ def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
     return FieldError(name, err["msg"].removeprefix("Value error, "))
 
 
-def render(status: int, result: BaseModel | None) -> Response:
+def render(status: int, result: BaseModel | Streamed | None) -> Response:
     if result is None:
         return Response(status=204)
+    if isinstance(result, Streamed):
+        response = Response(
+            (chunk.encode() for chunk in result.chunks), status=status, mimetype=result.mimetype
+        )
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Accel-Buffering"] = "no"  # proxies must not hold the stream back
+        return response
     body = result.model_dump_json(by_alias=True)
     return Response(body, status=status, mimetype="application/json")
 

@@ -8,13 +8,14 @@ from common.http import Api, Route
 
 
 def all_routes() -> list[Route]:
+    from functions.chat.routes import ROUTES as CHAT
     from functions.portal.routes import ROUTES as PORTAL
     from functions.system.routes import ROUTES as SYSTEM
     from functions.tracking.routes import ROUTES as TRACKING
     from functions.usage.routes import ROUTES as USAGE
     from functions.webhooks.routes import ROUTES as WEBHOOKS
 
-    return [*SYSTEM, *TRACKING, *USAGE, *PORTAL, *WEBHOOKS]
+    return [*SYSTEM, *CHAT, *TRACKING, *USAGE, *PORTAL, *WEBHOOKS]
 
 
 @cache

@@ -1,0 +1,482 @@
+"""The LLM provider port: chat completions from an OpenAI-compatible API, or none (offline).
+
+``get_provider()`` is None with ``LLM_BACKEND=offline`` (callers use the built-in engine) and
+otherwise an ``OpenAICompatibleProvider`` built once per process from the settings. It speaks
+the Chat Completions wire protocol (``POST {LLM_BASE_URL}/chat/completions``), which OpenAI,
+Vertex AI's OpenAI-compatible endpoint and most self-hosted servers accept.
+
+Each attempt is held to ``LLM_TIMEOUT_S``; 429, 5xx, timeouts and connection errors are retried
+up to ``LLM_MAX_RETRIES`` times with exponential backoff and jitter (a numeric ``Retry-After``
+is honoured up to ``BACKOFF_CAP_S``); any other failure is a ``ProviderError`` (502) at once.
+Error messages and logs name the status or error type and the attempt, never the key, the
+token, the prompt or the provider's response body (which may echo either).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from common.config import get_settings
+from common.errors import BackendUnavailable
+
+if TYPE_CHECKING:
+    import httpx
+
+logger = logging.getLogger("ars.llm")
+
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 8.0
+CONNECT_TIMEOUT_CAP_S = 5.0
+GOOGLE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+
+# Tests replace this to make backoff instant and to see the delays chosen.
+_sleep: Callable[[float], None] = time.sleep
+
+Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+T = TypeVar("T", bound=BaseModel)
+
+
+class ProviderError(BackendUnavailable):
+    """The language model could not give a usable answer (502 ``backend_unavailable``)."""
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail or "The language model provider failed. Retry shortly.")
+
+
+class ChatProvider(Protocol):
+    name: str  # e.g. "openai:<model>"
+
+    def complete_json(
+        self,
+        messages: list[Message],
+        schema: type[T],
+        *,
+        schema_name: str,
+        max_tokens: int = 800,
+        temperature: float = 0.2,
+    ) -> T: ...
+
+    def complete_text(
+        self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.4
+    ) -> str: ...
+
+    def stream_text(
+        self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.4
+    ) -> Iterator[str]: ...
+
+
+class _Transient(Exception):
+    """A failure worth retrying: 429, 5xx, a timeout or a connection error."""
+
+    def __init__(self, kind: str, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+_TIMEOUT_DETAIL = "The language model provider did not answer in time. Retry shortly."
+_UNREACHABLE_DETAIL = "The language model provider could not be reached. Retry shortly."
+_FORMAT_DETAIL = "The language model's answer did not have the expected format."
+_CORRECTION = (
+    "Your previous answer was not valid JSON matching the required schema '{name}'. Answer "
+    "again with only one JSON object that matches this JSON schema, and no other text:\n{schema}"
+)
+
+
+class OpenAICompatibleProvider:
+    """A ``ChatProvider`` over HTTP. Thread-safe: one instance serves the whole process."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        auth: Callable[[], str | None],
+        timeout_s: float,
+        max_retries: int,
+        client: httpx.Client | None = None,
+    ) -> None:
+        import httpx
+
+        self.name = f"openai:{model}"
+        self.model = model
+        self._url = f"{base_url.rstrip('/')}/chat/completions"
+        self._auth = auth
+        self._max_retries = max(0, max_retries)
+        self._timeout = httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_CAP_S, timeout_s))
+        self._owns_client = client is None
+        self._client = client or httpx.Client(timeout=self._timeout)
+
+    def close(self) -> None:
+        if self._owns_client:
+            self._client.close()
+
+    # -- the port ---------------------------------------------------------------------------
+
+    def complete_json(
+        self,
+        messages: list[Message],
+        schema: type[T],
+        *,
+        schema_name: str,
+        max_tokens: int = 800,
+        temperature: float = 0.2,
+    ) -> T:
+        json_schema = schema.model_json_schema()
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": schema_name, "strict": True, "schema": json_schema},
+        }
+        payload = self._payload(messages, max_tokens, temperature)
+        payload["response_format"] = response_format
+        content = _content(self._complete(payload), attempt=1)
+        result = _validated(schema, content, attempt=1)
+        if result is not None:
+            return result
+        correction = _CORRECTION.format(
+            name=schema_name, schema=json.dumps(json_schema, separators=(",", ":"))
+        )
+        retry_messages = [*messages]
+        if content:
+            retry_messages.append({"role": "assistant", "content": content})
+        retry_messages.append({"role": "user", "content": correction})
+        payload = self._payload(retry_messages, max_tokens, temperature)
+        payload["response_format"] = response_format
+        content = _content(self._complete(payload), attempt=2)
+        result = _validated(schema, content, attempt=2)
+        if result is None:
+            raise ProviderError(_FORMAT_DETAIL)
+        return result
+
+    def complete_text(
+        self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.4
+    ) -> str:
+        content = _content(self._complete(self._payload(messages, max_tokens, temperature)), 1)
+        if not content.strip():
+            raise ProviderError("The language model gave an empty answer.")
+        return content
+
+    def stream_text(
+        self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.4
+    ) -> Iterator[str]:
+        """Yield the answer's text pieces as they arrive. Failures before the first piece are
+        retried like any request; once a piece has been yielded, a failure is a ProviderError."""
+        import httpx
+
+        payload = self._payload(messages, max_tokens, temperature)
+        payload["stream"] = True
+        attempt = 0
+        while True:
+            attempt += 1
+            yielded = False
+            try:
+                try:
+                    with self._client.stream(
+                        "POST",
+                        self._url,
+                        json=payload,
+                        headers=self._headers(),
+                        timeout=self._timeout,
+                    ) as response:
+                        _check_status(response, attempt)
+                        for piece in _stream_pieces(response.iter_lines(), attempt):
+                            yielded = True
+                            yield piece
+                    return
+                except httpx.TimeoutException as exc:
+                    raise _Transient(type(exc).__name__, _TIMEOUT_DETAIL) from None
+                except httpx.TransportError as exc:
+                    raise _Transient(type(exc).__name__, _UNREACHABLE_DETAIL) from None
+            except _Transient as transient:
+                if yielded:
+                    logger.warning(
+                        "llm stream broke", extra={"attempt": attempt, "error": transient.kind}
+                    )
+                    raise ProviderError(
+                        "The language model's answer was cut off. Retry shortly."
+                    ) from None
+                self._backoff_or_raise(transient, attempt)
+
+    # -- transport --------------------------------------------------------------------------
+
+    def _payload(self, messages: list[Message], max_tokens: int, temperature: float) -> dict:
+        return {
+            "model": self.model,
+            "messages": [dict(message) for message in messages],
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+
+    def _headers(self) -> dict[str, str]:
+        failure = None
+        try:
+            token = self._auth()
+        except ProviderError:
+            raise
+        except Exception as exc:  # credential libraries raise many types
+            failure = type(exc).__name__
+        if failure is not None:  # raised here so the error carries no chained message
+            logger.warning("llm credentials unavailable", extra={"error": failure})
+            raise ProviderError("The language model provider's credentials failed.")
+        headers = {"Accept": "application/json, text/event-stream"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return headers
+
+    def _complete(self, payload: dict) -> dict[str, Any]:
+        """POST one non-streaming request, with retries; the decoded JSON body."""
+        import httpx
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                try:
+                    response = self._client.post(
+                        self._url, json=payload, headers=self._headers(), timeout=self._timeout
+                    )
+                except httpx.TimeoutException as exc:
+                    raise _Transient(type(exc).__name__, _TIMEOUT_DETAIL) from None
+                except httpx.TransportError as exc:
+                    raise _Transient(type(exc).__name__, _UNREACHABLE_DETAIL) from None
+                _check_status(response, attempt)
+            except _Transient as transient:
+                self._backoff_or_raise(transient, attempt)
+                continue
+            body = _json_or_none(response.content)
+            if not isinstance(body, dict):
+                logger.warning("llm reply is not a JSON object", extra={"attempt": attempt})
+                raise ProviderError("The language model provider gave an unreadable answer.")
+            return body
+
+    def _backoff_or_raise(self, transient: _Transient, attempt: int) -> None:
+        logger.warning(
+            "llm request failed: %s",
+            transient.kind,
+            extra={"attempt": attempt, "error": transient.kind},
+        )
+        if attempt > self._max_retries:
+            raise ProviderError(transient.detail)
+        _sleep(backoff_delay(attempt, transient.retry_after))
+
+
+def backoff_delay(attempt: int, retry_after: float | None = None) -> float:
+    """Seconds to wait after failed attempt ``attempt`` (1-based): a numeric Retry-After up to
+    the cap, otherwise exponential from BACKOFF_BASE_S with jitter (half fixed, half random)."""
+    if retry_after is not None:
+        return min(max(retry_after, 0.0), BACKOFF_CAP_S)
+    ceiling = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+    return ceiling / 2 + random.uniform(0, ceiling / 2)  # noqa: S311 (jitter, not crypto)
+
+
+def _check_status(response: httpx.Response, attempt: int) -> None:
+    code = response.status_code
+    if 200 <= code < 300:
+        return
+    if code == 429 or code >= 500:
+        detail = (
+            "The language model provider is rate limiting requests. Retry shortly."
+            if code == 429
+            else f"The language model provider failed (HTTP {code}). Retry shortly."
+        )
+        raise _Transient(f"HTTP {code}", detail, _retry_after(response.headers.get("retry-after")))
+    logger.warning("llm request failed: HTTP %s", code, extra={"attempt": attempt, "status": code})
+    raise ProviderError(f"The language model provider rejected the request (HTTP {code}).")
+
+
+def _retry_after(value: str | None) -> float | None:
+    """A numeric Retry-After in seconds; None when absent or an HTTP date."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 and seconds == seconds else None  # NaN is not a number
+
+
+def _json_or_none(data: bytes | str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def _validated(schema: type[T], content: str, *, attempt: int) -> T | None:
+    """The reply as ``schema``, or None (logged) when it is not JSON or does not match."""
+    try:
+        return schema.model_validate_json(content)
+    except ValidationError as exc:
+        kinds = {error["type"] for error in exc.errors()}
+        kind = "invalid_json" if "json_invalid" in kinds else "schema_mismatch"
+    logger.warning("llm reply did not match the schema", extra={"attempt": attempt, "error": kind})
+    return None
+
+
+def _content(body: dict[str, Any], attempt: int) -> str:
+    """``choices[0].message.content`` of a completion; ProviderError for refusals and
+    malformed bodies. Empty content is returned as "" for the caller to judge."""
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ProviderError("The language model provider gave an answer without choices.")
+    choice = choices[0]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise ProviderError("The language model provider gave an answer without a message.")
+    if message.get("refusal") or choice.get("finish_reason") == "content_filter":
+        _refused(choice, attempt)
+    return _text(message.get("content"))
+
+
+def _text(content: Any) -> str:
+    """Content is a string, or (some compatible servers) a list of text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _refused(choice: dict[str, Any], attempt: int) -> None:
+    reason = choice.get("finish_reason") or "refusal"
+    logger.warning("llm refused: %s", reason, extra={"attempt": attempt, "error": reason})
+    raise ProviderError("The language model declined to answer this request.")
+
+
+def _stream_pieces(lines: Iterable[str], attempt: int = 1) -> Iterator[str]:
+    """The text pieces of a Chat Completions server-sent event stream."""
+    finished = False
+    produced = False
+    for data in _sse_data(lines):
+        if data.strip() == "[DONE]":
+            finished = True
+            break
+        chunk = _json_or_none(data)
+        if not isinstance(chunk, dict):
+            raise ProviderError("The language model provider sent an unreadable stream.")
+        if "error" in chunk:
+            logger.warning("llm stream reported an error", extra={"attempt": attempt})
+            raise ProviderError("The language model provider reported an error mid-answer.")
+        choices = chunk.get("choices") or []
+        if not choices or not isinstance(choices[0], dict):
+            continue  # e.g. a final usage-only chunk
+        choice = choices[0]
+        delta = choice.get("delta") or {}
+        if delta.get("refusal") or choice.get("finish_reason") == "content_filter":
+            _refused(choice, attempt)
+        piece = _text(delta.get("content"))
+        if piece:
+            produced = True
+            yield piece
+        if choice.get("finish_reason"):
+            finished = True
+    if not finished:
+        raise ProviderError("The language model's answer was cut off. Retry shortly.")
+    if not produced:
+        raise ProviderError("The language model gave an empty answer.")
+
+
+def _sse_data(lines: Iterable[str]) -> Iterator[str]:
+    """The data of each server-sent event (its ``data:`` lines joined), in order."""
+    buffer: list[str] = []
+    for line in lines:
+        if not line:
+            if buffer:
+                yield "\n".join(buffer)
+                buffer = []
+            continue
+        if line.startswith(":"):
+            continue  # a comment, e.g. a keep-alive
+        field, _, value = line.partition(":")
+        if field == "data":
+            buffer.append(value[1:] if value.startswith(" ") else value)
+    if buffer:
+        yield "\n".join(buffer)
+
+
+# -- the process's provider ------------------------------------------------------------------
+
+_lock = threading.Lock()
+_provider: OpenAICompatibleProvider | None = None
+
+
+def get_provider() -> ChatProvider | None:
+    """None when LLM_BACKEND=offline; otherwise the process's provider, built on first use.
+
+    LLM_AUTH=key sends ``Authorization: Bearer LLM_API_KEY`` (none when the key is empty, for
+    local servers); LLM_AUTH=google sends an access token of Application Default Credentials,
+    refreshed when expired.
+    """
+    global _provider
+    settings = get_settings()
+    if settings.llm_backend == "offline":
+        return None
+    if _provider is None:
+        with _lock:
+            if _provider is None:
+                _provider = _build_provider()
+    return _provider
+
+
+def reset_provider() -> None:
+    """Forget the provider (tests change the settings)."""
+    global _provider
+    with _lock:
+        provider, _provider = _provider, None
+    if provider is not None:
+        provider.close()
+
+
+def _build_provider() -> OpenAICompatibleProvider:
+    settings = get_settings()
+    if not (settings.llm_base_url and settings.llm_model):
+        logger.error("LLM_BACKEND=openai needs LLM_BASE_URL and LLM_MODEL")
+        raise ProviderError("The language model provider is not configured.")
+    auth = _google_token_source() if settings.llm_auth == "google" else _key(settings.llm_api_key)
+    return OpenAICompatibleProvider(
+        settings.llm_base_url,
+        settings.llm_model,
+        auth=auth,
+        timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+    )
+
+
+def _key(api_key: str) -> Callable[[], str | None]:
+    return lambda: api_key or None
+
+
+def _google_token_source() -> Callable[[], str | None]:
+    """Access tokens of Application Default Credentials. The credentials are looked up on the
+    first request (not at start-up: on Google Cloud that asks the metadata server)."""
+    lock = threading.Lock()
+    state: dict[str, Any] = {}
+
+    def token() -> str | None:
+        import google.auth
+        import google.auth.transport.requests
+
+        with lock:
+            if "credentials" not in state:
+                credentials, _project = google.auth.default(scopes=GOOGLE_SCOPES)
+                state["credentials"] = credentials
+                state["request"] = google.auth.transport.requests.Request()
+            credentials = state["credentials"]
+            if not credentials.valid:  # no token yet, or (about to be) expired
+                credentials.refresh(state["request"])
+            return credentials.token
+
+    return token

@@ -1,0 +1,176 @@
+"""A small multinomial logistic-regression text classifier in pure Python.
+
+Features: lower-cased word unigrams and bigrams, 5-letter stems of longer words, cue words of
+each intent (a small lexicon), and the message's shape (a capitalised two-word name, a question
+mark, its length), binary and L2-normalised per message. Trained by seeded SGD with L2
+regularisation, so training is deterministic; the feature set, epochs and regularisation were
+chosen by 5-fold cross-validation on the training split alone (0.926), never on the holdout.
+Probabilities are calibrated with a temperature fitted on cross-validated predictions of the
+training set. The trained
+model is a JSON file (``data/intents/model.json``), loaded on first use, never at import.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+
+TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+_CUES = {
+    name: re.compile(pattern)
+    for name, pattern in {
+        "content": r"\b(write|draft|compose|create|caption|tweet|post|thread|press release|"
+        r"newsletter|op-ed|blog|flyer|script|slogan|copy|headline|petition text|"
+        r"talking points|hashtags?|email to supporters|letter)\b",
+        "track": r"\b(alerts?|notify|notification|updates?|monitor|track|tracking|keep (me )?"
+        r"(posted|updated|tabs)|watch|follow|digest|subscribe|subscription|weekly|daily|"
+        r"every (day|week|morning)|as soon as|ping me|let me know (when|if))\b",
+        "legal": r"\b(legal|legally|illegal|laws?|lawful|allowed|permit|permission|sued?|"
+        r"lawsuit|liab(le|ility)|defamation|trespass|arrest(ed)?|police|rights|court|"
+        r"attorney|lawyer|ag-gag|foia|can (we|i))\b",
+        "person": r"\b(who is|profile|background|biography|bio|career|voting record|votes?|"
+        r"statements?|senator|rep\.|representative|minister|mp|ceo|cfo|founder|director|"
+        r"commissioner|mayor|governor|spokesperson|official|chair(man|woman)?)\b",
+        "company": r"\b(company|companies|corporation|corp|inc|ltd|llc|brand|suppliers?|"
+        r"supply chain|sourcing|practices|polic(y|ies)|pledge|commitment|compliance|audit|"
+        r"investigate|dig into|look into|research|report on|foods|farms|poultry|dairy|group)\b",
+        "chat": r"\b(hi|hello|hey|thanks|thank you|what is|what are|why|how does|explain|"
+        r"who are you|can you|are you)\b",
+    }.items()
+}
+
+
+def features(text: str) -> dict[str, float]:
+    lowered = text.lower()
+    tokens = TOKEN.findall(lowered)
+    grams = set(tokens) | {f"{a} {b}" for a, b in pairwise(tokens)}
+    grams |= {"stem:" + token[:5] for token in tokens if len(token) > 5}
+    grams |= {"cue:" + name for name, cue in _CUES.items() if cue.search(lowered)}
+    if re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+", text):
+        grams.add("shape:name")
+    if text.strip().endswith("?"):
+        grams.add("shape:question")
+    grams.add(f"shape:length{min(len(tokens) // 5, 6)}")
+    weight = 1.0 / math.sqrt(len(grams))
+    return dict.fromkeys(grams, weight)
+
+
+@dataclass
+class Model:
+    labels: list[str]
+    weights: dict[str, list[float]]  # feature -> one weight per label
+    bias: list[float]
+    temperature: float = 1.0
+
+    def scores(self, text: str) -> list[float]:
+        scores = list(self.bias)
+        for feature, value in features(text).items():
+            row = self.weights.get(feature)
+            if row is not None:
+                for i, weight in enumerate(row):
+                    scores[i] += weight * value
+        return scores
+
+    def probabilities(self, text: str) -> dict[str, float]:
+        return dict(zip(self.labels, softmax(self.scores(text), self.temperature), strict=True))
+
+    def predict(self, text: str) -> tuple[str, float]:
+        probabilities = self.probabilities(text)
+        label = max(probabilities, key=probabilities.__getitem__)
+        return label, probabilities[label]
+
+    def to_json(self) -> str:
+        rounded = {f: [round(w, 5) for w in row] for f, row in sorted(self.weights.items())}
+        return json.dumps(
+            {
+                "labels": self.labels,
+                "bias": [round(b, 5) for b in self.bias],
+                "temperature": round(self.temperature, 4),
+                "weights": rounded,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def load(cls, path: Path) -> Model:
+        data = json.loads(path.read_text())
+        return cls(data["labels"], data["weights"], data["bias"], data["temperature"])
+
+
+def softmax(scores: Sequence[float], temperature: float = 1.0) -> list[float]:
+    top = max(scores)
+    exps = [math.exp((s - top) / temperature) for s in scores]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def train(
+    examples: Sequence[tuple[str, str]],
+    *,
+    epochs: int = 20,
+    rate: float = 0.5,
+    l2: float = 1e-2,
+    seed: int = 7,
+) -> Model:
+    labels = sorted({label for _, label in examples})
+    index = {label: i for i, label in enumerate(labels)}
+    data = [(features(text), index[label]) for text, label in examples]
+    weights: dict[str, list[float]] = {}
+    bias = [0.0] * len(labels)
+    order = list(range(len(data)))
+    rng = random.Random(seed)  # noqa: S311 - reproducible shuffling, not security
+    for epoch in range(epochs):
+        rng.shuffle(order)
+        step = rate / (1 + epoch * 0.1)
+        for i in order:
+            x, y = data[i]
+            scores = list(bias)
+            for feature, value in x.items():
+                row = weights.get(feature)
+                if row is not None:
+                    for k, weight in enumerate(row):
+                        scores[k] += weight * value
+            probabilities = softmax(scores)
+            for k in range(len(labels)):
+                gradient = probabilities[k] - (1.0 if k == y else 0.0)
+                bias[k] -= step * gradient
+                for feature, value in x.items():
+                    row = weights.setdefault(feature, [0.0] * len(labels))
+                    row[k] -= step * (gradient * value + l2 * row[k])
+    return Model(labels, weights, bias)
+
+
+def fit_temperature(model_factory, examples: Sequence[tuple[str, str]], folds: int = 5) -> float:
+    """The temperature that minimises the log loss of cross-validated predictions."""
+    held_out: list[tuple[list[float], int, list[str]]] = []
+    for fold in range(folds):
+        train_part = [e for i, e in enumerate(examples) if i % folds != fold]
+        test_part = [e for i, e in enumerate(examples) if i % folds == fold]
+        model = model_factory(train_part)
+        held_out += [
+            (model.scores(text), model.labels.index(label), model.labels)
+            for text, label in test_part
+            if label in model.labels
+        ]
+
+    def log_loss(t: float) -> float:
+        return -sum(math.log(max(softmax(s, t)[y], 1e-12)) for s, y, _ in held_out)
+
+    candidates = [round(0.05 * k, 2) for k in range(1, 81)]  # 0.05 .. 4.0
+    return min(candidates, key=log_loss)
+
+
+def read_jsonl(path: Path) -> list[tuple[str, str]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [(row["text"], row["intent"]) for row in rows]
+
+
+def accuracy(model: Model, examples: Iterable[tuple[str, str]]) -> float:
+    examples = list(examples)
+    return sum(model.predict(text)[0] == label for text, label in examples) / len(examples)

@@ -1,0 +1,31 @@
+"""The offline engine's entry points, with the trained intent model loaded on first use."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from common.offline.classifier import Model
+from common.offline.entities import extract
+
+MODEL_PATH = Path(__file__).resolve().parents[2] / "data" / "intents" / "model.json"
+NAME = "offline"
+
+_model: Model | None = None
+_lock = threading.Lock()
+
+
+def model() -> Model:
+    global _model
+    if _model is None:
+        with _lock:
+            if _model is None:
+                _model = Model.load(MODEL_PATH)
+    return _model
+
+
+def detect_intent(message: str) -> tuple[str, float, dict[str, Any]]:
+    """(intent, calibrated confidence, extractedInfo) for one message."""
+    intent, confidence = model().predict(message)
+    return intent, confidence, extract(intent, message)

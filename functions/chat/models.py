@@ -1,0 +1,122 @@
+"""Request and response models of the chat group (spec §4.3, DESIGN.md §3 "Chat")."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Intent = Literal["CREATE_CONTENT", "INVESTIGATE_COMPANY", "RESEARCH_INDIVIDUAL", "LEGAL_HELP",
+                 "TRACK_ISSUES", "GENERAL_CHAT"]  # fmt: skip
+MAX_HISTORY = 50
+
+
+class Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ChatMessage(Input):
+    role: Literal["user", "assistant"] = Field(description="user or assistant (no system).")
+    content: str = Field(min_length=1, max_length=5000)
+
+
+class MessageRequest(Input):
+    message: str = Field(min_length=1, max_length=5000)
+    history: list[ChatMessage] = Field(
+        default_factory=list, max_length=MAX_HISTORY, description="Earlier turns, oldest first."
+    )
+
+
+class MessageResponse(BaseModel):
+    response: str
+    intent: Intent
+
+
+class IntentRequest(Input):
+    message: str = Field(min_length=1, max_length=2000)
+
+
+class IntentResponse(BaseModel):
+    intent: Intent
+    extractedInfo: dict[str, str | list[str]] = Field(
+        description="Entities found for the intent; keys appear only when found."
+    )
+    confidence: float = Field(ge=0, le=1)
+
+
+class SummarizeRequest(Input):
+    messages: list[ChatMessage] = Field(min_length=2, max_length=200)
+
+
+class SummarizeResponse(BaseModel):
+    summary: str
+
+
+class ExtractMemoryRequest(Input):
+    messages: list[ChatMessage] = Field(min_length=4, max_length=200)
+    conversationId: str | None = Field(
+        None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$",
+        description="Calling again with the same id replaces that conversation's memory.",
+    )  # fmt: skip
+
+
+class Memory(BaseModel):
+    organization: str | None = Field(None, max_length=100)
+    role: str | None = Field(None, max_length=100)
+    causeAreas: list[str] = Field(default_factory=list, max_length=20)
+    researchTopics: list[str] = Field(default_factory=list, max_length=20)
+    preferences: list[str] = Field(default_factory=list, max_length=20)
+
+
+class ExtractMemoryResponse(BaseModel):
+    memory: Memory
+    conversationId: str
+
+
+class MemoryView(BaseModel):
+    memory: Memory = Field(description="What is remembered, merged over conversations.")
+    conversations: int
+
+
+class MemoryDeleted(BaseModel):
+    deleted: bool
+    conversations: int
+
+
+# What the provider must answer (JSON schema response format). Every field is required and
+# nullable, as strict structured outputs want.
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExtractedFields(Strict):
+    contentType: str | None
+    platform: str | None
+    topic: str | None
+    companyName: str | None
+    focus: str | None
+    personName: str | None
+    role: str | None
+    activity: str | None
+    jurisdiction: str | None
+    topics: list[str] | None
+    keywords: list[str] | None
+    frequency: Literal["daily", "weekly", "realtime"] | None
+
+
+class IntentReply(Strict):
+    intent: Intent
+    extractedInfo: ExtractedFields
+    confidence: float = Field(ge=0, le=1)
+
+
+class SummaryReply(Strict):
+    summary: str = Field(max_length=2000)
+
+
+class MemoryReply(Strict):
+    organization: str | None
+    role: str | None
+    causeAreas: list[str]
+    researchTopics: list[str]
+    preferences: list[str]

@@ -1,0 +1,125 @@
+"""HTTP routes of the chat group. Each answer names the engine that produced it in the
+``X-Chat-Engine`` header (``offline`` or ``openai:<model>``)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from functools import cache
+
+from common.http import Call, Route, Streamed
+from functions.chat import service
+from functions.chat.models import (
+    ExtractMemoryRequest,
+    ExtractMemoryResponse,
+    IntentRequest,
+    IntentResponse,
+    Memory,
+    MemoryDeleted,
+    MemoryView,
+    MessageRequest,
+    MessageResponse,
+    SummarizeRequest,
+    SummarizeResponse,
+)
+
+ENGINE_HEADER = "X-Chat-Engine"
+
+
+@cache
+def available_operations() -> frozenset[str]:
+    from functions.registry import all_routes
+
+    return frozenset(f"{route.method} {route.path}" for route in all_routes())
+
+
+def _turns(messages) -> list[dict[str, str]]:
+    return [m.model_dump() for m in messages]
+
+
+def message(call: Call) -> MessageResponse | Streamed:
+    body: MessageRequest = call.body
+    args = (call.principal.consumer_id, body.message, _turns(body.history),
+            available_operations())  # fmt: skip
+    if "text/event-stream" in call.headers.get("Accept", ""):
+        pieces, intent, engine = service.respond_stream(*args)
+        call.response_headers[ENGINE_HEADER] = engine
+        return Streamed(_sse(pieces, intent), "text/event-stream")
+    text, intent, engine = service.respond(*args)
+    call.response_headers[ENGINE_HEADER] = engine
+    return MessageResponse(response=text, intent=intent)
+
+
+def _sse(pieces: Iterator[str], intent: str) -> Iterator[str]:
+    """Server-sent events: ``delta`` events with text, then ``done`` with the intent and the
+    whole reply; ``error`` (a problem object) if the provider fails mid-way."""
+    from common.errors import AppError
+
+    sent: list[str] = []
+    try:
+        for piece in pieces:
+            sent.append(piece)
+            yield _event("delta", {"text": piece})
+    except AppError as exc:
+        yield _event("error", {"code": exc.code, "status": exc.status, "detail": exc.detail})
+        return
+    yield _event("done", {"intent": intent, "response": "".join(sent)})
+
+
+def _event(name: str, data: dict) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def intent(call: Call) -> IntentResponse:
+    detected, info, confidence, engine = service.detect_intent(call.body.message)
+    call.response_headers[ENGINE_HEADER] = engine
+    return IntentResponse(intent=detected, extractedInfo=info, confidence=round(confidence, 4))
+
+
+def summarize(call: Call) -> SummarizeResponse:
+    summary, engine = service.summarize(_turns(call.body.messages))
+    call.response_headers[ENGINE_HEADER] = engine
+    return SummarizeResponse(summary=summary)
+
+
+def extract_memory(call: Call) -> ExtractMemoryResponse:
+    body: ExtractMemoryRequest = call.body
+    conversation_id = body.conversationId or str(uuid.uuid4())
+    memory, engine = service.extract_memory(call.principal.consumer_id, _turns(body.messages),
+                                            conversation_id)  # fmt: skip
+    call.response_headers[ENGINE_HEADER] = engine
+    return ExtractMemoryResponse(memory=Memory(**memory), conversationId=conversation_id)
+
+
+def get_memory(call: Call) -> MemoryView:
+    memory, conversations = service.get_memory(call.principal.consumer_id)
+    return MemoryView(memory=Memory(**memory), conversations=conversations)
+
+
+def delete_memory(call: Call) -> MemoryDeleted:
+    return MemoryDeleted(deleted=True, conversations=service.delete_memory(
+        call.principal.consumer_id))  # fmt: skip
+
+
+ROUTES = [
+    Route("POST", "/v1/chat/message", message, "chatMessage",
+          "Message the advocacy assistant (JSON, or server-sent events with "
+          "Accept: text/event-stream)", "Chat", body=MessageRequest, response=MessageResponse,
+          price="chat.message"),
+    Route("POST", "/v1/chat/intent", intent, "chatIntent",
+          "Detect the intent of a message and extract its entities", "Chat",
+          body=IntentRequest, response=IntentResponse, price="chat.intent"),
+    Route("POST", "/v1/chat/summarize", summarize, "chatSummarize",
+          "Compress older conversation history into a summary", "Chat",
+          body=SummarizeRequest, response=SummarizeResponse, price="chat.summarize"),
+    Route("POST", "/v1/chat/extract-memory", extract_memory, "chatExtractMemory",
+          "Extract and remember non-personal facts from a finished conversation", "Chat",
+          body=ExtractMemoryRequest, response=ExtractMemoryResponse,
+          price="chat.extract_memory"),
+    Route("GET", "/v1/chat/memory", get_memory, "getChatMemory",
+          "What the assistant remembers about you", "Chat", response=MemoryView),
+    Route("DELETE", "/v1/chat/memory", delete_memory, "deleteChatMemory",
+          "Erase everything the assistant remembers about you", "Chat",
+          response=MemoryDeleted),
+]  # fmt: skip

@@ -1,0 +1,189 @@
+"""Chat on a remote provider: the fake speaks the real Chat Completions protocol."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from common import llm
+from common.llm import reset_provider
+from tests.fakes.openai_server import FakeOpenAIServer, reply, status, stream
+from tests.helpers import bearer, client, new_consumer
+
+pytestmark = pytest.mark.emulator
+
+
+@pytest.fixture
+def fake(db, settings_env, monkeypatch):
+    monkeypatch.setattr(llm, "_sleep", lambda _s: None)
+    with FakeOpenAIServer() as server:
+        settings_env(
+            LLM_BACKEND="openai",
+            LLM_BASE_URL=server.base_url,
+            LLM_MODEL="fake-1",
+            LLM_API_KEY="sk-test-secret",
+            LLM_TIMEOUT_S="2",
+            LLM_MAX_RETRIES="1",
+        )
+        reset_provider()
+        yield server
+        reset_provider()
+
+
+@pytest.fixture
+def alice(fake):
+    return bearer(new_consumer("alice@example.org")[1])
+
+
+def post(path, body, auth, accept: str | None = None):
+    headers = {**auth, **({"Accept": accept} if accept else {})}
+    return client().post(f"/v1/chat/{path}", json=body, headers=headers)
+
+
+def test_message_uses_the_provider_with_memory_as_labelled_context(fake, alice):
+    fake.script(reply("Here is a plan for your fur campaign."))
+    response = post(
+        "message",
+        {
+            "message": "Help me plan a fur campaign",
+            "history": [
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello!"},
+            ],
+        },
+        alice,
+    )
+    assert response.status_code == 200
+    assert response.headers["X-Chat-Engine"] == "openai:fake-1"
+    assert response.get_json()["response"] == "Here is a plan for your fur campaign."
+    sent = fake.requests[-1].body["messages"]
+    assert sent[0]["role"] == "system"
+    assert "Help me plan" not in sent[0]["content"]  # user text never enters instructions
+    assert sent[-1] == {"role": "user", "content": "Help me plan a fur campaign"}
+    assert sent[-3:-1] == [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello!"},
+    ]
+
+
+def test_long_histories_are_compressed_before_the_provider(fake, alice):
+    fake.script(reply("ok"))
+    history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " * 50}
+        for i in range(40)
+    ]
+    post("message", {"message": "and now?", "history": history}, alice)
+    sent = fake.requests[-1].body["messages"]
+    assert len(sent) == 1 + 1 + 10 + 1  # instructions, context, 10 recent turns, the message
+    assert "earlier_conversation" in sent[1]["content"]
+
+
+def test_confident_intents_never_reach_the_provider(fake, alice):
+    response = post("intent", {"message": "Please write a tweet about cage-free eggs"}, alice)
+    assert response.get_json()["intent"] == "CREATE_CONTENT"
+    assert response.headers["X-Chat-Engine"] == "offline"
+    assert fake.requests == []
+
+
+def test_unsure_intents_ask_the_provider_and_fall_back_when_it_fails(fake, alice, monkeypatch):
+    from common.offline import engine
+
+    monkeypatch.setattr(engine, "detect_intent", lambda m: ("GENERAL_CHAT", 0.3, {}))
+    fields = dict.fromkeys(
+        [
+            "contentType",
+            "platform",
+            "topic",
+            "companyName",
+            "focus",
+            "personName",
+            "role",
+            "activity",
+            "jurisdiction",
+            "topics",
+            "keywords",
+            "frequency",
+        ]
+    )
+    fake.script(
+        reply(
+            json.dumps(
+                {
+                    "intent": "LEGAL_HELP",
+                    "confidence": 0.7,
+                    "extractedInfo": {**fields, "activity": "protest"},
+                }
+            )
+        )
+    )
+    asked = post("intent", {"message": "can we stand outside the farm gate"}, alice)
+    assert asked.headers["X-Chat-Engine"] == "openai:fake-1"
+    assert asked.get_json() == {
+        "intent": "LEGAL_HELP",
+        "confidence": 0.7,
+        "extractedInfo": {"activity": "protest"},
+    }
+    assert fake.requests[-1].body["response_format"]["type"] == "json_schema"
+    fake.script(status(500), status(500))
+    fallback = post("intent", {"message": "can we stand outside the farm gate"}, alice)
+    assert fallback.status_code == 200
+    assert fallback.headers["X-Chat-Engine"] == "offline"
+    assert fallback.get_json()["intent"] == "GENERAL_CHAT"
+
+
+def test_a_failing_provider_is_502_and_not_metered(fake, alice):
+    from common.firestore import USAGE, get_db
+
+    fake.script(status(500), status(503))
+    response = post("message", {"message": "hello"}, alice)
+    assert response.status_code == 502
+    assert response.get_json()["code"] == "backend_unavailable"
+    assert "sk-test-secret" not in response.get_data(as_text=True)
+    assert list(get_db().collection(USAGE).stream()) == []
+
+
+def test_schema_violating_summaries_are_502_after_one_retry(fake, alice):
+    fake.script(reply('{"wrong": 1}'), reply("not json"))
+    turns = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    assert post("summarize", {"messages": turns}, alice).status_code == 502
+    assert len(fake.requests) == 2
+
+
+def test_memory_from_the_provider_is_scrubbed_before_storage(fake, alice):
+    fake.script(
+        reply(
+            json.dumps(
+                {
+                    "organization": "Hope for Hens",
+                    "role": "campaigner jo@hens.org",
+                    "causeAreas": ["fur", "call +1 555 010 9999"],
+                    "researchTopics": ["Dana Whitfield"],
+                    "preferences": ["short answers"],
+                }
+            )
+        )
+    )
+    turns = [{"role": "user", "content": f"m{i}"} for i in range(4)]
+    memory = post("extract-memory", {"messages": turns}, alice).get_json()["memory"]
+    assert memory == {
+        "organization": "Hope for Hens",
+        "role": None,
+        "causeAreas": ["fur"],
+        "researchTopics": [],
+        "preferences": ["short answers"],
+    }
+
+
+def test_streaming_from_the_provider(fake, alice):
+    fake.script(stream(["Cage", "-free ", "now."]))
+    response = post(
+        "message",
+        {"message": "Write a tweet about cage-free eggs"},
+        alice,
+        accept="text/event-stream",
+    )
+    raw = response.get_data(as_text=True)
+    assert raw.count("event: delta") == 3
+    done = json.loads(raw.split("event: done\ndata: ")[1])
+    assert done == {"intent": "CREATE_CONTENT", "response": "Cage-free now."}

@@ -1,0 +1,145 @@
+"""The offline engine: entities, summaries, memory scrubbing, honest replies, and the intent
+model trained from the repository's dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from common.offline import reply
+from common.offline.classifier import accuracy, read_jsonl
+from common.offline.engine import MODEL_PATH, detect_intent, model
+from common.offline.entities import extract
+from common.offline.memory import extract_memory, personal
+from common.offline.summarize import MAX_CHARS, summarize
+from common.offline.train import build
+
+DATA = Path(MODEL_PATH).parent
+
+
+@pytest.mark.parametrize(
+    ("intent", "text", "expected"),
+    [
+        (
+            "INVESTIGATE_COMPANY",
+            "Can you look into Harlow Foods and their cage-free progress?",
+            {"companyName": "Harlow Foods", "focus": "cage-free progress"},
+        ),
+        (
+            "RESEARCH_INDIVIDUAL",
+            "Who is Senator Dana Whitfield?",
+            {"personName": "Dana Whitfield", "role": "senator"},
+        ),
+        (
+            "RESEARCH_INDIVIDUAL",
+            "Profile Marcus Oyelaran, CEO of Brightmeadow Poultry",
+            {"personName": "Marcus Oyelaran", "role": "ceo", "companyName": "Brightmeadow Poultry"},
+        ),
+        (
+            "CREATE_CONTENT",
+            "Write an Instagram caption about fur farming in Finland",
+            {"contentType": "caption", "platform": "instagram", "topic": "fur farming in Finland"},
+        ),
+        (
+            "LEGAL_HELP",
+            "Is leafleting outside a supermarket legal in Ohio?",
+            {"activity": "leafleting", "jurisdiction": "Ohio"},
+        ),
+        (
+            "TRACK_ISSUES",
+            'Send me weekly updates on cage-free eggs and "Harlow Foods"',
+            {"topics": ["cage-free"], "keywords": ["Harlow Foods"], "frequency": "weekly"},
+        ),
+        ("GENERAL_CHAT", "Thanks, that was helpful!", {}),
+    ],
+)
+def test_entities(intent, text, expected):
+    assert extract(intent, text) == expected
+
+
+def test_summary_keeps_the_question_and_the_decision_within_bounds():
+    messages = [
+        {"role": "user", "content": "How should we pressure Harlow Foods on cage-free eggs?"},
+        {"role": "assistant", "content": "Start with their 2025 pledge. " * 3},
+        {"role": "user", "content": "OK. We decided to launch a petition next week."},
+        {"role": "assistant", "content": "Great, I will draft the petition text."},
+    ] * 10
+    summary = summarize(messages)
+    assert "How should we pressure Harlow Foods" in summary
+    assert "decided to launch a petition" in summary
+    assert len(summary) <= MAX_CHARS
+
+
+def test_memory_keeps_work_facts_and_drops_personal_data():
+    memory = extract_memory(
+        [
+            {
+                "role": "user",
+                "content": "I'm the campaign manager at Hope for Hens. Email me at "
+                "jo@hope.example.org or call +44 20 7946 0958.",
+            },
+            {"role": "assistant", "content": "Noted."},
+            {
+                "role": "user",
+                "content": "I'm researching Harlow Foods supply chains and the votes "
+                "of Senator Dana Whitfield. I prefer a friendly tone.",
+            },
+            {"role": "user", "content": "Our office is at 221 Baker Street. We work on fur."},
+        ]
+    )
+    assert memory["organization"] == "Hope for Hens"
+    assert memory["role"] == "campaign manager"
+    assert "fur" in memory["causeAreas"]
+    assert memory["preferences"] == ["I prefer a friendly tone"]
+    stored = repr(memory)
+    for secret in ("jo@hope", "7946", "Baker Street", "Dana", "Whitfield"):
+        assert secret not in stored
+
+
+@pytest.mark.parametrize(
+    "value", ["jo@x.org", "+1 (555) 123-4567", "12 Elm Street", "Dana Whitfield"]
+)
+def test_personal_values_are_recognised(value):
+    assert personal(value)
+
+
+def test_replies_point_only_at_operations_that_exist():
+    info = {"topics": ["fur"], "frequency": "weekly"}
+    served = {"POST /v1/tracking/subscriptions"}
+    text = reply.reply("TRACK_ISSUES", info, memory=None, available=served)
+    assert "POST /v1/tracking/subscriptions" in text
+    assert '"frequency": "weekly"' in text
+    missing = reply.reply(
+        "INVESTIGATE_COMPANY", {"companyName": "Harlow Foods"}, memory=None, available=served
+    )
+    assert "cannot do that for you yet" in missing
+
+
+def test_legal_replies_carry_the_disclaimer():
+    text = reply.reply("LEGAL_HELP", {"activity": "protest"}, memory=None, available=set())
+    assert reply.DISCLAIMER in text
+
+
+def test_holdout_accuracy_is_at_least_ninety_percent():
+    holdout = read_jsonl(DATA / "holdout.jsonl")
+    assert len(holdout) >= 150
+    assert accuracy(model(), holdout) >= 0.90
+
+
+def test_holdout_never_overlaps_training():
+    normal = {" ".join(t.lower().split()) for t, _ in read_jsonl(DATA / "train.jsonl")}
+    assert not any(
+        " ".join(t.lower().split()) in normal for t, _ in read_jsonl(DATA / "holdout.jsonl")
+    )
+
+
+def test_committed_model_is_the_one_the_training_data_gives():
+    assert build().to_json() == MODEL_PATH.read_text().strip()
+
+
+def test_confidence_is_a_probability():
+    intent, confidence, _ = detect_intent("Please write a tweet about cage-free eggs")
+    assert intent == "CREATE_CONTENT"
+    assert 0.0 < confidence <= 1.0
+    assert abs(sum(model().probabilities("hello").values()) - 1.0) < 1e-9
