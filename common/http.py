@@ -4,8 +4,9 @@ Every endpoint group declares a table of ``Route`` objects; ``Api`` serves a tab
 ``common.openapi`` documents the same table, so the contract cannot drift from the code.
 
 Order of the steps for each request:
-    correlation id -> route match (404/405) -> authentication (401) -> rate limit (429)
-    -> body size (413) and validation (400) -> handler -> metering -> response
+    correlation id -> route match (404/405) -> authentication (401/403) -> rate limit (429)
+    -> body size (413), webhook signature (401) and validation (400) -> handler
+    -> metering (priced routes, 2xx only) -> response (JSON, 204, or a stream)
 Every error, whatever the step, is rendered here as RFC 9457 problem+json.
 """
 

@@ -6,6 +6,7 @@ directly: one process, a fast start and a clean stop.
 
 from __future__ import annotations
 
+import ctypes
 import glob
 import os
 import shutil
@@ -65,6 +66,13 @@ def _gcloud_sdk_root() -> str:
     return result.stdout.strip()
 
 
+def die_with_parent() -> None:
+    """Run in a child before exec: the kernel sends it SIGTERM when its parent dies, so even a
+    killed test run or supervisor leaves no emulator or server behind (Linux)."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -113,7 +121,11 @@ class Emulator:
         # Own process group, so a Ctrl-C in the terminal reaches only our supervisor, which
         # then stops the emulator itself (after exporting its data).
         self.process = subprocess.Popen(
-            args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            args,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
         )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

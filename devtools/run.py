@@ -8,7 +8,6 @@ or to the `make` above it -- stops the server and the emulator; nothing is left 
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
@@ -18,17 +17,11 @@ import threading
 from pathlib import Path
 
 from devtools import localidp
-from devtools.emulator import Emulator, EmulatorError, latest_export
+from devtools.emulator import Emulator, EmulatorError, die_with_parent, latest_export
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL = Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
 DATA = LOCAL / "firestore"
-
-
-def _die_with_parent() -> None:
-    """Run in a child before exec: the kernel sends it SIGTERM if this supervisor dies."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def main() -> int:
@@ -83,7 +76,7 @@ def main() -> int:
             env=env,
             cwd=ROOT,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         demo_key = seeded.stdout.strip()
         key_file = LOCAL / "demo_key"

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from devtools.emulator import Emulator, free_port
+from devtools.emulator import Emulator, die_with_parent, free_port
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
@@ -74,6 +74,7 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
+        preexec_fn=die_with_parent,
     )
     base = f"http://127.0.0.1:{port}"
     if not healthy_within(base, 30):
