@@ -1,11 +1,17 @@
 """Functions Framework entry points. Each hands the request to its group's router, nothing else.
 
-Imports happen inside each entry point, so a function instance loads only the code it serves.
+Imports happen inside each call, so a function instance loads only the code it serves.
 """
 
 import functions_framework
 from flask import Request, Response, request
 from werkzeug.exceptions import HTTPException
+
+
+def _serve(group: str, incoming: Request) -> Response:
+    from functions.registry import app
+
+    return app(group)(incoming)
 
 
 @functions_framework.errorhandler(HTTPException)
@@ -20,54 +26,40 @@ def framework_error(exc: HTTPException) -> Response:
 @functions_framework.http
 def api(request: Request) -> Response:
     """Every route on one port (local runs; also deployable as a single function)."""
-    from functions.registry import app
-
-    return app("all")(request)
+    return _serve("all", request)
 
 
 @functions_framework.http
 def health(request: Request) -> Response:
     """GET /health and GET /openapi.json."""
-    from functions.registry import app
-
-    return app("system")(request)
+    return _serve("system", request)
 
 
 @functions_framework.http
 def chat(request: Request) -> Response:
     """/v1/chat/*: assistant, intent, summaries, memory."""
-    from functions.registry import app
-
-    return app("chat")(request)
+    return _serve("chat", request)
 
 
 @functions_framework.http
 def tracking(request: Request) -> Response:
     """/v1/tracking/*: subscriptions and the topic catalog."""
-    from functions.registry import app
-
-    return app("tracking")(request)
-
-
-@functions_framework.http
-def webhooks(request: Request) -> Response:
-    """POST /webhooks/idp: identity-provider user events."""
-    from functions.registry import app
-
-    return app("webhooks")(request)
-
-
-@functions_framework.http
-def portal(request: Request) -> Response:
-    """/v1/portal/keys: the developer portal's key management (OIDC ID token)."""
-    from functions.registry import app
-
-    return app("portal")(request)
+    return _serve("tracking", request)
 
 
 @functions_framework.http
 def usage(request: Request) -> Response:
     """GET /v1/usage: the caller's metered usage and cost."""
-    from functions.registry import app
+    return _serve("usage", request)
 
-    return app("usage")(request)
+
+@functions_framework.http
+def webhooks(request: Request) -> Response:
+    """POST /webhooks/idp: identity-provider user events."""
+    return _serve("webhooks", request)
+
+
+@functions_framework.http
+def portal(request: Request) -> Response:
+    """/v1/portal/keys: the developer portal's key management (OIDC ID token)."""
+    return _serve("portal", request)

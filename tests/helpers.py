@@ -47,3 +47,9 @@ def bearer(key: str) -> dict[str, str]:
 def problem_core(body: dict) -> dict:
     """A problem body without the per-request members, to compare two answers."""
     return {k: v for k, v in body.items() if k not in {"correlationId", "instance"}}
+
+
+def chat_post(path: str, body: dict, auth: dict[str, str], accept: str | None = None) -> Any:
+    """POST /v1/chat/<path> on the in-process app, optionally with an Accept header."""
+    headers = {**auth, **({"Accept": accept} if accept else {})}
+    return client().post(f"/v1/chat/{path}", json=body, headers=headers)

@@ -8,6 +8,7 @@ import pytest
 
 from common.firestore import MEMORIES, USAGE, get_db
 from tests.helpers import bearer, client, new_consumer
+from tests.helpers import chat_post as post
 
 pytestmark = pytest.mark.emulator
 
@@ -15,11 +16,6 @@ pytestmark = pytest.mark.emulator
 @pytest.fixture
 def alice(db):
     return bearer(new_consumer("alice@example.org")[1])
-
-
-def post(path, body, auth, accept: str | None = None):
-    headers = {**auth, **({"Accept": accept} if accept else {})}
-    return client().post(f"/v1/chat/{path}", json=body, headers=headers)
 
 
 def turns(n: int) -> list[dict]:

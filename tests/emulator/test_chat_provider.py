@@ -9,7 +9,8 @@ import pytest
 from common import llm
 from common.llm import reset_provider
 from tests.fakes.openai_server import FakeOpenAIServer, reply, status, stream
-from tests.helpers import bearer, client, new_consumer
+from tests.helpers import bearer, new_consumer
+from tests.helpers import chat_post as post
 
 pytestmark = pytest.mark.emulator
 
@@ -34,11 +35,6 @@ def fake(db, settings_env, monkeypatch):
 @pytest.fixture
 def alice(fake):
     return bearer(new_consumer("alice@example.org")[1])
-
-
-def post(path, body, auth, accept: str | None = None):
-    headers = {**auth, **({"Accept": accept} if accept else {})}
-    return client().post(f"/v1/chat/{path}", json=body, headers=headers)
 
 
 def test_message_uses_the_provider_with_memory_as_labelled_context(fake, alice):
