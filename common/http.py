@@ -16,7 +16,7 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -96,10 +96,15 @@ class Call:
 
 @dataclass
 class Streamed:
-    """A handler's streamed answer (server-sent events, NDJSON): chunks sent as produced."""
+    """A handler's streamed answer (server-sent events, NDJSON): chunks sent as produced.
+
+    A priced stream is metered after its last chunk, and only if the producer did not set
+    ``failed`` (e.g. after sending an error event); a stream the client abandons is not billed.
+    """
 
     chunks: Iterable[str]
     mimetype: str
+    failed: bool = False
 
 
 class Api:
@@ -207,13 +212,43 @@ class Api:
         )
         result = route.handler(call)
         extra_headers.update(call.response_headers)
-        if route.price:  # only a 2xx answer reaches this line; it is returned once recorded
+        if isinstance(result, Streamed):
+            result.chunks = _streamed(result.chunks, result, route, principal, call)
+        elif route.price:  # only a 2xx answer reaches this line; it is returned once recorded
             from common import metering
 
             metering.record(
                 principal.consumer_id, route.price, call.request_id, key_id=principal.key_id
             )
         return render(route.status, result)
+
+
+def _streamed(
+    chunks: Iterable[str], stream: Streamed, route: Route, principal: Any, call: Call
+) -> Iterator[str]:
+    """The stream's chunks, produced with the request's log context, then metered."""
+    tokens = [
+        (log.correlation_id_var, log.correlation_id_var.set(call.correlation_id)),
+        (log.consumer_id_var, log.consumer_id_var.set(getattr(principal, "consumer_id", None))),
+    ]
+    try:
+        yield from chunks
+        if route.price and not stream.failed:
+            from common import metering
+
+            try:
+                metering.record(
+                    principal.consumer_id, route.price, call.request_id, key_id=principal.key_id
+                )
+            except Exception:  # the answer is out: the loss is logged for reconciliation
+                logger.exception(
+                    "usage record of a completed stream was not stored",
+                    extra={"operation": route.price, "requestId": call.request_id},
+                )
+        logger.info("stream ended", extra={"route": route.operation_id, "failed": stream.failed})
+    finally:
+        for var, token in reversed(tokens):
+            var.reset(token)
 
 
 def authenticate(header: str | None) -> Any:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from collections.abc import Iterator
@@ -44,24 +45,31 @@ def message(call: Call) -> MessageResponse | Streamed:
             available_operations())  # fmt: skip
     if "text/event-stream" in call.headers.get("Accept", ""):
         pieces, intent, engine = service.respond_stream(*args)
+        pieces = iter(pieces)
+        first = next(pieces, "")  # a provider failing before any text is a plain 502
         call.response_headers[ENGINE_HEADER] = engine
-        return Streamed(_sse(pieces, intent), "text/event-stream")
+        stream = Streamed([], "text/event-stream")
+        stream.chunks = _sse(itertools.chain([first], pieces), intent, stream)
+        return stream
     text, intent, engine = service.respond(*args)
     call.response_headers[ENGINE_HEADER] = engine
     return MessageResponse(response=text, intent=intent)
 
 
-def _sse(pieces: Iterator[str], intent: str) -> Iterator[str]:
+def _sse(pieces: Iterator[str], intent: str, stream: Streamed) -> Iterator[str]:
     """Server-sent events: ``delta`` events with text, then ``done`` with the intent and the
-    whole reply; ``error`` (a problem object) if the provider fails mid-way."""
+    whole reply; ``error`` (a problem object) if the provider fails mid-way, and then the
+    request is not billed."""
     from common.errors import AppError
 
     sent: list[str] = []
     try:
         for piece in pieces:
-            sent.append(piece)
-            yield _event("delta", {"text": piece})
+            if piece:
+                sent.append(piece)
+                yield _event("delta", {"text": piece})
     except AppError as exc:
+        stream.failed = True
         yield _event("error", {"code": exc.code, "status": exc.status, "detail": exc.detail})
         return
     yield _event("done", {"intent": intent, "response": "".join(sent)})

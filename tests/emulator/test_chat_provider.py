@@ -183,3 +183,34 @@ def test_streaming_from_the_provider(fake, alice):
     assert raw.count("event: delta") == 3
     done = json.loads(raw.split("event: done\ndata: ")[1])
     assert done == {"intent": "CREATE_CONTENT", "response": "Cage-free now."}
+
+
+def usage_operations() -> list[str]:
+    from common.firestore import USAGE, get_db
+
+    return [d.to_dict()["operation"] for d in get_db().collection(USAGE).stream()]
+
+
+def test_a_completed_stream_is_billed_once(fake, alice):
+    fake.script(stream(["All ", "done."]))
+    post("message", {"message": "hello"}, alice, accept="text/event-stream").get_data()
+    assert usage_operations() == ["chat.message"]
+
+
+def test_a_provider_failing_before_the_stream_is_a_502_and_free(fake, alice):
+    fake.script(status(500), status(500))
+    response = post("message", {"message": "hello"}, alice, accept="text/event-stream")
+    assert response.status_code == 502
+    assert response.mimetype == "application/problem+json"
+    assert usage_operations() == []
+
+
+def test_a_stream_cut_mid_reply_ends_with_an_error_event_and_is_free(fake, alice):
+    fake.script(stream(["Half ", "a ", "reply"], cut_after=1))
+    raw = post("message", {"message": "hello"}, alice, accept="text/event-stream").get_data(
+        as_text=True
+    )
+    assert "event: delta" in raw
+    assert "event: error" in raw
+    assert "event: done" not in raw
+    assert usage_operations() == []
