@@ -54,7 +54,8 @@ class JwksCache:
             keys = jwt.PyJWKSet.from_dict(response.json()).keys
         except (httpx.HTTPError, ValueError, jwt.PyJWKSetError) as exc:
             raise BackendUnavailable("The identity provider's keys could not be fetched.") from exc
-        self._keys = {key.key_id: key for key in keys if key.key_id}
+        # Only RSA signing keys can verify RS256; anything else in the set is ignored.
+        self._keys = {key.key_id: key for key in keys if key.key_id and key.key_type == "RSA"}
         self._fetched_at = now
 
 
@@ -89,5 +90,5 @@ def verify_id_token(token: str) -> dict[str, Any]:
             leeway=LEEWAY_S,
             options={"require": ["exp", "iat", "sub", "iss", "aud"]},
         )
-    except jwt.InvalidTokenError:
+    except (jwt.PyJWTError, TypeError, ValueError):
         raise InvalidToken() from None

@@ -90,6 +90,17 @@ _STOP_CAPS = {"I", "I'm", "Can", "Could", "Please", "What", "Who", "How", "Help"
 _STOP_CAPS |= set(JURISDICTIONS)
 
 
+# The extractedInfo keys of each intent (DESIGN.md §3).
+INTENT_KEYS: dict[str, tuple[str, ...]] = {
+    "CREATE_CONTENT": ("contentType", "platform", "topic"),
+    "INVESTIGATE_COMPANY": ("companyName", "focus"),
+    "RESEARCH_INDIVIDUAL": ("personName", "companyName", "role"),
+    "LEGAL_HELP": ("activity", "jurisdiction"),
+    "TRACK_ISSUES": ("topics", "keywords", "frequency"),
+    "GENERAL_CHAT": (),
+}
+
+
 def topics_in(text: str) -> list[str]:
     lowered = f" {text.lower()} "
     found = []

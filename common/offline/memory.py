@@ -1,6 +1,11 @@
 """Memory extraction: the user's organisation, role, cause areas, research topics and
-preferences, from the user's own messages. Never emails, phone numbers, street addresses or
-other people's names: values that contain them are dropped."""
+preferences. Never emails, phone numbers, street addresses or anybody's name.
+
+Only closed forms are stored, whichever engine extracted them (``normalize``): cause areas and
+topics from the topic catalog, companies only when their name carries a company suffix
+("Harlow Foods"), preferences from a fixed vocabulary ("tone: friendly"), a role only when it
+is made of lower-case role words, an organisation only when it looks like one. Free text, where
+a name could hide, is dropped."""
 
 from __future__ import annotations
 
@@ -8,15 +13,25 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from common.offline.entities import _ORG_SUFFIX, person_in, topics_in
+from common.offline.entities import _ORG_SUFFIX, topics_in
+from functions.tracking.topics import TOPICS
 
 _ORG = re.compile(
     r"\b(?:I (?:work|volunteer|campaign) (?:at|for|with)|I(?:'m| am) (?:with|from|at)|"
     r"I(?:'m| am) (?:a|an|the) [a-z -]{2,50}? (?:at|for|with)|"
     r"(?:our|my) (?:organi[sz]ation|group|charity|nonprofit|non-profit|ngo|team|sanctuary)"
     r"(?: is| is called|,)?|we are|we're)\s+((?:the\s+)?[A-Z][\w&'-]*(?:\s+(?:of\s+|for\s+|"
-    r"the\s+|&\s+)?[A-Z][\w&'-]*){0,5})"
+    r"in\s+|the\s+|&\s+)?[A-Z][\w&'-]*){0,5})"
 )
+_ORG_WORDS = {"for", "of", "in", "the", "animal", "animals", "rescue", "sanctuary", "society",
+              "league", "coalition", "alliance", "foundation", "project", "network", "action",
+              "humane", "welfare", "rights", "protection", "trust", "fund", "group",
+              "association", "center", "centre", "institute", "campaign", "campaigns",
+              "initiative", "collective", "council", "federation", "equality", "liberation",
+              "compassion", "mercy", "friends", "advocates", "watch", "now", "international",
+              "ngo", "org", "farm", "farming", "wildlife", "ocean", "oceans", "sea"}  # fmt: skip
+_TITLES = re.compile(r"^(?:mr|mrs|ms|miss|dr|prof|professor|senator|sen|rep|sir|dame|lord|"
+                     r"lady|mayor|governor|minister)\b\.?", re.IGNORECASE)  # fmt: skip
 _ROLE_WORDS = ("manager", "director", "coordinator", "campaigner", "researcher", "volunteer",
                "lawyer", "attorney", "organizer", "organiser", "officer", "lead", "head",
                "founder", "writer", "analyst", "strategist", "intern", "advocate", "editor",
@@ -24,51 +39,111 @@ _ROLE_WORDS = ("manager", "director", "coordinator", "campaigner", "researcher",
 _ROLE = re.compile(r"\bI(?:'m| am) (?:a|an|the|our) ([a-z][a-z -]{2,50}?)(?= at| for| with|"
                    r"[.,!;]|$)", re.IGNORECASE)  # fmt: skip
 _RESEARCH = re.compile(r"\b(?:research(?:ing)?|investigat(?:e|ing)|look(?:ing)? into|"
-                       r"stud(?:y|ying)|track(?:ing)?|monitor(?:ing)?)\s+(.{3,80}?)(?:[.?!,;]|$)",
+                       r"stud(?:y|ying)|track(?:ing)?|monitor(?:ing)?)\s+([^.?!;]{3,120})",
                        re.IGNORECASE)  # fmt: skip
-_PREFERENCE = re.compile(
-    r"\b((?:I|we) (?:prefer|like|want|need) [^.?!]{3,80}|(?:please )?(?:keep it|make it) "
-    r"[^.?!]{2,60}|in (?:English|Spanish|French|German|Portuguese|Hindi|Italian|Dutch)|"
-    r"(?:formal|casual|friendly|serious|hopeful|urgent|neutral) tone|bullet points?)",
-    re.IGNORECASE,
-)
+_COMPANY = re.compile(rf"\b((?:[A-Z][\w&'-]*\s+){{1,3}}{_ORG_SUFFIX})\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _PHONE = re.compile(r"\+?\d[\d\s().-]{6,}\d")
 _ADDRESS = re.compile(r"\b\d{1,5}\s+\w+(?:\s+\w+)*\s+(?:street|st|avenue|ave|road|rd|lane|ln|"
                       r"boulevard|blvd|drive|dr|way|court|ct)\b", re.IGNORECASE)  # fmt: skip
+_PREFERENCES = (
+    (re.compile(r"\b(formal|casual|friendly|serious|hopeful|urgent|neutral|warm|playful)\b"
+                r"(?:\s+tone)?", re.IGNORECASE), "tone: {}"),
+    (re.compile(r"\b(short|brief|concise)\b", re.IGNORECASE), "length: short"),
+    (re.compile(r"\b(detailed|in-depth|thorough|long)\b", re.IGNORECASE), "length: detailed"),
+    (re.compile(r"\bin (English|Spanish|French|German|Portuguese|Hindi|Italian|Dutch)\b",
+                re.IGNORECASE), "language: {}"),
+    (re.compile(r"\bbullet(?:ed)? (?:points?|lists?)\b", re.IGNORECASE), "format: bullet points"),
+    (re.compile(r"\btables?\b", re.IGNORECASE), "format: tables"),
+    (re.compile(r"\b(?:cite|citations?|sources?)\b", re.IGNORECASE), "format: cite sources"),
+)  # fmt: skip
+_PREFERENCE_CUE = re.compile(r"\b(prefer|like|want|need|please|keep it|make it|always|tone|"
+                             r"in (?:English|Spanish|French|German|Portuguese|Hindi|Italian|"
+                             r"Dutch))\b", re.IGNORECASE)  # fmt: skip
+
+
+_CLOSED_PREFERENCE = re.compile(
+    r"^(?:tone: (?:formal|casual|friendly|serious|hopeful|urgent|neutral|warm|playful)|"
+    r"length: (?:short|detailed)|format: (?:bullet points|tables|cite sources)|"
+    r"language: (?:english|spanish|french|german|portuguese|hindi|italian|dutch))$"
+)
 
 
 def contact_details(value: str) -> bool:
     return bool(_EMAIL.search(value) or _PHONE.search(value) or _ADDRESS.search(value))
 
 
-def personal(value: str) -> bool:
-    """Whether a value carries personal data: contact details or a person's name."""
-    name, _ = person_in(value)
-    return contact_details(value) or (bool(name) and not re.search(_ORG_SUFFIX, name))
+def organization_like(value: str) -> bool:
+    """An organisation's name, not a person's: no title, and an organisation word, an acronym
+    or a company suffix in it."""
+    words = value.split()
+    if not words or _TITLES.match(value) or contact_details(value):
+        return False
+    return bool(
+        {w.lower().strip(".,") for w in words} & _ORG_WORDS
+        or any(len(w) >= 2 and w.isupper() for w in words)
+        or re.search(_ORG_SUFFIX + r"\.?$", value)
+    )
 
 
-def _clean(values: list[str], limit: int = 10, *, names_allowed: bool = False) -> list[str]:
-    """Trimmed, de-duplicated values without personal data. ``names_allowed`` is for the
-    user's own organisation, whose name often looks like a person's ("Hope for Hens")."""
-    rejected = contact_details if names_allowed else personal
-    kept: list[str] = []
-    for value in values:
-        value = value.strip(" .,;:")
-        if value and not rejected(value) and value.lower() not in {v.lower() for v in kept}:
-            kept.append(value[:100])
-    return kept[:limit]
+def role_like(value: str) -> bool:
+    return (value == value.lower() and any(w in value for w in _ROLE_WORDS)
+            and not contact_details(value) and len(value) <= 60)  # fmt: skip
+
+
+def companies_in(text: str) -> list[str]:
+    return [m.group(1) for m in _COMPANY.finditer(text)]
+
+
+def preferences_in(text: str) -> list[str]:
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if not _PREFERENCE_CUE.search(sentence):
+            continue
+        for pattern, label in _PREFERENCES:
+            for match in pattern.finditer(sentence):
+                found.append(label.format(match.group(1).lower() if match.groups() else ""))
+    return list(dict.fromkeys(found))
+
+
+def normalize(memory: dict[str, Any]) -> dict[str, Any]:
+    """Keep only the closed forms described above; everything else is dropped."""
+
+    def strings(key: str) -> list[str]:
+        values = memory.get(key) or []
+        return [v.strip() for v in values if isinstance(v, str) and v.strip()]
+
+    organization = memory.get("organization")
+    role = memory.get("role")
+    topics = [t for t in strings("researchTopics") if t in TOPICS]
+    companies = [c for value in strings("researchTopics") for c in companies_in(value)
+                 if organization_like(c)]  # fmt: skip
+    preferences = [p for value in strings("preferences")
+                   for p in ([value] if _CLOSED_PREFERENCE.match(value)
+                             else preferences_in(f"I prefer {value}"))]  # fmt: skip
+    return {
+        "organization": organization.strip()[:100]
+        if isinstance(organization, str) and organization_like(organization.strip()) else None,
+        "role": role.strip().lower()[:60]
+        if isinstance(role, str) and role_like(role.strip().lower()) else None,
+        "causeAreas": list(dict.fromkeys(
+            slug for value in strings("causeAreas")
+            for slug in ([value] if value in TOPICS else topics_in(value))))[:20],
+        "researchTopics": list(dict.fromkeys(topics + companies))[:20],
+        "preferences": list(dict.fromkeys(preferences))[:20],
+    }  # fmt: skip
 
 
 def extract_memory(messages: Sequence[dict[str, str]]) -> dict[str, Any]:
     text = "\n".join(m["content"] for m in messages if m["role"] == "user")
-    organizations = _clean([m.group(1) for m in _ORG.finditer(text)], 1, names_allowed=True)
-    roles = _clean([m.group(1) for m in _ROLE.finditer(text)
-                    if any(word in m.group(1).lower() for word in _ROLE_WORDS)], 1)  # fmt: skip
-    return {
-        "organization": organizations[0] if organizations else None,
-        "role": roles[0].lower() if roles else None,
+    research = [m.group(1) for m in _RESEARCH.finditer(text)]
+    roles = [m.group(1) for m in _ROLE.finditer(text)]
+    organizations = [m.group(1) for m in _ORG.finditer(text)]
+    return normalize({
+        "organization": next((o for o in organizations if organization_like(o)), None),
+        "role": next((r.lower() for r in roles if role_like(r.lower())), None),
         "causeAreas": topics_in(text),
-        "researchTopics": _clean([m.group(1) for m in _RESEARCH.finditer(text)]),
-        "preferences": _clean([m.group(1) for m in _PREFERENCE.finditer(text)]),
-    }
+        "researchTopics": [slug for r in research for slug in topics_in(r)]
+        + [c for r in research for c in companies_in(r)],
+        "preferences": preferences_in(text),
+    })  # fmt: skip

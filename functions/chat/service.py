@@ -18,8 +18,9 @@ from common.firestore import MEMORIES, delete_matching, get_db, where_eq
 from common.llm import ChatProvider, ProviderError, get_provider
 from common.logging import get_logger
 from common.offline import engine, reply
-from common.offline.memory import contact_details, personal
+from common.offline.entities import INTENT_KEYS
 from common.offline.memory import extract_memory as offline_memory
+from common.offline.memory import normalize
 from common.offline.summarize import summarize as offline_summary
 from common.prompts import prompt
 from functions.chat.models import IntentReply, MemoryReply, SummaryReply
@@ -52,7 +53,8 @@ def detect_intent(message: str) -> tuple[str, dict[str, Any], float, str]:
     except ProviderError:
         logger.warning("provider failed; intent from the offline classifier")
         return intent, info, confidence, engine.NAME
-    fields = {k: v for k, v in answer.extractedInfo.model_dump().items() if v}
+    found = answer.extractedInfo.model_dump()
+    fields = {k: found[k] for k in INTENT_KEYS[answer.intent] if found.get(k)}
     return answer.intent, fields, answer.confidence, provider.name
 
 
@@ -139,20 +141,9 @@ def extract_memory(
 
 
 def scrub(memory: dict[str, Any]) -> dict[str, Any]:
-    """Whatever produced it, personal data never reaches storage."""
-
-    def keep(value: Any) -> bool:
-        return isinstance(value, str) and bool(value.strip()) and not personal(value)
-
-    organization = memory.get("organization")
-    return {
-        # The organisation may look like a name ("Hope for Hens"); contact details still go.
-        "organization": organization[:100] if isinstance(organization, str)
-        and organization.strip() and not contact_details(organization) else None,
-        "role": memory["role"][:100] if keep(memory.get("role")) else None,
-        **{key: [v[:100] for v in memory.get(key) or [] if keep(v)][:MEMORY_LIST_LIMIT]
-           for key in ("causeAreas", "researchTopics", "preferences")},
-    }  # fmt: skip
+    """Whatever produced it, only closed, non-personal forms reach storage (see
+    common.offline.memory.normalize)."""
+    return normalize(memory)
 
 
 def get_memory(consumer_id: str) -> tuple[dict[str, Any], int]:

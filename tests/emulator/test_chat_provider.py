@@ -108,7 +108,7 @@ def test_unsure_intents_ask_the_provider_and_fall_back_when_it_fails(fake, alice
                 {
                     "intent": "LEGAL_HELP",
                     "confidence": 0.7,
-                    "extractedInfo": {**fields, "activity": "protest"},
+                    "extractedInfo": {**fields, "activity": "protest", "companyName": "off-intent"},
                 }
             )
         )
@@ -167,7 +167,7 @@ def test_memory_from_the_provider_is_scrubbed_before_storage(fake, alice):
         "role": None,
         "causeAreas": ["fur"],
         "researchTopics": [],
-        "preferences": ["short answers"],
+        "preferences": ["length: short"],
     }
 
 

@@ -11,7 +11,7 @@ from common.offline import reply
 from common.offline.classifier import accuracy, read_jsonl
 from common.offline.engine import MODEL_PATH, detect_intent, model
 from common.offline.entities import extract
-from common.offline.memory import extract_memory, personal
+from common.offline.memory import extract_memory, normalize
 from common.offline.summarize import MAX_CHARS, summarize
 from common.offline.train import build
 
@@ -82,26 +82,60 @@ def test_memory_keeps_work_facts_and_drops_personal_data():
             {"role": "assistant", "content": "Noted."},
             {
                 "role": "user",
-                "content": "I'm researching Harlow Foods supply chains and the votes "
-                "of Senator Dana Whitfield. I prefer a friendly tone.",
+                "content": "I'm researching Harlow Foods cage-free pledges and the "
+                "votes of Senator Dana Whitfield. I prefer a friendly tone.",
             },
             {"role": "user", "content": "Our office is at 221 Baker Street. We work on fur."},
         ]
     )
-    assert memory["organization"] == "Hope for Hens"
-    assert memory["role"] == "campaign manager"
-    assert "fur" in memory["causeAreas"]
-    assert memory["preferences"] == ["I prefer a friendly tone"]
-    stored = repr(memory)
-    for secret in ("jo@hope", "7946", "Baker Street", "Dana", "Whitfield"):
-        assert secret not in stored
+    assert memory == {
+        "organization": "Hope for Hens",
+        "role": "campaign manager",
+        "causeAreas": ["legislation", "cage-free", "fur"],
+        "researchTopics": ["legislation", "cage-free", "Harlow Foods"],
+        "preferences": ["tone: friendly"],
+    }
 
 
 @pytest.mark.parametrize(
-    "value", ["jo@x.org", "+1 (555) 123-4567", "12 Elm Street", "Dana Whitfield"]
+    "leaky",
+    [
+        {"organization": "Jane Doe"},
+        {"organization": "Mr. Smith"},
+        {"organization": "Dr Ada Lovelace Group"},
+        {"organization": "Hope for Hens, jo@hens.org"},
+        {"role": "campaigner jo@x.org"},
+        {"role": "Assistant to María García"},
+        {"researchTopics": ["senator john smith and his wife mary smith"]},
+        {"researchTopics": ["María García's votes", "Dana Whitfield"]},
+        {"preferences": ["write like Mr. Smith"]},
+        {"causeAreas": ["call +1 555 010 9999"]},
+    ],
 )
-def test_personal_values_are_recognised(value):
-    assert personal(value)
+def test_normalize_drops_anything_that_could_hold_personal_data(leaky):
+    memory = normalize(leaky)
+    stored = repr(memory).lower()
+    for fragment in ("jane", "smith", "ada", "jo@", "maría", "garcía", "whitfield", "555"):
+        assert fragment not in stored
+
+
+def test_normalize_keeps_closed_forms():
+    memory = normalize(
+        {
+            "organization": "Mercy For Animals",
+            "role": "Senior Campaign Manager",
+            "causeAreas": ["fur", "fish farms"],
+            "researchTopics": ["cage-free", "Brightmeadow Poultry"],
+            "preferences": ["tone: friendly", "short answers", "bullet points"],
+        }
+    )
+    assert memory == {
+        "organization": "Mercy For Animals",
+        "role": "senior campaign manager",
+        "causeAreas": ["fur", "aquaculture"],
+        "researchTopics": ["cage-free", "Brightmeadow Poultry"],
+        "preferences": ["tone: friendly", "length: short", "format: bullet points"],
+    }
 
 
 def test_replies_point_only_at_operations_that_exist():

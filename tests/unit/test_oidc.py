@@ -139,3 +139,19 @@ def test_unreachable_jwks_is_502(signing_key, settings_env):
     settings_env(OIDC_ISSUER=ISSUER, OIDC_AUDIENCE=AUDIENCE, OIDC_JWKS_URL=url)
     with pytest.raises(BackendUnavailable):
         verify_id_token(token(signing_key))
+
+
+def test_a_kid_naming_a_non_rsa_key_is_401(idp, signing_key):
+    server, document = idp
+    secret_jwk = {"kty": "oct", "kid": "sym-1", "k": "c2VjcmV0LXNlY3JldC1zZWNyZXQ"}
+    document["keys"] = [*jwks_document(signing_key)["keys"], secret_jwk]
+    jwks(server_url(server))._fetched_at -= MIN_REFETCH_S
+    now = int(time.time())
+    forged = jwt.encode(
+        {"sub": "user_1", "iss": ISSUER, "aud": AUDIENCE, "iat": now, "exp": now + 60},
+        signing_key,
+        algorithm="RS256",
+        headers={"kid": "sym-1"},
+    )
+    with pytest.raises(InvalidToken):
+        verify_id_token(forged)
