@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from common import __version__
@@ -94,8 +95,28 @@ class Settings(BaseSettings):
     )
     llm_timeout_s: float = Field(30.0, gt=0, le=300, description="Per-attempt provider timeout.")
     llm_max_retries: int = Field(2, ge=0, le=5, description="Retries on 429/5xx/timeouts.")
+    llm_deadline_s: float = Field(
+        60.0, gt=0, le=540, description="One provider call, all attempts and waits included."
+    )
 
     demo_email: str = Field("demo@example.org", description="Consumer seeded by make run.")
+
+    @field_validator("idp_webhook_secret")
+    @classmethod
+    def _webhook_secrets_decode(cls, value: str) -> str:
+        """Each secret is whsec_ + base64 of at least 16 bytes, so a typo fails at start-up
+        instead of turning every delivery into a 401."""
+        secrets = value.split()
+        for secret in secrets:
+            try:
+                decoded = base64.b64decode(secret.removeprefix("whsec_") + "==")
+            except ValueError:
+                decoded = b""
+            if not secret.startswith("whsec_") or len(decoded) < 16:
+                raise ValueError("IDP_WEBHOOK_SECRET must be whsec_ + base64 (16+ bytes)")
+        if not secrets:
+            raise ValueError("IDP_WEBHOOK_SECRET must not be empty")
+        return value
 
     @model_validator(mode="after")
     def _backends_fit_environment(self) -> Settings:

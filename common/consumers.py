@@ -70,6 +70,9 @@ class PortalUser:
 
     consumer_id: str
     email: str
+    plan: str = "payg"
+    rate_limit: tuple[int, int] | None = None  # the consumer's own (requests, window_s)
+    key_id: str | None = None
 
 
 def portal_principal(idp_user_id: str) -> PortalUser:
@@ -84,7 +87,13 @@ def portal_principal(idp_user_id: str) -> PortalUser:
         )
     if consumer.get("status") != ACTIVE:
         raise Forbidden("This account is disabled.")
-    return PortalUser(consumer_id=consumer["id"], email=consumer["email"])
+    own_limit = consumer.get("rate_limit")
+    return PortalUser(
+        consumer_id=consumer["id"],
+        email=consumer["email"],
+        plan=consumer.get("plan", "payg"),
+        rate_limit=tuple(own_limit) if own_limit else None,
+    )
 
 
 def _link_id(idp_user_id: str) -> str:

@@ -193,7 +193,7 @@ class Api:
             )
             principal = (authenticate if route.auth is Auth.API_KEY else portal_user)(header)
             log.consumer_id_var.set(principal.consumer_id)
-        if route.auth is Auth.API_KEY:
+        if route.auth in (Auth.API_KEY, Auth.ID_TOKEN):  # both count against the consumer
             from common import ratelimit
 
             extra_headers.update(ratelimit.admit(principal).headers())  # or 429

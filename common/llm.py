@@ -103,6 +103,7 @@ class OpenAICompatibleProvider:
         auth: Callable[[], str | None],
         timeout_s: float,
         max_retries: int,
+        deadline_s: float = 60.0,
         client: httpx.Client | None = None,
     ) -> None:
         import httpx
@@ -112,6 +113,8 @@ class OpenAICompatibleProvider:
         self._url = f"{base_url.rstrip('/')}/chat/completions"
         self._auth = auth
         self._max_retries = max(0, max_retries)
+        self._timeout_s = timeout_s
+        self._deadline_s = deadline_s  # one call, all attempts and backoffs included
         self._timeout = httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_CAP_S, timeout_s))
         self._owns_client = client is None
         self._client = client or httpx.Client(timeout=self._timeout)
@@ -136,9 +139,10 @@ class OpenAICompatibleProvider:
             "type": "json_schema",
             "json_schema": {"name": schema_name, "strict": True, "schema": json_schema},
         }
+        deadline = self._deadline()
         payload = self._payload(messages, max_tokens, temperature)
         payload["response_format"] = response_format
-        content = _content(self._complete(payload), attempt=1)
+        content = _content(self._complete(payload, deadline), attempt=1)
         result = _validated(schema, content, attempt=1)
         if result is not None:
             return result
@@ -151,7 +155,7 @@ class OpenAICompatibleProvider:
         retry_messages.append({"role": "user", "content": correction})
         payload = self._payload(retry_messages, max_tokens, temperature)
         payload["response_format"] = response_format
-        content = _content(self._complete(payload), attempt=2)
+        content = _content(self._complete(payload, deadline), attempt=2)
         result = _validated(schema, content, attempt=2)
         if result is None:
             raise ProviderError(_FORMAT_DETAIL)
@@ -160,7 +164,8 @@ class OpenAICompatibleProvider:
     def complete_text(
         self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.4
     ) -> str:
-        content = _content(self._complete(self._payload(messages, max_tokens, temperature)), 1)
+        payload = self._payload(messages, max_tokens, temperature)
+        content = _content(self._complete(payload, self._deadline()), 1)
         if not content.strip():
             raise ProviderError("The language model gave an empty answer.")
         return content
@@ -174,6 +179,7 @@ class OpenAICompatibleProvider:
 
         payload = self._payload(messages, max_tokens, temperature)
         payload["stream"] = True
+        deadline = self._deadline()
         attempt = 0
         while True:
             attempt += 1
@@ -185,10 +191,12 @@ class OpenAICompatibleProvider:
                         self._url,
                         json=payload,
                         headers=self._headers(),
-                        timeout=self._timeout,
+                        timeout=self._attempt_timeout(deadline),
                     ) as response:
                         _check_status(response, attempt)
                         for piece in _stream_pieces(response.iter_lines(), attempt):
+                            if time.monotonic() > deadline:  # a trickling provider
+                                raise _Transient("Deadline", _TIMEOUT_DETAIL)
                             yielded = True
                             yield piece
                     return
@@ -204,7 +212,7 @@ class OpenAICompatibleProvider:
                     raise ProviderError(
                         "The language model's answer was cut off. Retry shortly."
                     ) from None
-                self._backoff_or_raise(transient, attempt)
+                self._backoff_or_raise(transient, attempt, deadline)
 
     # -- transport --------------------------------------------------------------------------
 
@@ -232,7 +240,20 @@ class OpenAICompatibleProvider:
             headers["Authorization"] = f"Bearer {token}"
         return headers
 
-    def _complete(self, payload: dict) -> dict[str, Any]:
+    def _deadline(self) -> float:
+        return time.monotonic() + self._deadline_s
+
+    def _attempt_timeout(self, deadline: float) -> httpx.Timeout:
+        """The per-attempt timeout, cut to what is left of the call's deadline."""
+        import httpx
+
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ProviderError(_TIMEOUT_DETAIL)
+        timeout = min(self._timeout_s, remaining)
+        return httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT_CAP_S, timeout))
+
+    def _complete(self, payload: dict, deadline: float) -> dict[str, Any]:
         """POST one non-streaming request, with retries; the decoded JSON body."""
         import httpx
 
@@ -242,7 +263,10 @@ class OpenAICompatibleProvider:
             try:
                 try:
                     response = self._client.post(
-                        self._url, json=payload, headers=self._headers(), timeout=self._timeout
+                        self._url,
+                        json=payload,
+                        headers=self._headers(),
+                        timeout=self._attempt_timeout(deadline),
                     )
                 except httpx.TimeoutException as exc:
                     raise _Transient(type(exc).__name__, _TIMEOUT_DETAIL) from None
@@ -250,7 +274,7 @@ class OpenAICompatibleProvider:
                     raise _Transient(type(exc).__name__, _UNREACHABLE_DETAIL) from None
                 _check_status(response, attempt)
             except _Transient as transient:
-                self._backoff_or_raise(transient, attempt)
+                self._backoff_or_raise(transient, attempt, deadline)
                 continue
             body = _json_or_none(response.content)
             if not isinstance(body, dict):
@@ -258,15 +282,16 @@ class OpenAICompatibleProvider:
                 raise ProviderError("The language model provider gave an unreadable answer.")
             return body
 
-    def _backoff_or_raise(self, transient: _Transient, attempt: int) -> None:
+    def _backoff_or_raise(self, transient: _Transient, attempt: int, deadline: float) -> None:
         logger.warning(
             "llm request failed: %s",
             transient.kind,
             extra={"attempt": attempt, "error": transient.kind},
         )
-        if attempt > self._max_retries:
+        delay = backoff_delay(attempt, transient.retry_after)
+        if attempt > self._max_retries or time.monotonic() + delay >= deadline:
             raise ProviderError(transient.detail)
-        _sleep(backoff_delay(attempt, transient.retry_after))
+        _sleep(delay)
 
 
 def backoff_delay(attempt: int, retry_after: float | None = None) -> float:
@@ -452,6 +477,7 @@ def _build_provider() -> OpenAICompatibleProvider:
         auth=auth,
         timeout_s=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
+        deadline_s=settings.llm_deadline_s,
     )
 
 

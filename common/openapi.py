@@ -57,7 +57,7 @@ _SECURITY = {Auth.API_KEY: [{"bearerAuth": []}], Auth.ID_TOKEN: [{"idToken": []}
 def error_statuses(route: Route) -> list[int]:
     """The error statuses the pipeline itself can answer for a route, plus the route's own."""
     statuses = {502, *route.errors}
-    statuses |= {Auth.API_KEY: {401, 429}, Auth.ID_TOKEN: {401, 403}, Auth.WEBHOOK: {401}}.get(
+    statuses |= {Auth.API_KEY: {401, 429}, Auth.ID_TOKEN: {401, 403, 429}, Auth.WEBHOOK: {401}}.get(
         route.auth, set()
     )
     if route.body or route.query or route.path_params:

@@ -214,3 +214,15 @@ def test_a_stream_cut_mid_reply_ends_with_an_error_event_and_is_free(fake, alice
     assert "event: error" in raw
     assert "event: done" not in raw
     assert usage_operations() == []
+
+
+def test_few_but_long_turns_are_compressed_too(fake, alice):
+    fake.script(reply("ok"))
+    history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"{i} " + "x" * 4800}
+        for i in range(6)
+    ]
+    post("message", {"message": "and now?", "history": history}, alice)
+    sent = fake.requests[-1].body["messages"]
+    assert len(sent) == 1 + 1 + 2 + 1  # instructions, context, the 2 last turns, the message
+    assert sum(len(m["content"]) for m in sent) < 6 * 4800 / 2

@@ -123,3 +123,9 @@ def test_rotation_issues_a_successor_and_the_old_key_expires_after_the_grace(db,
     assert keys.verify(new.plaintext) is None
     assert keys.verify(immediate.plaintext) is not None
     assert keys.rotate_key("key_00000000000000000000") is None
+
+
+def test_portal_requests_count_against_the_consumers_rate_limit(alice, settings_env):
+    settings_env(RATE_LIMIT_REQUESTS="2")
+    statuses = [client("portal").get(URL, headers=alice).status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]

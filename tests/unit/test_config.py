@@ -36,6 +36,9 @@ def test_production_with_real_values_starts(monkeypatch):
         ({"oidc_audience": "ars-portal-local"}, "OIDC_AUDIENCE"),
         ({"google_cloud_project": "demo-advocacy-research"}, "GOOGLE_CLOUD_PROJECT"),
         ({"firestore_emulator_host": "127.0.0.1:8681"}, "FIRESTORE_EMULATOR_HOST"),
+        ({"idp_webhook_secret": "whsec_"}, "IDP_WEBHOOK_SECRET"),
+        ({"idp_webhook_secret": "not-a-secret"}, "IDP_WEBHOOK_SECRET"),
+        ({"idp_webhook_secret": " "}, "IDP_WEBHOOK_SECRET"),
     ],
 )
 def test_production_refuses_local_defaults(monkeypatch, override, named):

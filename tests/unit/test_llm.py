@@ -538,3 +538,19 @@ def test_the_key_and_prompt_never_reach_errors_or_logs(provider, server, caplog)
     assert PROMPT not in logged
     warnings = [r for r in caplog.records if r.name == "ars.llm" and r.levelno == logging.WARNING]
     assert {r.attempt for r in warnings} == {1, 2, 3}
+
+
+def test_one_call_never_outlives_its_deadline(server: FakeOpenAIServer, sleeps: list[float]):
+    """Retries and the JSON correction round share one deadline."""
+    import time
+
+    slow = OpenAICompatibleProvider(
+        server.base_url, MODEL, auth=lambda: KEY, timeout_s=0.3, max_retries=5, deadline_s=0.5
+    )
+    server.script(*[sleep(1.0) for _ in range(6)])
+    started = time.monotonic()
+    with pytest.raises(ProviderError):
+        slow.complete_text([{"role": "user", "content": "hi"}])
+    assert time.monotonic() - started < 1.0
+    assert len(server.requests) <= 2
+    slow.close()
