@@ -193,8 +193,7 @@ class Api:
             )
             principal = (authenticate if route.auth is Auth.API_KEY else portal_user)(header)
             log.consumer_id_var.set(principal.consumer_id)
-        if route.auth in (Auth.API_KEY, Auth.ID_TOKEN):  # both count against the consumer
-            from common import ratelimit
+            from common import ratelimit  # both kinds of caller count against the consumer
 
             extra_headers.update(ratelimit.admit(principal).headers())  # or 429
         raw = _read_body(request) if route.body or route.auth is Auth.WEBHOOK else b""

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common.firestore import MEMORIES, delete_matching, get_db, where_eq
-from common.llm import ChatProvider, ProviderError, get_provider
+from common.llm import ProviderError, get_provider
 from common.logging import get_logger
 from common.offline import engine, reply
 from common.offline.entities import INTENT_KEYS
@@ -32,10 +32,6 @@ COMPRESS_ABOVE_CHARS = 12_000
 MEMORY_LIST_LIMIT = 20
 
 Turn = dict[str, str]
-
-
-def engine_name(provider: ChatProvider | None) -> str:
-    return provider.name if provider else engine.NAME
 
 
 def detect_intent(message: str) -> tuple[str, dict[str, Any], float, str]:
