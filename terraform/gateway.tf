@@ -31,6 +31,7 @@ locals {
   openapi_spec = templatefile("${path.module}/openapi-gateway.yaml.tftpl", {
     title   = "Advocacy Research Service"
     version = var.service_version
+    # Only the routes whose function is deployed (see local.implemented).
     routes = [
       for key, route in local.gateway_routes : {
         key      = key
@@ -41,7 +42,7 @@ locals {
         address  = google_cloudfunctions2_function.fn[route.function].service_config[0].uri
         # Gateway -> backend deadline (ESPv2 default is only 15 s).
         deadline = format("%.1f", local.functions[route.function].timeout)
-      }
+      } if contains(keys(local.functions), route.function)
     ]
   })
 }

@@ -1,6 +1,8 @@
 # Calls tracking_dispatch every few minutes; it finds due subscriptions and
 # enqueues one task per subscription on the Cloud Tasks queue.
 resource "google_cloud_scheduler_job" "tracking_dispatch" {
+  for_each = contains(keys(local.functions), "tracking_dispatch") ? toset(["tracking_dispatch"]) : toset([])
+
   project     = var.project_id
   region      = var.region
   name        = "${var.name_prefix}-tracking-dispatch"
@@ -16,7 +18,7 @@ resource "google_cloud_scheduler_job" "tracking_dispatch" {
 
   http_target {
     http_method = "POST"
-    uri         = google_cloudfunctions2_function.fn["tracking_dispatch"].service_config[0].uri
+    uri         = google_cloudfunctions2_function.fn[each.key].service_config[0].uri
     body        = base64encode("{}")
     headers = {
       "Content-Type" = "application/json"
@@ -24,7 +26,7 @@ resource "google_cloud_scheduler_job" "tracking_dispatch" {
 
     oidc_token {
       service_account_email = google_service_account.invoker.email
-      audience              = google_cloudfunctions2_function.fn["tracking_dispatch"].service_config[0].uri
+      audience              = google_cloudfunctions2_function.fn[each.key].service_config[0].uri
     }
   }
 
