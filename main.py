@@ -63,3 +63,27 @@ def webhooks(request: Request) -> Response:
 def portal(request: Request) -> Response:
     """/v1/portal/keys: the developer portal's key management (OIDC ID token)."""
     return _serve("portal", request)
+
+
+@functions_framework.http
+def legal(request: Request) -> Response:
+    """POST /v1/legal/guidance: an async legal-information job (202 + task)."""
+    return _serve("legal", request)
+
+
+@functions_framework.http
+def research(request: Request) -> Response:
+    """POST /v1/research/topics: news research streamed as NDJSON."""
+    return _serve("research", request)
+
+
+@functions_framework.http
+def tracking_dispatch(request: Request) -> Response:
+    """Internal, Cloud Scheduler: enqueue a run for every due subscription."""
+    return _serve("tracking_dispatch", request)
+
+
+@functions_framework.http
+def task_worker(request: Request) -> Response:
+    """Internal, Cloud Tasks: run one task (a tracking run or a legal-guidance job)."""
+    return _serve("task_worker", request)

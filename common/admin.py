@@ -184,6 +184,22 @@ def seed_demo(args: argparse.Namespace) -> None:
     print(issue(consumer["id"], name="demo").plaintext)
 
 
+def tick(args: argparse.Namespace) -> None:
+    """Run the dispatcher once. With the inline task backend the runs happen in this process,
+    so the command waits for them; with Cloud Tasks it only enqueues."""
+    from common.config import get_settings
+    from functions.tracking.dispatch import dispatch
+
+    report = dispatch()
+    print(json.dumps(report.as_dict()))
+    if get_settings().tasks_backend == "inline" and report.enqueued:
+        from common.tasks import inline_queue
+
+        if not inline_queue().drain(args.wait):
+            _say(f"Some runs were still going after {args.wait} s.")
+            raise SystemExit(1)
+
+
 def _iso(value: Any) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
@@ -235,6 +251,10 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--month", type=_month, default=None, help="YYYY-MM (default: this one)")
     cmd.add_argument("--csv", action="store_true", help="CSV on stdout")
     cmd.set_defaults(run=usage)
+
+    cmd = commands.add_parser("tick", help="dispatch due tracking subscriptions once")
+    cmd.add_argument("--wait", type=float, default=300.0, help="seconds to wait for inline runs")
+    cmd.set_defaults(run=tick)
 
     cmd = commands.add_parser("seed-demo", help="seed the demo consumer; prints a new demo key")
     cmd.set_defaults(run=seed_demo)

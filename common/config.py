@@ -16,6 +16,8 @@ Environment = Literal["local", "test", "prod"]
 # Documented local-only defaults. Outside ENVIRONMENT=local/test they make start-up fail.
 LOCAL_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2ZWxvcG1lbnQtd2ViaG9vay1zZWNyZXQ="  # noqa: S105 (local only)
 LOCAL_OIDC_AUDIENCE = "ars-portal-local"
+LOCAL_INTERNAL_SECRET = "local-internal-secret-not-for-production"  # noqa: S105
+LOCAL_PAUSE_LINK_SECRET = "local-pause-link-secret-not-for-production"  # noqa: S105
 
 
 class Settings(BaseSettings):
@@ -101,6 +103,83 @@ class Settings(BaseSettings):
 
     demo_email: str = Field("demo@example.org", description="Consumer seeded by make run.")
 
+    tasks_backend: Literal["inline", "cloudtasks"] = Field(
+        "inline", description="inline: a bounded worker thread in the process; cloudtasks."
+    )
+    tasks_queue: str = Field(
+        "projects/demo-advocacy-research/locations/local/queues/tracking-research",
+        description="Cloud Tasks queue: projects/P/locations/L/queues/Q.",
+    )
+    tasks_emulator_host: str | None = Field(
+        None, description="host:port of gcloud-tasks-emulator (tests); never set in production."
+    )
+    task_worker_url: str = Field(
+        "", description="Base URL of the task_worker function (default: the local server)."
+    )
+    tracking_dispatch_url: str = Field(
+        "", description="Base URL of the tracking_dispatch function (Scheduler's audience)."
+    )
+    tasks_service_account: str = Field(
+        "", description="Service account whose OIDC token Cloud Tasks and Scheduler send."
+    )
+    internal_auth: Literal["oidc", "secret"] = Field(
+        "secret",
+        description="How internal calls are checked: oidc (Google ID token, production) or "
+        "secret (INTERNAL_SECRET, local runs and tests).",
+    )
+    internal_secret: str = Field(
+        LOCAL_INTERNAL_SECRET, description="Shared secret of internal calls (local only)."
+    )
+    internal_oidc_issuer: str = Field(
+        "https://accounts.google.com", description="Issuer of Google OIDC tokens."
+    )
+    internal_oidc_jwks_url: str = Field(
+        "https://www.googleapis.com/oauth2/v3/certs", description="Google's token-signing keys."
+    )
+    inline_queue_size: int = Field(1000, ge=1, description="Bound of the inline task queue.")
+    inline_task_attempts: int = Field(3, ge=1, le=10, description="Inline attempts per task.")
+    dispatch_page_size: int = Field(
+        500, ge=1, le=500, description="Subscriptions read and advanced per dispatch page."
+    )
+    local_tick_s: float = Field(60.0, gt=0, description="make run calls the dispatcher this often.")
+    task_record_ttl_days: int = Field(30, ge=1, description="Task records expire after this.")
+
+    email_backend: Literal["outbox", "sendgrid"] = Field(
+        "outbox", description="outbox: .eml files under OUTBOX_DIR; sendgrid: SendGrid v3."
+    )
+    email_from: str = Field("digest@advocacy-research.example", description="Sender address.")
+    email_from_name: str = Field("Advocacy Research", description="Sender display name.")
+    sendgrid_api_key: str = Field("", description="SendGrid API key (secret).")
+    sendgrid_host: str = Field(
+        "https://api.sendgrid.com", description="SendGrid API base URL (tests: a local fake)."
+    )
+    sendgrid_timeout_s: float = Field(10.0, gt=0, le=60, description="SendGrid call timeout.")
+    outbox_dir: str = Field(".local/outbox", description="Where the outbox writes .eml files.")
+    public_base_url: str = Field(
+        "", description="Externally visible base URL, used in email links (default: local)."
+    )
+    pause_link_secret: str = Field(
+        LOCAL_PAUSE_LINK_SECRET, description="HMAC key of one-click pause links (secret)."
+    )
+    pause_link_ttl_days: int = Field(60, ge=1, le=365, description="Pause links expire after.")
+
+    feed_catalog_path: str = Field(
+        "data/feeds.json", description="Topic -> RSS/Atom feed URLs (JSON)."
+    )
+    news_search_url: str = Field(
+        "https://news.google.com/rss/search?q={query}&hl=en-US&gl=US&ceid=US:en",
+        description="News-search feed URL template; {query} is a URL-encoded keyword.",
+    )
+    feed_timeout_s: float = Field(8.0, gt=0, le=60, description="Deadline of one feed fetch.")
+    feed_max_bytes: int = Field(2_000_000, gt=0, description="Larger feeds are cut off.")
+    feed_max_age_days: int = Field(30, ge=1, description="Older feed items are ignored.")
+    feed_cache_entries: int = Field(256, ge=0, description="Feeds kept for conditional GET.")
+    digest_max_items: int = Field(10, ge=1, le=50, description="Items per digest email.")
+    local_feeds: bool = Field(
+        False, description="make run serves the demo fixture feeds and points the catalog there."
+    )
+    feed_port: int = Field(8683, description="Port of the local fixture feed server.")
+
     @field_validator("idp_webhook_secret")
     @classmethod
     def _webhook_secrets_decode(cls, value: str) -> str:
@@ -130,6 +209,10 @@ class Settings(BaseSettings):
             self._refuse_local_defaults()
         if not self.oidc_issuer:
             self.oidc_issuer = f"http://127.0.0.1:{self.jwks_port}"
+        local_base = f"http://127.0.0.1:{self.port}"
+        self.public_base_url = (self.public_base_url or local_base).rstrip("/")
+        self.task_worker_url = (self.task_worker_url or local_base).rstrip("/")
+        self.tracking_dispatch_url = (self.tracking_dispatch_url or local_base).rstrip("/")
         if not self.oidc_jwks_url:
             self.oidc_jwks_url = f"{self.oidc_issuer.rstrip('/')}/.well-known/jwks.json"
         return self
@@ -142,6 +225,17 @@ class Settings(BaseSettings):
             "GOOGLE_CLOUD_PROJECT": self.google_cloud_project.startswith("demo-"),
             "LLM_BASE_URL/LLM_MODEL": self.llm_backend == "openai"
             and not (self.llm_base_url and self.llm_model),
+            "INTERNAL_AUTH=oidc": self.internal_auth != "oidc",
+            "TASKS_BACKEND=cloudtasks": self.tasks_backend != "cloudtasks",
+            "TASKS_EMULATOR_HOST (unset)": bool(self.tasks_emulator_host),
+            "TASK_WORKER_URL/TRACKING_DISPATCH_URL/TASKS_SERVICE_ACCOUNT": not (
+                self.task_worker_url and self.tracking_dispatch_url and self.tasks_service_account
+            ),
+            "EMAIL_BACKEND=sendgrid and SENDGRID_API_KEY": self.email_backend != "sendgrid"
+            or not self.sendgrid_api_key,
+            "PAUSE_LINK_SECRET": self.pause_link_secret == LOCAL_PAUSE_LINK_SECRET
+            or len(self.pause_link_secret) < 32,
+            "PUBLIC_BASE_URL": not self.public_base_url,
         }
         missing = [name for name, placeholder in placeholders.items() if placeholder]
         if missing:

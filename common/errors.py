@@ -79,6 +79,10 @@ class Conflict(AppError):
         )
 
 
+class Gone(AppError):
+    status, code, title = 410, "gone", "Gone"
+
+
 class PayloadTooLarge(AppError):
     status, code, title = 413, "payload_too_large", "Payload too large"
 

@@ -28,6 +28,8 @@ WEBHOOK_RECEIPTS = "webhook_receipts"
 MEMORIES = "memories"
 RATELIMIT_WINDOWS = "ratelimit_windows"
 USAGE = "usage"
+TASKS = "tasks"  # task records: status and result of async jobs (TTL on expires_at)
+PAUSE_TOKENS = "pause_tokens"  # used one-click pause links (TTL on expires_at)
 
 T = TypeVar("T")
 

@@ -50,6 +50,7 @@ class Auth(StrEnum):
     API_KEY = "api_key"  # Authorization: Bearer ars_live_...
     ID_TOKEN = "id_token"  # noqa: S105 - Authorization: Bearer <the IdP's OIDC ID token> (portal)
     WEBHOOK = "webhook"  # Standard Webhooks signature over the raw body
+    INTERNAL = "internal"  # Cloud Scheduler / Cloud Tasks OIDC token (local: shared secret)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Route:
 
     method: str
     path: str
-    handler: Callable[[Call], BaseModel | Streamed | None]
+    handler: Callable[[Call], BaseModel | Streamed | Html | None]
     operation_id: str
     summary: str
     tag: str
@@ -105,6 +106,13 @@ class Streamed:
     chunks: Iterable[str]
     mimetype: str
     failed: bool = False
+
+
+@dataclass
+class Html:
+    """A small HTML page (e.g. the pause-link confirmation a person sees in a browser)."""
+
+    body: str
 
 
 class Api:
@@ -196,6 +204,10 @@ class Api:
             from common import ratelimit  # both kinds of caller count against the consumer
 
             extra_headers.update(ratelimit.admit(principal).headers())  # or 429
+        elif route.auth is Auth.INTERNAL:
+            from common.internal import verify as verify_internal
+
+            principal = verify_internal(_bearer(request.headers.get("Authorization")))
         raw = _read_body(request) if route.body or route.auth is Auth.WEBHOOK else b""
         if route.auth is Auth.WEBHOOK:
             from common.webhooks import verify
@@ -327,9 +339,16 @@ def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
     return FieldError(name, err["msg"].removeprefix("Value error, "))
 
 
-def render(status: int, result: BaseModel | Streamed | None) -> Response:
+def render(status: int, result: BaseModel | Streamed | Html | None) -> Response:
     if result is None:
         return Response(status=204)
+    if isinstance(result, Html):
+        response = Response(result.body, status=status, mimetype="text/html")
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"
+        )
+        return response
     if isinstance(result, Streamed):
         response = Response(
             (chunk.encode() for chunk in result.chunks), status=status, mimetype=result.mimetype

@@ -29,21 +29,30 @@ def record(
     """Store the usage record of one request; False when it was already stored."""
     from google.api_core.exceptions import AlreadyExists
 
-    at = at or datetime.now(UTC)
     try:
-        get_db().collection(USAGE).document(request_id).create(
-            {
-                "consumer_id": consumer_id,
-                "operation": operation,
-                "cost_micros": price_of(operation),
-                "at": at,
-                "day": at.date().isoformat(),
-                "key_id": key_id,
-            }
-        )
+        usage_ref(request_id).create(usage_record(consumer_id, operation, key_id=key_id, at=at))
     except AlreadyExists:
         return False
     return True
+
+
+def usage_ref(request_id: str) -> Any:
+    """Where the usage record of ``request_id`` lives (a job writes it in its own transaction)."""
+    return get_db().collection(USAGE).document(request_id)
+
+
+def usage_record(
+    consumer_id: str, operation: str, *, key_id: str | None = None, at: datetime | None = None
+) -> dict[str, Any]:
+    at = at or datetime.now(UTC)
+    return {
+        "consumer_id": consumer_id,
+        "operation": operation,
+        "cost_micros": price_of(operation),
+        "at": at,
+        "day": at.date().isoformat(),
+        "key_id": key_id,
+    }
 
 
 @dataclass(frozen=True)

@@ -69,24 +69,37 @@ def jwks(url: str) -> JwksCache:
 
 
 def verify_id_token(token: str) -> dict[str, Any]:
-    """The claims of a valid ID token; InvalidToken (401) otherwise."""
+    """The claims of a valid portal ID token; InvalidToken (401) otherwise."""
+    settings = get_settings()
+    return verify_token(
+        token,
+        jwks_url=settings.oidc_jwks_url,
+        audience=settings.oidc_audience,
+        issuer=settings.oidc_issuer,
+    )
+
+
+def verify_token(
+    token: str, *, jwks_url: str, audience: str | list[str], issuer: str
+) -> dict[str, Any]:
+    """The claims of an RS256 token signed by a key of ``jwks_url`` for ``audience`` and
+    ``issuer``; InvalidToken (401) otherwise."""
     import jwt
 
-    settings = get_settings()
     try:
         header = jwt.get_unverified_header(token)
     except jwt.InvalidTokenError:
         raise InvalidToken() from None
     if header.get("alg") not in ALGORITHMS:
         raise InvalidToken()
-    key = jwks(settings.oidc_jwks_url).key_for(header.get("kid"))
+    key = jwks(jwks_url).key_for(header.get("kid"))
     try:
         return jwt.decode(
             token,
             key.key,
             algorithms=ALGORITHMS,
-            audience=settings.oidc_audience,
-            issuer=settings.oidc_issuer,
+            audience=audience,
+            issuer=issuer,
             leeway=LEEWAY_S,
             options={"require": ["exp", "iat", "sub", "iss", "aud"]},
         )

@@ -20,6 +20,7 @@ _STATUS_TEXT = {
     403: "Signed in, but no active API account (code not_provisioned) or a disabled one.",
     404: "No such resource, or it belongs to someone else.",
     409: "A limit was reached (limit_exceeded), or a concurrent change (conflict): retry.",
+    410: "The link was already used or has expired.",
     413: "The request body is larger than 1 MiB.",
     429: "Rate limit exceeded.",
     502: "A backend (database, provider) is unreachable, timed out or failed.",
@@ -70,6 +71,8 @@ def error_statuses(route: Route) -> list[int]:
 
 
 def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
+    # Internal operations (scheduler, task queue) are not part of the public contract.
+    routes = [route for route in routes if route.auth is not Auth.INTERNAL]
     models: list[tuple[type[BaseModel], Any]] = []
     for route in routes:
         models += [(m, "validation") for m in (route.body,) if m]

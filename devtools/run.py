@@ -2,8 +2,12 @@
 
 Starts the official Firestore emulator (data kept under .local/firestore between runs), seeds the
 demo consumer, prints a demo API key and serves every route with
-``functions-framework --target=api`` on 127.0.0.1:$PORT. Ctrl-C or SIGTERM -- to this process
-or to the `make` above it -- stops the server and the emulator; nothing is left running.
+``functions-framework --target=api`` on 127.0.0.1:$PORT. A ticker calls the tracking dispatcher
+every LOCAL_TICK_S seconds (Cloud Scheduler's job in production); tasks run on the server's
+inline queue and emails land as .eml files in .local/outbox/. With LOCAL_FEEDS=1 the demo
+fixture feeds are served on FEED_PORT and the feed catalog points there. Ctrl-C or SIGTERM --
+to this process or to the `make` above it -- stops the server and the emulator; nothing is left
+running.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from devtools import localidp
 from devtools.emulator import Emulator, EmulatorError, die_with_parent, latest_export
@@ -40,6 +45,7 @@ def main() -> int:
     parent = os.getppid()
     server: subprocess.Popen | None = None
     jwks = None
+    feeds = None
     try:
         jwks = localidp.serve_jwks(
             localidp.jwks_document(localidp.load_or_create_key()), settings.jwks_port
@@ -51,7 +57,10 @@ def main() -> int:
             "ENVIRONMENT": "local",
             "FIRESTORE_EMULATOR_HOST": emulator.address,
             "GOOGLE_CLOUD_PROJECT": settings.google_cloud_project,
+            "OUTBOX_DIR": str(LOCAL / "outbox"),
         }
+        if settings.local_feeds:
+            feeds = _serve_fixture_feeds(settings.feed_port, env)
         seeded = subprocess.run(
             [sys.executable, "-m", "common.admin", "seed-demo"],
             env=env,
@@ -89,6 +98,10 @@ def main() -> int:
             "(Ctrl-C stops the server and the emulator).",
             flush=True,
         )
+        ticker = threading.Thread(
+            target=_tick_forever, args=(settings.port, settings.local_tick_s, stop), daemon=True
+        )
+        ticker.start()
         while not stop.wait(0.5):
             if server.poll() is not None:
                 print(f"The server exited with code {server.returncode}.", file=sys.stderr)
@@ -105,7 +118,37 @@ def main() -> int:
     finally:
         if jwks is not None:
             jwks.shutdown()
+        if feeds is not None:
+            feeds.shutdown()
         _shutdown(server, emulator)
+
+
+def _serve_fixture_feeds(port: int, env: dict[str, str]) -> Any:
+    """LOCAL_FEEDS=1: serve the demo fixture feeds and point the catalog and search there."""
+    from devtools import feedserver
+
+    server = feedserver.serve(port)
+    env["FEED_CATALOG_PATH"] = str(feedserver.write_catalog(server.url, LOCAL / "feeds.json"))
+    env["NEWS_SEARCH_URL"] = feedserver.search_template(server.url)
+    print(f"Serving the fixture feeds on {server.url}", flush=True)
+    return server
+
+
+def _tick_forever(port: int, every_s: float, stop: threading.Event) -> None:
+    """What Cloud Scheduler does in production: call the dispatcher on a fixed tick."""
+    import httpx
+
+    from common.internal import bearer_for_local
+
+    url = f"http://127.0.0.1:{port}/internal/dispatch"
+    headers = {"Authorization": f"Bearer {bearer_for_local()}"}
+    while not stop.wait(every_s):
+        try:
+            response = httpx.post(url, headers=headers, timeout=max(every_s, 30.0))
+            if response.status_code != 200:
+                print(f"tick: dispatcher answered {response.status_code}", file=sys.stderr)
+        except httpx.HTTPError as exc:
+            print(f"tick: {type(exc).__name__}", file=sys.stderr)
 
 
 def _shutdown(server: subprocess.Popen | None, emulator: Emulator) -> None:

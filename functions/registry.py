@@ -1,27 +1,43 @@
-"""Every endpoint group's routes, for the single-port ``api`` entry point and /openapi.json."""
+"""Which routes each entry point serves, for ``main.py`` and /openapi.json.
+
+A group is an entry point of ``main.py``; ``all`` (the single-port ``api`` entry point of local
+runs) serves every public route plus the internal ones, so `make run` also takes the ticker's
+dispatch calls.
+"""
 
 from __future__ import annotations
 
 from functools import cache
+from importlib import import_module
 
 from common.http import Api, Route
 
+# entry point -> (module, attribute) of each route table it serves
+GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
+    "system": (("functions.system.routes", "ROUTES"),),
+    "chat": (("functions.chat.routes", "ROUTES"),),
+    "tracking": (("functions.tracking.routes", "ROUTES"), ("functions.tasks.routes", "ROUTES")),
+    "legal": (("functions.legal.routes", "ROUTES"),),
+    "research": (("functions.research.routes", "ROUTES"),),
+    "usage": (("functions.usage.routes", "ROUTES"),),
+    "portal": (("functions.portal.routes", "ROUTES"),),
+    "webhooks": (("functions.webhooks.routes", "ROUTES"),),
+    "tracking_dispatch": (("functions.tracking.routes", "DISPATCH_ROUTES"),),
+    "task_worker": (("functions.tasks.routes", "WORKER_ROUTES"),),
+}
+
+
+def routes_of(group: str) -> list[Route]:
+    return [
+        route for module, name in GROUPS[group] for route in getattr(import_module(module), name)
+    ]
+
 
 def all_routes() -> list[Route]:
-    from functions.chat.routes import ROUTES as CHAT
-    from functions.portal.routes import ROUTES as PORTAL
-    from functions.system.routes import ROUTES as SYSTEM
-    from functions.tracking.routes import ROUTES as TRACKING
-    from functions.usage.routes import ROUTES as USAGE
-    from functions.webhooks.routes import ROUTES as WEBHOOKS
-
-    return [*SYSTEM, *CHAT, *TRACKING, *USAGE, *PORTAL, *WEBHOOKS]
+    return [route for group in GROUPS for route in routes_of(group)]
 
 
 @cache
 def app(group: str) -> Api:
     """The dispatcher of one group (``system``, ``tracking``) or of all of them (``all``)."""
-    if group == "all":
-        return Api(all_routes())
-    module = __import__(f"functions.{group}.routes", fromlist=["ROUTES"])
-    return Api(module.ROUTES)
+    return Api(all_routes() if group == "all" else routes_of(group))

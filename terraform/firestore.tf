@@ -84,6 +84,8 @@ locals {
   ttl_fields = {
     webhook_receipts  = "expires_at"
     ratelimit_windows = "expires_at"
+    tasks             = "expires_at" # task records (TASK_RECORD_TTL_DAYS)
+    pause_tokens      = "expires_at" # used pause links, kept until the link expires
   }
 }
 

@@ -23,7 +23,10 @@ locals {
 
   # Entry points that ../main.py defines today (tests/unit/test_deploy_config.py keeps this
   # list and main.py in step). The others are planned; each joins when its issue lands.
-  implemented = ["health", "api", "chat", "tracking", "usage", "webhooks", "portal"]
+  implemented = [
+    "health", "api", "chat", "tracking", "usage", "webhooks", "portal",
+    "legal", "research", "tracking_dispatch", "task_worker",
+  ]
 
   # `api` serves every route from one function; only deployed on request.
   functions = {
@@ -38,6 +41,8 @@ locals {
   }
 
   task_worker_url = "https://${local.function_names["task_worker"]}-${local.run_url_suffix}"
+  # Deterministic Cloud Run URL of tracking_dispatch: the audience of the Scheduler's token.
+  tracking_dispatch_url = "https://${local.function_names["tracking_dispatch"]}-${local.run_url_suffix}"
 
   # Non-secret configuration shared by every function.
   function_env = {
@@ -53,6 +58,8 @@ locals {
     TASKS_QUEUE           = google_cloud_tasks_queue.tracking_research.id # projects/P/locations/L/queues/Q
     TASK_WORKER_URL       = local.task_worker_url
     TASKS_SERVICE_ACCOUNT = google_service_account.invoker.email
+    TRACKING_DISPATCH_URL = local.tracking_dispatch_url
+    INTERNAL_AUTH         = "oidc" # task_worker / tracking_dispatch accept only Google OIDC tokens
 
     EMAIL_BACKEND = "sendgrid"
     EMAIL_FROM    = var.email_from

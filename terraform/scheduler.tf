@@ -18,7 +18,7 @@ resource "google_cloud_scheduler_job" "tracking_dispatch" {
 
   http_target {
     http_method = "POST"
-    uri         = google_cloudfunctions2_function.fn[each.key].service_config[0].uri
+    uri         = "${google_cloudfunctions2_function.fn[each.key].service_config[0].uri}/internal/dispatch"
     body        = base64encode("{}")
     headers = {
       "Content-Type" = "application/json"
@@ -26,7 +26,8 @@ resource "google_cloud_scheduler_job" "tracking_dispatch" {
 
     oidc_token {
       service_account_email = google_service_account.invoker.email
-      audience              = google_cloudfunctions2_function.fn[each.key].service_config[0].uri
+      # The function checks this audience (TRACKING_DISPATCH_URL) and the token's email.
+      audience = local.tracking_dispatch_url
     }
   }
 

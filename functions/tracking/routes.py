@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from common.http import Call, Route
+from pydantic import BaseModel, ConfigDict, Field
+
+from common.http import Auth, Call, Html, Route
+from functions.tasks.models import DispatchResult
 from functions.tracking import service
 from functions.tracking.models import (
     Deleted,
@@ -56,6 +59,34 @@ def delete_subscription(call: Call) -> Deleted:
     return Deleted(deleted=True)
 
 
+class PauseQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(min_length=1, max_length=512, description="From the digest's pause link.")
+
+
+def pause_page(call: Call) -> Html:
+    from common.templates import render
+    from functions.tracking import pause
+
+    pause.check(call.query.token)
+    return Html(render("pause_confirm.html.j2", token=call.query.token))
+
+
+def pause_subscription(call: Call) -> Html:
+    from common.templates import render
+    from functions.tracking import pause
+
+    pause.pause(call.query.token)
+    return Html(render("pause_done.html.j2"))
+
+
+def dispatch_now(call: Call) -> DispatchResult:
+    from functions.tracking.dispatch import dispatch
+
+    return DispatchResult(**dispatch().as_dict())
+
+
 ROUTES = [
     Route("GET", "/v1/tracking/topics", list_topics, "listTrackingTopics",
           "List the topic identifiers a subscription may use", "Tracking",
@@ -73,4 +104,16 @@ ROUTES = [
     Route("DELETE", BASE + "/{id}", delete_subscription, "deleteSubscription",
           "Delete a subscription and all its results", "Tracking",
           path_params=SubscriptionPath, response=Deleted, errors=(409,)),
+    Route("GET", "/v1/tracking/pause", pause_page, "showPauseLink",
+          "The page a digest's pause link opens: asks to confirm (changes nothing)", "Tracking",
+          auth=Auth.NONE, query=PauseQuery, errors=(410,)),
+    Route("POST", "/v1/tracking/pause", pause_subscription, "pauseByLink",
+          "One-click pause from a digest email (RFC 8058); each link works once", "Tracking",
+          auth=Auth.NONE, query=PauseQuery, errors=(404, 409, 410)),
+]  # fmt: skip
+
+DISPATCH_ROUTES = [
+    Route("POST", "/internal/dispatch", dispatch_now, "dispatchTracking",
+          "Enqueue a run for every due subscription (Cloud Scheduler only)", "Internal",
+          auth=Auth.INTERNAL, response=DispatchResult),
 ]  # fmt: skip

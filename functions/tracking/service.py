@@ -138,6 +138,9 @@ def delete_subscription(consumer_id: str, sub_id: str) -> None:
         transaction.update(consumer_ref, {"subscription_count": Increment(-1)})
 
     run_transaction(remove)
+    # A research run that finished between the first sweep and the delete wrote its results
+    # under the subscription; once it is gone no run can write any (see tracking.run).
+    delete_results(ref)
 
 
 def delete_results(sub_ref: Any) -> int:

@@ -21,6 +21,7 @@ from common.firestore import (
     CONSUMERS,
     MEMORIES,
     SUBSCRIPTIONS,
+    TASKS,
     WEBHOOK_RECEIPTS,
     delete_matching,
     get_db,
@@ -52,7 +53,8 @@ def handle(delivery_id: str, event: IdpEvent) -> str:
 
 def erase(idp_user_id: str) -> str:
     """user.deleted: disable the consumer, revoke its keys, delete its subscriptions with their
-    results and its chat memories. Usage records stay: they hold no personal data."""
+    results, its chat memories and its task records. Usage records stay: they hold no personal
+    data."""
     consumer_id = delete_from_idp(idp_user_id)
     if consumer_id is None:
         return "tombstoned"
@@ -61,10 +63,15 @@ def erase(idp_user_id: str) -> str:
     db = get_db()
     keys.revoke_all(consumer_id)
     owned = db.collection(SUBSCRIPTIONS).where(filter=where_eq("user_id", consumer_id))
-    for doc in owned.select([]).stream():
-        delete_results(doc.reference)
+    refs = [doc.reference for doc in owned.select([]).stream()]
+    for ref in refs:
+        delete_results(ref)
     delete_matching(owned)
+    for ref in refs:  # results a run finished writing before its subscription went
+        delete_results(ref)
     delete_matching(db.collection(MEMORIES).where(filter=where_eq("consumer_id", consumer_id)))
+    # Task records hold legal requests and guides, and the runs' item lists.
+    delete_matching(db.collection(TASKS).where(filter=where_eq("owner_id", consumer_id)))
     db.collection(CONSUMERS).document(consumer_id).update({"subscription_count": 0})
     return "erased"
 

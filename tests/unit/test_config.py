@@ -11,6 +11,15 @@ PROD = {
     "idp_webhook_secret": "whsec_cmVhbC1zZWNyZXQtZm9yLXByb2R1Y3Rpb24tMTIzNDU2",
     "oidc_issuer": "https://clerk.example.org",
     "oidc_audience": "portal-client-id",
+    "internal_auth": "oidc",
+    "tasks_backend": "cloudtasks",
+    "task_worker_url": "https://ars-task-worker-123.europe-west1.run.app",
+    "tracking_dispatch_url": "https://ars-tracking-dispatch-123.europe-west1.run.app",
+    "tasks_service_account": "ars-invoker@advocacy-prod.iam.gserviceaccount.com",
+    "email_backend": "sendgrid",
+    "sendgrid_api_key": "SG.real-key",
+    "pause_link_secret": "a-long-random-pause-link-secret-of-48-characters!",
+    "public_base_url": "https://api.advocacy.example.org",
 }
 
 
@@ -39,6 +48,15 @@ def test_production_with_real_values_starts(monkeypatch):
         ({"idp_webhook_secret": "whsec_"}, "IDP_WEBHOOK_SECRET"),
         ({"idp_webhook_secret": "not-a-secret"}, "IDP_WEBHOOK_SECRET"),
         ({"idp_webhook_secret": " "}, "IDP_WEBHOOK_SECRET"),
+        ({"internal_auth": "secret"}, "INTERNAL_AUTH"),
+        ({"tasks_backend": "inline"}, "TASKS_BACKEND"),
+        ({"tasks_emulator_host": "127.0.0.1:9022"}, "TASKS_EMULATOR_HOST"),
+        ({"tasks_service_account": ""}, "TASKS_SERVICE_ACCOUNT"),
+        ({"email_backend": "outbox"}, "EMAIL_BACKEND"),
+        ({"sendgrid_api_key": ""}, "SENDGRID_API_KEY"),
+        ({"pause_link_secret": "local-pause-link-secret-not-for-production"}, "PAUSE_LINK_SECRET"),
+        ({"pause_link_secret": "short"}, "PAUSE_LINK_SECRET"),
+        ({"public_base_url": ""}, "PUBLIC_BASE_URL"),
     ],
 )
 def test_production_refuses_local_defaults(monkeypatch, override, named):

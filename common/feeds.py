@@ -1,0 +1,481 @@
+"""Fetching and parsing RSS/Atom feeds: the news sources of research and tracking digests.
+
+A feed is someone else's server, so every failure (timeout, HTTP error, garbage, a body too big
+to hold) becomes ``FeedResult.error`` instead of an exception: one bad source must never sink a
+digest built from twenty good ones. Each fetch has a hard deadline (``FEED_TIMEOUT_S``) covering
+connect, redirects and the body, and a byte bound (``FEED_MAX_BYTES``) checked while streaming.
+
+Feeds are polled repeatedly by digests, so ETag / Last-Modified validators and the parsed items
+are kept in a small in-process LRU: a ``304 Not Modified`` answer costs the source almost
+nothing and returns the cached items.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import io
+import logging
+import re
+import socket
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+from common.config import get_settings
+
+if TYPE_CHECKING:
+    import httpx
+
+USER_AGENT = "AdvocacyResearchService/1.0 (+feeds)"
+ACCEPT = (
+    "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+)
+MAX_REDIRECTS = 3
+TITLE_MAX_CHARS = 300
+SUMMARY_MAX_CHARS = 1000
+
+log = logging.getLogger("ars.feeds")
+
+
+@dataclass(frozen=True)
+class FeedItem:
+    """One entry of a feed, reduced to plain text so nothing downstream has to distrust HTML."""
+
+    id: str
+    title: str
+    link: str
+    source: str
+    published: datetime | None
+    summary: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (NDJSON events, Firestore results)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "link": self.link,
+            "source": self.source,
+            "published": self.published.isoformat() if self.published else None,
+            "summary": self.summary,
+        }
+
+
+@dataclass
+class FeedResult:
+    """What one fetch produced: items, or a short reason why there are none."""
+
+    url: str
+    items: list[FeedItem] = field(default_factory=list)
+    error: str | None = None
+    not_modified: bool = False
+
+
+class _FetchError(Exception):
+    """A source failure; ``reason`` is the short text of ``FeedResult.error``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class _Download:
+    body: bytes | None  # None when the source answered 304
+    etag: str | None = None
+    last_modified: str | None = None
+    final_url: str = ""
+    content_type: str = ""
+
+
+@dataclass(frozen=True)
+class _CacheEntry:
+    etag: str | None
+    last_modified: str | None
+    items: tuple[FeedItem, ...]
+
+
+class _LruCache:
+    """A bounded, thread-safe url -> validators + items map (fetch_all runs in threads)."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, _CacheEntry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, url: str) -> _CacheEntry | None:
+        with self._lock:
+            entry = self._entries.get(url)
+            if entry is not None:
+                self._entries.move_to_end(url)
+            return entry
+
+    def put(self, url: str, entry: _CacheEntry, capacity: int) -> None:
+        with self._lock:
+            if capacity <= 0:
+                self._entries.clear()
+                return
+            self._entries[url] = entry
+            self._entries.move_to_end(url)
+            while len(self._entries) > capacity:
+                self._entries.popitem(last=False)
+
+    def discard(self, url: str) -> None:
+        with self._lock:
+            self._entries.pop(url, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_cache = _LruCache()
+_client: httpx.Client | None = None
+_client_lock = threading.Lock()
+
+
+def reset_cache() -> None:
+    """Forget every cached feed (tests; a fresh process starts empty anyway)."""
+    _cache.clear()
+
+
+def fetch_all(urls: list[str], max_workers: int = 8) -> list[FeedResult]:
+    """Fetch ``urls`` in parallel; results are in the order of ``urls``.
+
+    Each fetch has its own deadline, so the whole call takes about
+    ``ceil(len(urls) / max_workers) * FEED_TIMEOUT_S`` at worst. A URL listed twice is fetched
+    once (topics often share a feed).
+    """
+    unique = list(dict.fromkeys(urls))
+    if not unique:
+        return []
+    workers = max(1, min(max_workers, len(unique)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="feeds") as pool:
+        by_url = dict(zip(unique, pool.map(fetch_feed, unique), strict=True))
+    return [by_url[url] for url in urls]
+
+
+def fetch_feed(url: str) -> FeedResult:
+    """Fetch and parse one feed. Never raises for a source failure: see ``FeedResult.error``."""
+    settings = get_settings()
+    if not _is_http_url(url):
+        return _failed(url, "unsupported URL")
+    deadline = time.monotonic() + settings.feed_timeout_s
+    cached = _cache.get(url) if settings.feed_cache_entries > 0 else None
+    try:
+        download = _download(url, cached, deadline, settings.feed_max_bytes)
+        if download.body is None:
+            if cached is None:  # 304 to a request that had no validators: nonsense
+                raise _FetchError("HTTP 304")
+            return FeedResult(url, _fresh(cached.items), not_modified=True)
+        items = _parse(download.body, download.final_url or url, download.content_type)
+    except _FetchError as exc:
+        return _failed(url, exc.reason)
+    except Exception as exc:  # a library bug or an exotic failure must not sink a digest
+        log.warning(
+            "feed %s failed unexpectedly: %s",
+            _host(url),
+            type(exc).__name__,
+            extra={"feedHost": _host(url), "reason": "unexpected"},
+        )
+        return FeedResult(url, [], error="fetch failed")
+    if download.etag or download.last_modified:
+        entry = _CacheEntry(download.etag, download.last_modified, tuple(items))
+        _cache.put(url, entry, settings.feed_cache_entries)
+    else:
+        _cache.discard(url)
+    return FeedResult(url, _fresh(items))
+
+
+def _failed(url: str, reason: str) -> FeedResult:
+    # Only the host: a search feed's query string carries a subscriber's keywords.
+    log.warning(
+        "feed %s failed: %s", _host(url), reason, extra={"feedHost": _host(url), "reason": reason}
+    )
+    return FeedResult(url, [], error=reason)
+
+
+def _fresh(items: Iterable[FeedItem]) -> list[FeedItem]:
+    """Drop items older than FEED_MAX_AGE_DAYS (undated items are kept: some feeds never date)."""
+    cutoff = datetime.now(UTC) - timedelta(days=get_settings().feed_max_age_days)
+    return [item for item in items if item.published is None or item.published >= cutoff]
+
+
+# --- HTTP ---------------------------------------------------------------------------------
+
+
+def _http_client() -> httpx.Client:
+    """One pooled client per process (keep-alive across feeds of the same host)."""
+    global _client
+    if _client is None:
+        with _client_lock:
+            if _client is None:
+                import httpx
+
+                _client = httpx.Client(
+                    headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
+                    follow_redirects=False,  # followed by hand: each hop gets what is left
+                    max_redirects=MAX_REDIRECTS,
+                    limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
+                )
+    return _client
+
+
+def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: int) -> _Download:
+    import httpx
+
+    client = _http_client()
+    headers: dict[str, str] = {}
+    if cached is not None and cached.etag:
+        headers["If-None-Match"] = cached.etag
+    if cached is not None and cached.last_modified:
+        headers["If-Modified-Since"] = cached.last_modified
+    request = client.build_request("GET", url, headers=headers)
+    for _hop in range(MAX_REDIRECTS + 1):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _FetchError("timeout")
+        request.extensions = {**request.extensions, "timeout": httpx.Timeout(remaining).as_dict()}
+        try:
+            response = client.send(request, stream=True, follow_redirects=False)
+        except httpx.TimeoutException as exc:
+            raise _FetchError("timeout") from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise _FetchError("unsupported URL") from exc
+        except (httpx.TransportError, httpx.InvalidURL) as exc:
+            raise _FetchError(_transport_reason(deadline)) from exc
+        try:
+            if response.has_redirect_location and response.next_request is not None:
+                request = response.next_request
+                if not _is_http_url(str(request.url)):
+                    raise _FetchError("unsupported URL")
+                continue
+            if response.status_code == 304:
+                return _Download(None)
+            if not 200 <= response.status_code < 300:
+                raise _FetchError(f"HTTP {response.status_code}")
+            body = _read_body(response, deadline, max_bytes)
+            return _Download(
+                body,
+                etag=response.headers.get("etag"),
+                last_modified=response.headers.get("last-modified"),
+                final_url=str(response.url),
+                content_type=response.headers.get("content-type", ""),
+            )
+        finally:
+            response.close()
+    raise _FetchError("too many redirects")
+
+
+def _read_body(response: httpx.Response, deadline: float, max_bytes: int) -> bytes:
+    """Stream the body, holding to the deadline and the byte bound.
+
+    httpx's read timeout is per read, so a source dripping a byte a second would never trip it;
+    a watchdog shuts the socket down at the deadline, which wakes the blocked read. A body over
+    the bound is an error, never a truncated parse.
+    """
+    import httpx
+
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise _FetchError("too large")
+    watchdog = _Watchdog(response, deadline)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > max_bytes:
+                raise _FetchError("too large")
+            if time.monotonic() > deadline:
+                raise _FetchError("timeout")
+            chunks.append(chunk)
+    except httpx.TimeoutException as exc:
+        raise _FetchError("timeout") from exc
+    except httpx.DecodingError as exc:
+        raise _FetchError("bad encoding") from exc
+    except (httpx.TransportError, OSError, ValueError) as exc:
+        reason = "timeout" if watchdog.fired else _transport_reason(deadline)
+        raise _FetchError(reason) from exc
+    finally:
+        watchdog.cancel()
+    if watchdog.fired:
+        raise _FetchError("timeout")
+    return b"".join(chunks)
+
+
+class _Watchdog:
+    """Shuts the response's socket down at the deadline (a no-op when the socket is unknown)."""
+
+    def __init__(self, response: httpx.Response, deadline: float) -> None:
+        self.fired = False
+        self._timer: threading.Timer | None = None
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            self._timer = threading.Timer(
+                max(0.0, deadline - time.monotonic()), self._fire, (sock,)
+            )
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self, sock: socket.socket) -> None:
+        self.fired = True
+        try:
+            # The base class method: SSLSocket.shutdown would also drop the TLS state under
+            # the reading thread's feet.
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _transport_reason(deadline: float) -> str:
+    return "timeout" if time.monotonic() >= deadline else "connection failed"
+
+
+# --- parsing ------------------------------------------------------------------------------
+
+
+def _parse(body: bytes, base_url: str, content_type: str) -> list[FeedItem]:
+    import feedparser
+
+    # A BytesIO, never raw bytes: feedparser treats a bytes/str argument that names a file or a
+    # URL as something to open, and the body is untrusted.
+    parsed = feedparser.parse(
+        io.BytesIO(body),
+        response_headers={"content-type": content_type} if content_type else None,
+    )
+    feed = parsed.get("feed") or {}
+    entries = parsed.get("entries") or []
+    feed_title = _plain(feed.get("title", ""), TITLE_MAX_CHARS)
+    if not entries and not feed_title and (parsed.get("bozo") or not parsed.get("version")):
+        raise _FetchError("not a feed")
+    items: list[FeedItem] = []
+    for entry in entries:
+        item = _item(entry, feed_title, base_url)
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def _item(entry: Any, feed_title: str, base_url: str) -> FeedItem | None:
+    link = _absolute_http_url(entry.get("link") or "", base_url)
+    if link is None:
+        return None
+    summary_html = entry.get("summary") or ""
+    if not summary_html and entry.get("content"):
+        summary_html = entry["content"][0].get("value", "")
+    summary = _plain(summary_html, SUMMARY_MAX_CHARS)
+    title = _plain(entry.get("title", ""), TITLE_MAX_CHARS) or _clip(summary, TITLE_MAX_CHARS)
+    if not title:
+        return None  # nothing a reader could recognise
+    key = (entry.get("id") or "").strip() or link or title
+    return FeedItem(
+        id=hashlib.sha256(key.encode("utf-8")).hexdigest()[:32],
+        title=title,
+        link=link,
+        source=feed_title or (urlsplit(link).hostname or ""),
+        published=_published(entry),
+        summary=summary,
+    )
+
+
+def _published(entry: Any) -> datetime | None:
+    for name in ("published_parsed", "updated_parsed", "created_parsed"):
+        value = entry.get(name)
+        if value:
+            try:
+                return datetime.fromtimestamp(calendar.timegm(value), UTC)
+            except (OverflowError, ValueError, TypeError, OSError):
+                continue
+    return None
+
+
+def _absolute_http_url(link: str, base_url: str) -> str | None:
+    link = link.strip()
+    if not link or any(ord(char) < 32 or char.isspace() for char in link):
+        return None
+    try:
+        link = urljoin(base_url, link)
+    except ValueError:
+        return None
+    return link if _is_http_url(link) else None
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or "?"
+    except ValueError:
+        return "?"
+
+
+class _TextExtractor(HTMLParser):
+    """Text of an HTML fragment: tags dropped, entities unescaped, script/style skipped."""
+
+    _BLOCK = frozenset({"br", "p", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "img"})
+    _SKIP = frozenset({"script", "style", "template"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self._skipping += 1
+        elif tag in self._BLOCK:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self._skipping = max(0, self._skipping - 1)
+        elif tag in self._BLOCK:
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.parts.append(data)
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _plain(markup: str, limit: int) -> str:
+    """Plain text of ``markup`` on one line, at most ``limit`` characters."""
+    if not markup:
+        return ""
+    extractor = _TextExtractor()
+    try:
+        extractor.feed(markup)
+        extractor.close()
+    except Exception:  # HTMLParser is lenient; this is belt and braces for hostile input
+        return _clip(_WHITESPACE.sub(" ", re.sub(r"<[^>]*>", " ", markup)).strip(), limit)
+    return _clip(_WHITESPACE.sub(" ", "".join(extractor.parts)).strip(), limit)
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a word boundary, with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:.-") + "…"

@@ -1,0 +1,59 @@
+"""Authentication of internal callers: Cloud Scheduler (the dispatcher) and Cloud Tasks (the
+task worker).
+
+In production (``INTERNAL_AUTH=oidc``) the caller must present a Google-signed OIDC ID token
+(``Authorization: Bearer``) whose audience is the called function's base URL and whose
+``email`` is ``TASKS_SERVICE_ACCOUNT`` (verified email). The platform checks the same token
+before the function runs (``roles/run.invoker``, internal ingress); this is the second lock.
+In local runs and tests (``INTERNAL_AUTH=secret``) the bearer is ``INTERNAL_SECRET``,
+compared in constant time. Nothing else gets through: every failure is the same 401.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from common.config import get_settings
+from common.errors import Unauthorized
+
+
+@dataclass(frozen=True)
+class InternalCaller:
+    identity: str  # the service account, or "local"
+    consumer_id: None = None  # the pipeline logs consumer ids; an internal call has none
+
+
+class NotInternal(Unauthorized):
+    def __init__(self) -> None:
+        super().__init__("This endpoint is for the service's scheduler and task queue only.")
+
+
+def verify(token: str) -> InternalCaller:
+    settings = get_settings()
+    if not token:
+        raise NotInternal()
+    if settings.internal_auth == "secret":
+        if hmac.compare_digest(token.encode(), settings.internal_secret.encode()):
+            return InternalCaller("local")
+        raise NotInternal()
+    from common.oidc import InvalidToken, verify_token
+
+    try:
+        claims = verify_token(
+            token,
+            jwks_url=settings.internal_oidc_jwks_url,
+            audience=[settings.task_worker_url, settings.tracking_dispatch_url],
+            issuer=settings.internal_oidc_issuer,
+        )
+    except InvalidToken:
+        raise NotInternal() from None
+    email = claims.get("email")
+    if claims.get("email_verified") is not True or email != settings.tasks_service_account:
+        raise NotInternal()
+    return InternalCaller(email)
+
+
+def bearer_for_local() -> str:
+    """What a local caller (the make-run ticker, the inline backend's tests) sends."""
+    return get_settings().internal_secret

@@ -1,0 +1,28 @@
+"""HTTP routes of the legal group."""
+
+from __future__ import annotations
+
+from common.http import Call, Route
+from functions.legal.models import GuidanceRequest, TaskAccepted
+
+
+def request_guidance(call: Call) -> TaskAccepted:
+    from functions.legal import service
+
+    body: GuidanceRequest = call.body
+    task_id = service.submit(call.principal.consumer_id, body.model_dump())
+    return TaskAccepted(
+        taskId=task_id,
+        message="Your legal guidance is being written; it will be emailed to you and shown "
+        f"at GET /v1/tasks/{task_id}.",
+        estimatedTime=service.ESTIMATED_TIME,
+        taskType=service.KIND,
+    )
+
+
+ROUTES = [
+    Route("POST", "/v1/legal/guidance", request_guidance, "requestLegalGuidance",
+          "Ask for general legal information on an advocacy activity (async, emailed)", "Legal",
+          body=GuidanceRequest, response=TaskAccepted, status=202, price="legal.guidance",
+          description="Information, not legal advice. Poll GET /v1/tasks/{taskId} for the guide."),
+]  # fmt: skip

@@ -1,0 +1,83 @@
+"""Legal guidance jobs: accept the request (202 + a task), write the guide in the worker, email
+it to the consumer once, and keep it on the task record for GET /v1/tasks/{taskId}.
+
+The request itself is metered (it is what the caller pays for); the job is not metered again.
+If the queue cannot take the job, the request fails with 502 and is not billed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from common.consumers import get_consumer
+from common.errors import BackendUnavailable
+from common.tasks import Enqueued, Task, enqueue
+from functions.tasks import records
+from functions.tasks.worker import email_state, recover, send_once
+
+KIND = "legal.guidance"
+ESTIMATED_TIME = "1-2 minutes"
+
+
+def submit(consumer_id: str, request: dict[str, Any]) -> str:
+    """Store the job and enqueue it; its task id."""
+    task_id = f"legal-{uuid.uuid4().hex}"
+    records.create(records.new_record(task_id, KIND, consumer_id, payload=request))
+    task = Task(task_id, KIND, {"ownerId": consumer_id})
+    if enqueue(task) is Enqueued.FAILED:
+        records.fail(task_id, "The job could not be queued.")
+        raise BackendUnavailable("The job queue is unavailable. Retry shortly.")
+    return task_id
+
+
+def run_guidance(task: Task) -> str:
+    from functions.legal.guide import render_guide_email, render_markdown, write_guide
+
+    owner_id = str(task.payload["ownerId"])
+    record = records.claim(task.task_id, {"kind": KIND, "owner_id": owner_id})
+    if record is None:
+        return "duplicate"
+
+    def finish_sent(pending: dict[str, Any], message_id: str | None, assumed: bool) -> None:
+        records.finish(
+            task.task_id,
+            status="succeeded",
+            result=pending["result"],
+            email=email_state(message_id, assumed),
+        )
+
+    if record["email"]["state"] == "sending":
+        return recover(task.task_id, record, finish_sent)
+    request = record.get("payload")
+    if not request:  # the owner's data was erased after the job was queued
+        records.finish(task.task_id, status="skipped", result={"reason": "erased"})
+        return "skipped_erased"
+    guide = write_guide(
+        request.get("prompt"),
+        request.get("situation"),
+        request.get("timeline"),
+        request.get("jurisdiction"),
+    )
+    result = {"guide": guide.model_dump(), "markdown": render_markdown(guide)}
+    consumer = get_consumer(owner_id)
+    if consumer is None or consumer.get("status") != "active":
+        records.finish(task.task_id, status="succeeded", result=result)
+        return "written_not_emailed"
+    from common.email import Email
+
+    subject, text, html = render_guide_email(guide, _request_summary(request))
+    email = Email(
+        to=consumer["email"],
+        subject=subject,
+        text=text,
+        html=html,
+        custom_args={"task_id": task.task_id},
+        category="legal-guidance",
+    )
+    return send_once(task.task_id, record, email, {"result": result}, finish_sent)
+
+
+def _request_summary(request: dict[str, Any]) -> str:
+    text = request.get("situation") or request.get("prompt") or ""
+    return text if len(text) <= 300 else text[:299].rstrip() + "…"

@@ -1,0 +1,77 @@
+"""One-shot topic research, streamed as NDJSON events. No Flask here.
+
+Events, one JSON object per line: ``begin`` (what is searched, how many sources), one ``item``
+per ranked news item (best first), ``summary`` (an overview, and the sources that failed),
+``end``; or ``error`` instead of the rest when no source answered at all (the request is then
+not billed). A single failing source only shows up in ``summary.failedSources``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from common.logging import get_logger
+from functions.research.models import ResearchRequest
+
+logger = get_logger("ars.research")
+
+
+def _line(event: dict[str, Any]) -> str:
+    return json.dumps(event, ensure_ascii=False, default=str) + "\n"
+
+
+def research_events(request: ResearchRequest, on_failure: Any) -> Iterator[str]:
+    """The NDJSON lines; ``on_failure()`` is called before an ``error`` event."""
+    from functions.research.gather import gather, sources_for
+    from functions.research.summaries import overview, summarise_items
+
+    sources = sources_for(request.topics, request.customKeywords)
+    yield _line(
+        {
+            "type": "begin",
+            "topics": request.topics,
+            "keywords": request.customKeywords,
+            "sources": len(sources),
+        }
+    )
+    gathered = gather(
+        request.topics, request.customKeywords, request.specificInterests, limit=request.limit
+    )
+    if gathered.sources and len(gathered.failed) == gathered.sources:
+        on_failure()
+        yield _line(
+            {
+                "type": "error",
+                "code": "backend_unavailable",
+                "detail": "No news source answered. Retry shortly.",
+            }
+        )
+        return
+    summaries = summarise_items(
+        [ranked.item for ranked in gathered.items], request.specificInterests or ""
+    )
+    counts: Counter[str] = Counter()
+    for rank, ranked in enumerate(gathered.items, start=1):
+        counts.update(ranked.matched[:1])
+        yield _line(
+            {
+                "type": "item",
+                "rank": rank,
+                **ranked.item.as_dict(),
+                "summary": summaries[ranked.item.id],
+                "score": round(ranked.score, 3),
+                "matched": ranked.matched,
+            }
+        )
+    yield _line(
+        {
+            "type": "summary",
+            "text": overview(dict(counts), len(gathered.items), gathered.failed),
+            "items": len(gathered.items),
+            "failedSources": gathered.failed,
+        }
+    )
+    yield _line({"type": "end", "items": len(gathered.items)})

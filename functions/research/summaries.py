@@ -1,0 +1,83 @@
+"""Short summaries of gathered news items: the provider when configured, else extractive.
+
+One provider call summarises a whole digest (not one call per item). If the provider fails or
+leaves an item out, that item gets the extractive summary: the first sentences of its own text,
+so a summary never says more than the source did.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from common.llm import ProviderError, get_provider
+from common.offline.summarize import sentences
+from common.prompts import prompt
+
+if TYPE_CHECKING:
+    from common.feeds import FeedItem
+
+logger = logging.getLogger("ars.research")
+MAX_CHARS = 320
+
+
+class _ItemSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    summary: str = Field(max_length=600)
+
+
+class _Summaries(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    summaries: list[_ItemSummary]
+
+
+def extractive(item: FeedItem) -> str:
+    """The first one or two sentences of the item's text (its title when it has none)."""
+    picked = sentences(item.summary)[:2] if item.summary else []
+    text = " ".join(picked) or item.title
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"
+
+
+def summarise_items(items: Sequence[FeedItem], context: str = "") -> dict[str, str]:
+    """item id -> summary, for every item."""
+    summaries = {item.id: extractive(item) for item in items}
+    provider = get_provider()
+    if provider is None or not items:
+        return summaries
+    data = [{"id": i.id, "title": i.title, "text": i.summary[:1000]} for i in items]
+    try:
+        answer = provider.complete_json(
+            [
+                {"role": "system", "content": prompt("research_summaries.v1")},
+                {"role": "user", "content": json.dumps({"context": context, "items": data})},
+            ],
+            _Summaries,
+            schema_name="item_summaries",
+            max_tokens=120 * len(items),
+        )
+    except ProviderError:
+        logger.warning("provider failed; extractive item summaries")
+        return summaries
+    for entry in answer.summaries:
+        if entry.id in summaries and entry.summary.strip():
+            summaries[entry.id] = entry.summary.strip()[:MAX_CHARS]
+    return summaries
+
+
+def overview(counts: dict[str, int], total: int, failed: Sequence[str]) -> str:
+    """One paragraph on what was found, per topic or keyword."""
+    if total == 0:
+        text = "No recent items matched these topics and keywords."
+    else:
+        parts = [f"{count} on {label}" for label, count in counts.items() if count]
+        text = f"Found {total} recent item{'s' if total != 1 else ''}" + (
+            f": {', '.join(parts)}." if parts else "."
+        )
+    if failed:
+        text += f" Sources that did not answer: {', '.join(failed)}."
+    return text

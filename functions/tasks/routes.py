@@ -1,0 +1,56 @@
+"""HTTP routes of the tasks group: the public task view, and the internal worker endpoint."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from common.http import Auth, Call, Route
+from common.tasks import WORKER_PATH, Task
+from functions.tasks import records
+from functions.tasks.models import TaskPath, TaskView, WorkerResult, WorkerTask
+
+
+def get_task(call: Call) -> TaskView:
+    record = records.get_owned(call.principal.consumer_id, call.path.taskId)
+    return view(record)
+
+
+def view(record: dict) -> TaskView:
+    email_state = (record.get("email") or {}).get("state")
+    return TaskView(
+        taskId=record["id"],
+        taskType=record["kind"],
+        status=record["status"],
+        attempts=record.get("attempts", 0),
+        createdAt=record["created_at"],
+        updatedAt=record.get("updated_at") or record["created_at"],
+        emailed=email_state in ("sent", "assumed_sent"),
+        result=_public(record.get("result")),
+        error=record.get("error") if record["status"] == "failed" else None,
+    )
+
+
+def _public(result: dict | None) -> dict | None:
+    if result is None:
+        return None
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in result.items()}
+
+
+def run_task(call: Call) -> WorkerResult:
+    from functions.tasks.worker import execute
+
+    body: WorkerTask = call.body
+    outcome = execute(Task(body.taskId, body.kind, body.payload))
+    return WorkerResult(taskId=body.taskId, outcome=outcome)
+
+
+ROUTES = [
+    Route("GET", "/v1/tasks/{taskId}", get_task, "getTask",
+          "Show one of your async jobs (legal guidance, tracking runs): status and result",
+          "Tasks", path_params=TaskPath, response=TaskView),
+]  # fmt: skip
+
+WORKER_ROUTES = [
+    Route("POST", WORKER_PATH, run_task, "runTask", "Run one queued task (Cloud Tasks only)",
+          "Internal", auth=Auth.INTERNAL, body=WorkerTask, response=WorkerResult),
+]  # fmt: skip

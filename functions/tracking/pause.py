@@ -1,0 +1,55 @@
+"""One-click pause of a subscription from its digest email (RFC 8058).
+
+The link carries a signed token naming the subscription and the run that sent it. A POST (what
+mail clients send for ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, and what the
+confirmation page's button sends) sets ``active: false``; each token works once -- its use is
+recorded under its hash in the same transaction -- and a second use is 410. A GET only shows the
+confirmation page and changes nothing, so link scanners that prefetch URLs cannot pause anyone.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from common.errors import Gone, NotFound
+from common.firestore import PAUSE_TOKENS, SUBSCRIPTIONS, get_db, run_transaction
+from functions.tracking.pause_token import PauseClaim, read_token
+
+_GONE = "This pause link was already used. Manage the subscription with the API."
+_NOT_FOUND = "This subscription no longer exists."
+
+
+def check(token: str) -> PauseClaim:
+    """The token's claim, if it is valid and unused (the confirmation page)."""
+    claim = read_token(token)
+    if get_db().collection(PAUSE_TOKENS).document(claim.token_id).get().exists:
+        raise Gone(_GONE)
+    return claim
+
+
+def pause(token: str) -> PauseClaim:
+    claim = read_token(token)
+    db = get_db()
+    used_ref = db.collection(PAUSE_TOKENS).document(claim.token_id)
+    sub_ref = db.collection(SUBSCRIPTIONS).document(claim.subscription_id)
+
+    def apply(transaction: Any) -> None:
+        if used_ref.get(transaction=transaction).exists:
+            raise Gone(_GONE)
+        if not sub_ref.get(transaction=transaction).exists:
+            raise NotFound(_NOT_FOUND)
+        now = datetime.now(UTC)
+        transaction.create(
+            used_ref,
+            {
+                "subscription_id": claim.subscription_id,
+                "run_id": claim.run_id,
+                "used_at": now,
+                "expires_at": claim.expires_at,
+            },
+        )
+        transaction.update(sub_ref, {"active": False, "updated_at": now})
+
+    run_transaction(apply)
+    return claim

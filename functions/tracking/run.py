@@ -1,0 +1,183 @@
+"""One research run of a tracking subscription: gather, drop what was sent, rank, summarise,
+send the digest once, record the results.
+
+A run is the task ``run-<subscription id>-<due time>``: the dispatcher names it, so a second
+enqueue of the same run is a no-op and the task record makes a second delivery one too. A run
+of a deleted or paused subscription (or of a consumer no longer active) ends as ``skipped``
+and is not metered. Every run that did the research is metered to the owner, whether or not
+it found something new; a run with nothing new sends nothing, but is recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from common.config import get_settings
+from common.consumers import get_consumer
+from common.errors import BackendUnavailable
+from common.firestore import RESULTS, SUBSCRIPTIONS, get_db
+from common.tasks import Task
+from functions.tasks import records
+from functions.tasks.worker import email_state, recover, send_once
+
+logger = logging.getLogger("ars.tracking")
+
+KIND = "tracking.run"
+OPERATION = "tracking.research_run"
+
+
+def run_id(subscription_id: str, due: datetime) -> str:
+    return f"run-{subscription_id}-{int(due.timestamp())}"
+
+
+def run_task(subscription_id: str, owner_id: str, due: datetime) -> Task:
+    return Task(
+        run_id(subscription_id, due),
+        KIND,
+        {"subscriptionId": subscription_id, "ownerId": owner_id, "due": due.isoformat()},
+    )
+
+
+def run_subscription(task: Task) -> str:
+    sub_id = str(task.payload["subscriptionId"])
+    owner_id = str(task.payload["ownerId"])
+    record = records.claim(
+        task.task_id,
+        {"kind": KIND, "owner_id": owner_id, "subscription_id": sub_id, "due": task.payload["due"]},
+    )
+    if record is None:
+        return "duplicate"
+    run = _Run(task.task_id, sub_id, owner_id)
+    if record["email"]["state"] == "sending":
+        return recover(task.task_id, record, run.finish_sent)
+    subscription = run.subscription()
+    if subscription is None:
+        return run.skip("deleted")
+    if not subscription.get("active"):
+        return run.skip("paused")
+    consumer = get_consumer(owner_id)
+    if consumer is None or consumer.get("status") != "active":
+        return run.skip("owner_inactive")
+    return run.research(record, subscription)
+
+
+class _Run:
+    def __init__(self, task_id: str, sub_id: str, owner_id: str) -> None:
+        self.task_id = task_id
+        self.owner_id = owner_id
+        self.sub_ref = get_db().collection(SUBSCRIPTIONS).document(sub_id)
+
+    def subscription(self) -> dict[str, Any] | None:
+        snapshot = self.sub_ref.get()
+        record = snapshot.to_dict() if snapshot.exists else None
+        return record if record and record.get("user_id") == self.owner_id else None
+
+    def skip(self, reason: str) -> str:
+        records.finish(self.task_id, status="skipped", result={"reason": reason, "sent": False})
+        return f"skipped_{reason}"
+
+    def research(self, record: dict[str, Any], subscription: dict[str, Any]) -> str:
+        from functions.research.gather import gather
+        from functions.research.summaries import summarise_items
+
+        gathered = gather(
+            subscription.get("topics") or [],
+            subscription.get("custom_keywords") or [],
+            subscription.get("specific_interests"),
+            limit=get_settings().digest_max_items,
+            exclude=self.already_sent,
+        )
+        if gathered.sources and len(gathered.failed) == gathered.sources:
+            raise BackendUnavailable("Every news source failed; the run will be retried.")
+        base = {"sources": gathered.sources, "failedSources": gathered.failed}
+        if not gathered.items:
+            records.finish(
+                self.task_id,
+                status="succeeded",
+                result={**base, "items": 0, "sent": False},
+                meter=(self.owner_id, OPERATION),
+            )
+            return "nothing_new"
+        summaries = summarise_items([ranked.item for ranked in gathered.items])
+        items = [
+            {**ranked.item.as_dict(), "summary": summaries[ranked.item.id], "score": ranked.score}
+            for ranked in gathered.items
+        ]
+        pending = {**base, "items": items}
+        return send_once(
+            self.task_id, record, self.digest(subscription, items), pending, self.finish_sent
+        )
+
+    def already_sent(self, ids: list[str]) -> set[str]:
+        if not ids:
+            return set()
+        results = self.sub_ref.collection(RESULTS)
+        refs = [results.document(item_id) for item_id in ids]
+        return {snap.id for snap in get_db().get_all(refs) if snap.exists}
+
+    def digest(self, subscription: dict[str, Any], items: list[dict[str, Any]]) -> Any:
+        from common.email import Email
+        from functions.tracking.digest import DigestItem, list_unsubscribe_headers, render_digest
+        from functions.tracking.pause_token import make_token, pause_url
+
+        link = pause_url(make_token(subscription["id"], self.task_id))
+        subject, text, html = render_digest(
+            subscription,
+            [
+                DigestItem(
+                    title=item["title"],
+                    link=item["link"],
+                    source=item["source"],
+                    published=_datetime(item.get("published")),
+                    summary=item["summary"],
+                )
+                for item in items
+            ],
+            link,
+        )
+        return Email(
+            to=subscription["delivery_email"],
+            subject=subject,
+            text=text,
+            html=html,
+            headers=list_unsubscribe_headers(link),
+            custom_args={"task_id": self.task_id},
+            category="tracking-digest",
+        )
+
+    def finish_sent(self, pending: dict[str, Any], message_id: str | None, assumed: bool) -> None:
+        now = datetime.now(UTC)
+        items = pending.get("items") or []
+
+        def keep_results(transaction: Any) -> None:
+            if not self.sub_ref.get(transaction=transaction).exists:
+                return  # deleted while the run was sending: nothing of it is kept
+            for item in items:
+                result = {**item, "sent_at": now, "task_id": self.task_id}
+                transaction.set(self.sub_ref.collection(RESULTS).document(item["id"]), result)
+            transaction.update(self.sub_ref, {"last_sent_at": now})
+
+        records.finish(
+            self.task_id,
+            status="succeeded",
+            result={
+                "sources": pending.get("sources"),
+                "failedSources": pending.get("failedSources", []),
+                "items": len(items),
+                "sent": True,
+            },
+            email=email_state(message_id, assumed),
+            meter=(self.owner_id, OPERATION),
+            apply=keep_results,
+        )
+
+
+def _datetime(value: Any) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
