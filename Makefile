@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# gcloud-tasks-emulator needs protobuf < 5, so it lives in a virtualenv of its own (tests only).
+TASKS_VENV := .venv-tasks-emulator
+TASKS_STAMP := $(TASKS_VENV)/.installed
 
 .PHONY: run test lint format venv clean
 
@@ -14,12 +17,17 @@ $(STAMP): $(PY) requirements.txt requirements-test.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $(STAMP)
 
+$(TASKS_STAMP): requirements-tasks-emulator.txt
+	$(PYTHON) -m venv $(TASKS_VENV)
+	$(TASKS_VENV)/bin/python -m pip install --quiet -r requirements-tasks-emulator.txt
+	touch $(TASKS_STAMP)
+
 venv: $(STAMP)
 
 run: $(STAMP)
 	$(PY) -m devtools.run
 
-test: $(STAMP)
+test: $(STAMP) $(TASKS_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest
@@ -30,4 +38,4 @@ format: $(STAMP)
 	$(PY) -m ruff format .
 
 clean:
-	rm -rf $(VENV) .local .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(TASKS_VENV) .local .pytest_cache .ruff_cache

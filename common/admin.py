@@ -185,19 +185,49 @@ def seed_demo(args: argparse.Namespace) -> None:
 
 
 def tick(args: argparse.Namespace) -> None:
-    """Run the dispatcher once. With the inline task backend the runs happen in this process,
-    so the command waits for them; with Cloud Tasks it only enqueues."""
+    """Run the dispatcher once, as Cloud Scheduler does.
+
+    Locally, while `make run` serves, the tick goes to its dispatch endpoint, so the runs happen
+    on the server's inline queue with the server's feeds and outbox. Otherwise the dispatcher
+    runs here: with Cloud Tasks it only enqueues; with the inline backend this command runs the
+    tasks itself and waits for them."""
     from common.config import get_settings
     from functions.tracking.dispatch import dispatch
 
+    settings = get_settings()
+    if settings.environment == "local" and settings.tasks_backend == "inline":
+        served = _tick_local_server(settings.port)
+        if served is not None:
+            print(served)
+            return
     report = dispatch()
     print(json.dumps(report.as_dict()))
-    if get_settings().tasks_backend == "inline" and report.enqueued:
+    if settings.tasks_backend == "inline" and report.enqueued:
         from common.tasks import inline_queue
 
         if not inline_queue().drain(args.wait):
             _say(f"Some runs were still going after {args.wait} s.")
             raise SystemExit(1)
+
+
+def _tick_local_server(port: int) -> str | None:
+    """The dispatch report of the local server, or None when no server is listening."""
+    import httpx
+
+    from common.internal import bearer_for_local
+
+    try:
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/internal/dispatch",
+            headers={"Authorization": f"Bearer {bearer_for_local()}"},
+            timeout=60,
+        )
+    except httpx.ConnectError:
+        return None
+    if answer.status_code != 200:
+        _say(f"The local server's dispatcher answered {answer.status_code}: {answer.text}")
+        raise SystemExit(1)
+    return answer.text
 
 
 def _iso(value: Any) -> str:

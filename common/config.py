@@ -176,7 +176,9 @@ class Settings(BaseSettings):
     feed_cache_entries: int = Field(256, ge=0, description="Feeds kept for conditional GET.")
     digest_max_items: int = Field(10, ge=1, le=50, description="Items per digest email.")
     local_feeds: bool = Field(
-        False, description="make run serves the demo fixture feeds and points the catalog there."
+        True,
+        description="make run serves the fixture feeds and points the catalog there "
+        "(0: the real feeds of FEED_CATALOG_PATH, network needed).",
     )
     feed_port: int = Field(8683, description="Port of the local fixture feed server.")
 

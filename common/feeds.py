@@ -13,6 +13,7 @@ nothing and returns the cached items.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import hashlib
 import io
 import logging
@@ -327,12 +328,10 @@ class _Watchdog:
 
     def _fire(self, sock: socket.socket) -> None:
         self.fired = True
-        try:
-            # The base class method: SSLSocket.shutdown would also drop the TLS state under
-            # the reading thread's feet.
+        # The base class method: SSLSocket.shutdown would also drop the TLS state under the
+        # reading thread's feet.
+        with contextlib.suppress(OSError):
             socket.socket.shutdown(sock, socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def cancel(self) -> None:
         if self._timer is not None:
@@ -405,10 +404,11 @@ def _absolute_http_url(link: str, base_url: str) -> str | None:
     link = link.strip()
     if not link or any(ord(char) < 32 or char.isspace() for char in link):
         return None
-    try:
-        link = urljoin(base_url, link)
-    except ValueError:
-        return None
+    if link.startswith("/"):  # root- or scheme-relative; a bare word is a guid, not a path
+        try:
+            link = urljoin(base_url, link)
+        except ValueError:
+            return None
     return link if _is_http_url(link) else None
 
 

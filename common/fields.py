@@ -54,3 +54,15 @@ def _iso_day(value: object) -> object:
 # A calendar day written YYYY-MM-DD, and nothing else (pydantic alone would also read "0" or
 # "1700000000" from a query string as a Unix timestamp).
 IsoDate = Annotated[date, BeforeValidator(_iso_day)]
+
+
+def _whole_number(value: object) -> object:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# A JSON integer: JSON Schema counts 30.0 as the integer 30, so the service does too (strict
+# validation would otherwise refuse what the published schema allows). 30.5, "30" and true are
+# still refused.
+JsonInt = Annotated[int, BeforeValidator(_whole_number)]

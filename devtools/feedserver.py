@@ -94,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_body(200, body, content_type, {"ETag": etag, "Cache-Control": "no-cache"})
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: tests and make run have their own output
 
 
@@ -107,7 +107,10 @@ class FeedServer:
         self._lock = threading.Lock()
         self._httpd = _HTTPServer(port, self)
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="feedserver", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},  # shutdown() returns within one poll
+            name="feedserver",
+            daemon=True,
         )
 
     def start(self) -> FeedServer:

@@ -7,12 +7,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.fields import JsonInt
+
 
 class KeyCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=100, pattern=r"\S")
-    expires_in_days: int | None = Field(None, ge=1, le=365, description="Never, when omitted.")
+    expires_in_days: JsonInt | None = Field(None, ge=1, le=365, description="Never, when omitted.")
 
 
 class KeyPath(BaseModel):

@@ -34,18 +34,17 @@ RECENCY_MAX = 1.0
 INTEREST_MIN_LENGTH = 4
 
 # Words of four letters or more that say nothing about what a subscriber is interested in.
-STOP_WORDS = frozenset(
-    """
-    about above after again against also among anything around because been before being below
-    between both could does doing down during each either else even every from further have
-    having here into itself just like make many more most much must near news only other over
-    really same should some such than that their them then there these they thing things this
-    those through under until upon very want were what when where which while will with within
-    without would your yours interested interest interests particularly especially mainly
-    specific specifically latest recent updates update stories story articles article around
-    focus focused including include related regarding concerning anything everything
-    """.split()
-)
+_STOP_WORDS_TEXT = """
+    about above after again against also among anything around because been before being
+    below between both could does doing down during each either else even every from further
+    have having here into itself just like make many more most much must near news only
+    other over really same should some such than that their them then there these they thing
+    things this those through under until upon very want were what when where which while
+    will with within without would your yours interested interest interests particularly
+    especially mainly specific specifically latest recent updates update stories story
+    articles article focus focused including include related regarding concerning everything
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 
 
 @dataclass(frozen=True)

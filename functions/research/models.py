@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from common.fields import JsonInt
 from functions.tracking.models import Interests, Keywords, Topics
 
 _ONE_OF = "Send at least one topic or custom keyword."
@@ -32,7 +33,7 @@ class ResearchRequest(BaseModel):
     specificInterests: Interests | None = Field(
         None, description="What matters to you; lifts matching items in the ranking."
     )
-    limit: int = Field(10, ge=1, le=50, description="Most items streamed, 1..50.")
+    limit: JsonInt = Field(10, ge=1, le=50, description="Most items streamed, 1..50.")
 
     @model_validator(mode="after")
     def _topics_or_keywords(self) -> ResearchRequest:

@@ -60,8 +60,18 @@ def issue_key(emulator: Emulator, email: str) -> str:
 
 @pytest.fixture(scope="session")
 def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from devtools import feedserver
+
     port = free_port()
-    log = open(tmp_path_factory.mktemp("server") / "server.log", "wb")  # noqa: SIM115
+    workdir = tmp_path_factory.mktemp("server")
+    feeds = feedserver.serve(0)  # research runs on loopback fixture feeds, never the network
+    env = {
+        **server_env(emulator),
+        "FEED_CATALOG_PATH": str(feedserver.write_catalog(feeds.url, workdir / "feeds.json")),
+        "NEWS_SEARCH_URL": feedserver.search_template(feeds.url),
+        "OUTBOX_DIR": str(workdir / "outbox"),
+    }
+    log = open(workdir / "server.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(
         [
             str(BIN / "functions-framework"),
@@ -70,7 +80,7 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
             "--host=127.0.0.1",
             f"--port={port}",
         ],
-        env=server_env(emulator),
+        env=env,
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -84,6 +94,7 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
     process.terminate()
     process.wait(timeout=10)
     log.close()
+    feeds.shutdown()
 
 
 @pytest.fixture

@@ -84,13 +84,54 @@ def run_readme_examples(workdir: Path, port: int, env: dict[str, str]) -> None:
             assert done.stdout.strip().endswith("401"), done.stdout
 
 
+TICK_S = 3
+
+
+def assert_a_realtime_digest_arrives_within_two_ticks(base: str, auth: dict, outbox: Path) -> None:
+    """The issue's acceptance: with the fixture feeds, a new realtime subscription gets its
+    first digest in .local/outbox/ within two ticks of the ticker (no manual tick)."""
+    import email
+    import email.policy
+
+    before = set(outbox.glob("*.eml"))
+    created = httpx.post(
+        f"{base}/v1/tracking/subscriptions",
+        json={
+            "topics": ["wildlife-trade"],
+            "custom_keywords": ["pangolin"],
+            "frequency": "realtime",
+        },
+        headers=auth,
+        timeout=10,
+    )
+    assert created.status_code == 201
+
+    def digests() -> list[email.message.Message]:  # other subscriptions get digests too
+        found = [
+            email.message_from_bytes(p.read_bytes(), policy=email.policy.default)
+            for p in outbox.glob("*.eml")
+        ]
+        return [m for p, m in zip(outbox.glob("*.eml"), found, strict=True) if p not in before
+                and "pangolin" in m.get_body(("plain",)).get_content()]  # fmt: skip
+
+    deadline = time.monotonic() + 2 * TICK_S + 5  # two ticks, plus the run itself
+    while time.monotonic() < deadline and not digests():
+        time.sleep(0.2)
+    (message,) = digests()
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert message.is_multipart()
+    assert {part.get_content_type() for part in message.walk()} >= {"text/plain", "text/html"}
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
-    port, emulator_port, jwks_port = free_port(), free_port(), free_port()
+    port, emulator_port, jwks_port, feed_port = (free_port() for _ in range(4))
     env = {
         **os.environ,
         "PORT": str(port),
         "EMULATOR_PORT": str(emulator_port),
         "JWKS_PORT": str(jwks_port),
+        "FEED_PORT": str(feed_port),
+        "LOCAL_TICK_S": str(TICK_S),
         "LOCAL_DIR": str(tmp_path / ".local"),
         "ENVIRONMENT": "local",
     }
@@ -117,6 +158,8 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     )
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
+    assert_a_realtime_digest_arrives_within_two_ticks(base, auth, tmp_path / ".local" / "outbox")
+    kept = httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10).json()
     out = stop(process, signal.SIGINT)
     assert process.returncode == 0, out
     assert not running(f"--port={emulator_port}")
@@ -129,7 +172,8 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
         headers={"Authorization": f"Bearer {new_key}"},
         timeout=10,
     ).json()
-    assert [s["id"] for s in listed["data"]] == [created.json()["data"]["id"]]
+    assert [s["id"] for s in listed["data"]] == [s["id"] for s in kept["data"]]
+    assert created.json()["data"]["id"] in [s["id"] for s in listed["data"]]
     assert (
         httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10).status_code == 401
     )

@@ -6,7 +6,7 @@ Besides the fixture routes of ``devtools.feedserver`` (``/feeds/{topic}.xml``,
     /broken.xml    200 with text that is not XML
     /error.xml     500
     /slow.xml      answers after ``slow_s`` seconds
-    /drip.xml      sends the headers and a little of the body, then ``slow_s`` of silence
+    /drip.xml      sends the headers, then a few bytes every ``drip_every_s`` for ``slow_s``
     /huge.xml      a valid-looking RSS body of more than ``huge_bytes``, streamed without a
                    Content-Length (so only the reading side can notice)
     /redirect.xml  302 to /feeds/wildlife.xml
@@ -18,6 +18,8 @@ Besides the fixture routes of ``devtools.feedserver`` (``/feeds/{topic}.xml``,
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 from devtools.feedserver import FeedServer, _Handler
@@ -36,13 +38,17 @@ class FakeFeedServer(FeedServer):
         slow_s: float = 3.0,
         huge_bytes: int = 2_100_000,
         raw_body: bytes = b"",
+        drip_delay_s: float = 0.0,
+        drip_every_s: float = 0.2,
         items: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(0, items)
         self.slow_s = slow_s
         self.huge_bytes = huge_bytes
         self.raw_body = raw_body
-        self._stopping = __import__("threading").Event()
+        self.drip_delay_s = drip_delay_s
+        self.drip_every_s = drip_every_s
+        self._stopping = threading.Event()
         self.start()
 
     def shutdown(self) -> None:
@@ -71,14 +77,21 @@ class FakeFeedServer(FeedServer):
         return True
 
     def _drip(self, handler: _Handler) -> None:
+        """Headers after ``drip_delay_s``, then a few bytes every ``drip_every_s`` until
+        ``slow_s``: each read succeeds, so only a whole-fetch deadline stops the client."""
+        if self._stopping.wait(self.drip_delay_s):
+            return
         handler.send_response(200)
         handler.send_header("Content-Type", "application/rss+xml")
         handler.send_header("Content-Length", "100000")
         handler.end_headers()
+        handler.close_connection = True
         handler.wfile.write(_RSS_HEAD)
         handler.wfile.flush()
-        self._stopping.wait(self.slow_s)
-        handler.close_connection = True
+        ends = time.monotonic() + self.slow_s
+        while time.monotonic() < ends and not self._stopping.wait(self.drip_every_s):
+            handler.wfile.write(b"<!-- . -->\n")
+            handler.wfile.flush()
 
     def _huge(self, handler: _Handler) -> None:
         handler.send_response(200)

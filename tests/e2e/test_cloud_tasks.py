@@ -1,0 +1,190 @@
+"""Enqueue -> HTTP delivery -> worker, through gcloud-tasks-emulator (a real gRPC Cloud Tasks
+server, in its own virtualenv) and the `task_worker` entry point served by functions-framework.
+Feeds and SendGrid are loopback fakes; Firestore is the emulator."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from common.tasks import Enqueued
+from devtools.emulator import Emulator, die_with_parent, free_port
+from tests.conftest import ROOT
+from tests.e2e.conftest import BIN, server_env
+from tests.fakes.feed_server import FakeFeedServer
+from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
+
+pytestmark = pytest.mark.e2e
+TASKS_EMULATOR = ROOT / ".venv-tasks-emulator" / "bin" / "gcloud-tasks-emulator"
+
+
+QUEUE_SETTINGS = ("TASKS_BACKEND", "TASKS_QUEUE", "TASKS_EMULATOR_HOST", "TASK_WORKER_URL")
+
+
+@dataclass
+class Stack:
+    env: dict[str, str]
+    worker_url: str
+    sendgrid: FakeSendGridServer
+
+
+def _listening(port: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture(scope="module")
+def stack(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    from devtools.feedserver import search_template, write_catalog
+
+    if not TASKS_EMULATOR.exists():
+        pytest.fail("gcloud-tasks-emulator is missing: `make test` installs it")
+    tmp = tmp_path_factory.mktemp("cloudtasks")
+    feeds = FakeFeedServer()
+    sendgrid = FakeSendGridServer().start()
+    tasks_port, worker_port = free_port(), free_port()
+    queue = f"projects/{emulator.project}/locations/local/queues/tracking-research"
+    env = {
+        **server_env(emulator),
+        "TASKS_BACKEND": "cloudtasks",
+        "TASKS_QUEUE": queue,
+        "TASKS_EMULATOR_HOST": f"127.0.0.1:{tasks_port}",
+        "TASK_WORKER_URL": f"http://127.0.0.1:{worker_port}",
+        "INTERNAL_AUTH": "secret",
+        "EMAIL_BACKEND": "sendgrid",
+        "SENDGRID_HOST": sendgrid.url,
+        "SENDGRID_API_KEY": DEFAULT_KEY,
+        "FEED_CATALOG_PATH": str(write_catalog(feeds.url, tmp / "feeds.json")),
+        "NEWS_SEARCH_URL": search_template(feeds.url),
+    }
+    logs = [open(tmp / name, "wb") for name in ("worker.log", "tasks.log")]  # noqa: SIM115
+    worker = subprocess.Popen(
+        [str(BIN / "functions-framework"), "--target=task_worker", f"--source={ROOT / 'main.py'}",
+         "--host=127.0.0.1", f"--port={worker_port}"],
+        env=env, cwd=ROOT, stdout=logs[0], stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
+    )  # fmt: skip
+    tasks = subprocess.Popen(
+        [str(TASKS_EMULATOR), "start", "-p", str(tasks_port), "-d", queue, "-r", "5"],
+        env={"PATH": os.environ.get("PATH", "")}, stdout=logs[1], stderr=subprocess.STDOUT,
+        preexec_fn=die_with_parent,
+    )  # fmt: skip
+    try:
+        if not (_listening(worker_port, 30) and _listening(tasks_port, 30)):
+            pytest.fail("the task worker or gcloud-tasks-emulator did not start")
+        yield Stack(env, f"http://127.0.0.1:{worker_port}", sendgrid)
+    finally:
+        for process in (worker, tasks):
+            process.terminate()
+            process.wait(timeout=10)
+        for log in logs:
+            log.close()
+        feeds.shutdown()
+        sendgrid.shutdown()
+
+
+@pytest.fixture
+def queue_env(stack: Stack, db, settings_env) -> Stack:
+    """This process enqueues like the deployed functions do, to the emulator."""
+    from common import tasks
+
+    settings_env(**{name: stack.env[name] for name in QUEUE_SETTINGS})
+    tasks.reset_client()
+    stack.sendgrid.messages.clear()
+    yield stack
+    tasks.reset_client()
+
+
+def subscription(email: str = "carol@example.org") -> dict:
+    from common.consumers import get_or_create_by_email
+    from functions.tracking.service import create_subscription
+
+    consumer, _ = get_or_create_by_email(email)
+    return create_subscription(
+        consumer["id"],
+        email,
+        {"topics": ["cage-free"], "custom_keywords": [], "frequency": "realtime"},
+    )
+
+
+def wait_for_task(task_id: str, seconds: float = 30) -> dict:
+    from common.firestore import TASKS, get_db
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        snapshot = get_db().collection(TASKS).document(task_id).get()
+        if snapshot.exists and snapshot.to_dict()["status"] in {"succeeded", "skipped", "failed"}:
+            return snapshot.to_dict()
+        time.sleep(0.2)
+    pytest.fail(f"task {task_id} did not end within {seconds} s")
+
+
+def test_a_dispatched_run_is_delivered_over_http_and_sends_one_digest(queue_env):
+    from functions.tracking.dispatch import dispatch
+    from functions.tracking.run import run_id
+
+    sub = subscription()
+    report = dispatch(datetime.now(UTC) + timedelta(seconds=1))
+    assert (report.due, report.enqueued, report.failed) == (1, 1, 0)
+
+    record = wait_for_task(run_id(sub["id"], sub["next_run_at"]))
+
+    assert record["status"] == "succeeded"
+    assert record["email"]["state"] == "sent"
+    assert len(queue_env.sendgrid.messages) == 1
+    assert queue_env.sendgrid.messages[0]["personalizations"][0]["to"][0]["email"] == (
+        "carol@example.org"
+    )
+
+
+def test_a_task_delivered_twice_sends_one_email(queue_env):
+    from common.tasks import enqueue
+    from functions.tracking.run import run_task
+
+    sub = subscription()
+    task = run_task(sub["id"], sub["user_id"], sub["next_run_at"])
+    # The emulator, unlike Cloud Tasks, accepts a second task with the same name: the
+    # worker's own record is what keeps the second delivery from sending again.
+    assert enqueue(task) is Enqueued.CREATED
+    enqueue(task)
+
+    wait_for_task(task.task_id)
+    time.sleep(1.5)  # room for the second delivery to run
+
+    assert len(queue_env.sendgrid.messages) == 1
+
+
+def test_sendgrid_5xx_is_retried_by_the_queue_and_the_retry_sends_once(queue_env):
+    from common.tasks import enqueue
+    from functions.tracking.run import run_task
+
+    sub = subscription()
+    task = run_task(sub["id"], sub["user_id"], sub["next_run_at"])
+    queue_env.sendgrid.fail_next(500)
+
+    assert enqueue(task) is Enqueued.CREATED
+    record = wait_for_task(task.task_id)
+
+    assert record["status"] == "succeeded"
+    assert record["attempts"] == 2
+    assert len(queue_env.sendgrid.messages) == 1
+
+
+def test_the_worker_refuses_callers_without_the_internal_credential(stack):
+    body = {"taskId": "run-x-1", "kind": "tracking.run", "payload": {}}
+    for headers in ({}, {"Authorization": "Bearer not-the-secret"}):
+        answer = httpx.post(f"{stack.worker_url}/internal/tasks/run", json=body, headers=headers)
+        assert answer.status_code == 401
+        assert answer.headers["content-type"] == "application/problem+json"

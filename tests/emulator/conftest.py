@@ -1,0 +1,56 @@
+"""Fixtures of the delivery tests: fixture feeds, a fake SendGrid, and a subscriber."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fakes.feed_server import FakeFeedServer
+from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
+
+
+@pytest.fixture(scope="session")
+def _feed_server() -> Iterator[FakeFeedServer]:
+    server = FakeFeedServer(slow_s=3.0)
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture
+def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServer:
+    """The catalog and the news search point at the loopback fixture feeds."""
+    from common.feeds import reset_cache
+    from devtools.feedserver import search_template, write_catalog
+    from functions.research.gather import reset_catalog
+
+    catalog = write_catalog(_feed_server.url, tmp_path / "feeds.json")
+    settings_env(
+        FEED_CATALOG_PATH=str(catalog),
+        NEWS_SEARCH_URL=search_template(_feed_server.url),
+        FEED_TIMEOUT_S="1.5",
+    )
+    reset_cache()
+    reset_catalog()
+    _feed_server.clear_requests()
+    yield _feed_server
+    reset_cache()
+    reset_catalog()
+
+
+@pytest.fixture
+def sendgrid(settings_env) -> Iterator[FakeSendGridServer]:
+    """EMAIL_BACKEND=sendgrid against a loopback fake of /v3/mail/send."""
+    from common.email import reset_client
+
+    with FakeSendGridServer() as server:
+        settings_env(
+            EMAIL_BACKEND="sendgrid",
+            SENDGRID_HOST=server.url,
+            SENDGRID_API_KEY=DEFAULT_KEY,
+            SENDGRID_TIMEOUT_S="1",
+            PUBLIC_BASE_URL="https://api.example.org",
+        )
+        reset_client()
+        yield server
+    reset_client()

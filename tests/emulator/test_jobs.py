@@ -1,0 +1,227 @@
+"""Legal-guidance jobs, the task view, one-shot research (NDJSON), internal authentication and
+erasure, over the in-process functions-framework app on the real emulator."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from common.firestore import TASKS, USAGE, get_db, where_eq
+from common.tasks import inline_queue
+from tests.helpers import bearer, client, new_consumer
+
+pytestmark = pytest.mark.emulator
+GUIDANCE = "/v1/legal/guidance"
+SITUATION = "We plan a protest outside a poultry farm and want to film the sheds from the road."
+
+
+@pytest.fixture
+def alice(db):
+    consumer, key = new_consumer("alice@example.org")
+    return consumer, bearer(key)
+
+
+@pytest.fixture
+def bob(db):
+    consumer, key = new_consumer("bob@example.org")
+    return consumer, bearer(key)
+
+
+def usage_count(consumer_id: str, operation: str) -> int:
+    query = (
+        get_db()
+        .collection(USAGE)
+        .where(filter=where_eq("consumer_id", consumer_id))
+        .where(filter=where_eq("operation", operation))
+    )
+    return len(list(query.stream()))
+
+
+# --- legal guidance ----------------------------------------------------------------------------
+
+
+def test_guidance_is_accepted_written_emailed_once_and_shown_to_its_owner_only(
+    alice, bob, sendgrid
+):
+    consumer, auth = alice
+    accepted = client().post(
+        GUIDANCE, json={"situation": SITUATION, "jurisdiction": "England"}, headers=auth
+    )
+
+    assert accepted.status_code == 202
+    body = accepted.get_json()
+    assert set(body) == {"taskId", "message", "estimatedTime", "taskType"}
+    assert body["taskType"] == "legal.guidance"
+    assert inline_queue().drain(30)
+
+    task = client().get(f"/v1/tasks/{body['taskId']}", headers=auth)
+    assert task.status_code == 200
+    view = task.get_json()
+    assert view["status"] == "succeeded"
+    assert view["emailed"] is True
+    guide = view["result"]["guide"]
+    assert guide["disclaimer"].startswith("This is general information, not legal advice.")
+    assert guide["jurisdiction"] == "England"
+    assert guide["questionsForLawyer"]
+    assert "not legal advice" in view["result"]["markdown"]
+    assert len(sendgrid.messages) == 1
+    assert sendgrid.messages[0]["personalizations"][0]["to"][0]["email"] == "alice@example.org"
+    assert usage_count(consumer["id"], "legal.guidance") == 1  # the request, once
+
+    _, other = bob
+    hidden = client().get(f"/v1/tasks/{body['taskId']}", headers=other)
+    assert hidden.status_code == 404
+    missing = client().get("/v1/tasks/legal-0000", headers=auth)
+    assert hidden.get_json()["detail"] == missing.get_json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "body"),
+        ({"timeline": "next week"}, "body"),
+        ({"situation": "x" * 2001}, "situation"),
+        ({"prompt": "   "}, "prompt"),
+        ({"situation": SITUATION, "lawyer": "yes"}, "lawyer"),
+    ],
+)
+def test_guidance_requests_are_validated(alice, body, field):
+    consumer, auth = alice
+    answer = client().post(GUIDANCE, json=body, headers=auth)
+
+    assert answer.status_code == 400
+    assert any(e["field"] == field for e in answer.get_json()["errors"])
+    assert usage_count(consumer["id"], "legal.guidance") == 0
+    assert list(get_db().collection(TASKS).stream()) == []
+
+
+def test_guidance_is_not_billed_when_the_queue_refuses_it(alice, monkeypatch):
+    from common.tasks import Enqueued
+
+    consumer, auth = alice
+    monkeypatch.setattr("functions.legal.service.enqueue", lambda task: Enqueued.FAILED)
+
+    answer = client().post(GUIDANCE, json={"prompt": SITUATION}, headers=auth)
+
+    assert answer.status_code == 502
+    assert usage_count(consumer["id"], "legal.guidance") == 0
+    (record,) = [doc.to_dict() for doc in get_db().collection(TASKS).stream()]
+    assert record["status"] == "failed"
+
+
+# --- one-shot research -------------------------------------------------------------------------
+
+
+def events(response) -> list[dict]:
+    return [json.loads(line) for line in response.get_data(as_text=True).splitlines() if line]
+
+
+def test_research_streams_ndjson_and_is_billed_once(alice, feeds):
+    consumer, auth = alice
+    answer = client().post(
+        "/v1/research/topics",
+        json={"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5},
+        headers=auth,
+    )
+
+    assert answer.status_code == 200
+    assert answer.mimetype == "application/x-ndjson"
+    stream = events(answer)
+    kinds = [e["type"] for e in stream]
+    assert kinds[0] == "begin"
+    assert kinds[-2:] == ["summary", "end"]
+    items = [e for e in stream if e["type"] == "item"]
+    assert 1 <= len(items) <= 5
+    assert [e["rank"] for e in items] == list(range(1, len(items) + 1))
+    assert all(e["link"].startswith("https://") and e["summary"] for e in items)
+    assert stream[0]["sources"] == 2  # the topic's feed and one news search
+    assert usage_count(consumer["id"], "research.topics") == 1
+
+
+def test_research_with_every_source_down_ends_in_an_error_event_and_is_not_billed(
+    alice, feeds, settings_env
+):
+    settings_env(NEWS_SEARCH_URL="http://127.0.0.1:9/none?q={query}")
+    consumer, auth = alice
+    answer = client().post("/v1/research/topics", json={"customKeywords": ["hens"]}, headers=auth)
+
+    stream = events(answer)
+    assert [e["type"] for e in stream] == ["begin", "error"]
+    assert stream[-1]["code"] == "backend_unavailable"
+    assert usage_count(consumer["id"], "research.topics") == 0
+
+
+def test_research_needs_a_topic_or_a_keyword(alice):
+    _, auth = alice
+    answer = client().post("/v1/research/topics", json={"specificInterests": "x"}, headers=auth)
+    assert answer.status_code == 400
+    assert "topic or custom keyword" in answer.get_json()["detail"]
+
+
+# --- internal endpoints ------------------------------------------------------------------------
+
+
+def test_internal_endpoints_need_the_internal_credential(db):
+    from common.config import get_settings
+
+    for path in ("/internal/dispatch", "/internal/tasks/run"):
+        assert client().post(path, json={}).status_code == 401
+        wrong = client().post(path, json={}, headers=bearer("ars_live_" + "a" * 38))
+        assert wrong.status_code == 401
+    secret = bearer(get_settings().internal_secret)
+    assert client().post("/internal/dispatch", headers=secret).get_json()["due"] == 0
+
+
+def test_internal_oidc_accepts_only_the_invoker_for_the_right_audience(db, local_idp, settings_env):
+    settings_env(
+        INTERNAL_AUTH="oidc",
+        INTERNAL_OIDC_ISSUER=local_idp.issuer,
+        INTERNAL_OIDC_JWKS_URL=local_idp.jwks_url,
+        TASKS_SERVICE_ACCOUNT="invoker@demo.iam.gserviceaccount.com",
+        TRACKING_DISPATCH_URL="https://dispatch.example.org",
+        TASK_WORKER_URL="https://worker.example.org",
+    )
+
+    from devtools.localidp import id_token
+
+    def call(**claims) -> int:
+        token = id_token(
+            local_idp.key,
+            **{
+                "sub": "1234567890",
+                "issuer": local_idp.issuer,
+                "audience": "https://dispatch.example.org",
+                "email": "invoker@demo.iam.gserviceaccount.com",
+                "email_verified": True,
+                **claims,
+            },
+        )
+        return client().post("/internal/dispatch", headers=bearer(token)).status_code
+
+    assert call() == 200
+    assert call(audience="https://elsewhere.example.org") == 401
+    assert call(email="someone@demo.iam.gserviceaccount.com") == 401
+    assert call(email_verified=False) == 401
+    settings_env(INTERNAL_SECRET="s3cret")
+    assert client().post("/internal/dispatch", headers=bearer("s3cret")).status_code == 401
+
+
+# --- erasure -----------------------------------------------------------------------------------
+
+
+def test_erasing_a_consumer_deletes_their_task_records(bob):
+    from common.consumers import IdpUser, find_by_email, upsert_from_idp
+    from functions.tasks import records
+    from functions.webhooks.service import erase
+
+    other, _ = bob
+    upsert_from_idp(IdpUser("user_erase_me", "erin@example.org", "Erin", False, 1))
+    erin = find_by_email("erin@example.org")
+    records.create(records.new_record("legal-a", "legal.guidance", erin["id"], payload={}))
+    records.create(records.new_record("legal-b", "legal.guidance", other["id"], payload={}))
+
+    assert erase("user_erase_me") == "erased"
+
+    remaining = {doc.id for doc in get_db().collection(TASKS).stream()}
+    assert remaining == {"legal-b"}

@@ -1,0 +1,369 @@
+"""common.feeds against a loopback fixture feed server: parsing, conditional GET, failures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import socket
+import time
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import pytest
+
+from common import feeds
+from common.feeds import FeedItem, fetch_all, fetch_feed
+from devtools.feedserver import load_items
+from tests.fakes.feed_server import FakeFeedServer
+
+FIXTURES = {item["guid"]: item for item in load_items()}
+
+
+@pytest.fixture(scope="module")
+def server():
+    fake = FakeFeedServer(slow_s=3.0)
+    yield fake
+    fake.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(settings_env):
+    settings_env()  # defaults from a clean environment
+    feeds.reset_cache()
+    yield
+    feeds.reset_cache()
+
+
+def _id(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def rss_document(entries: list[dict], title: str = "Crafted feed") -> bytes:
+    """A hand-written RSS 2.0 body; entry values are inserted verbatim (already XML)."""
+    parts = []
+    for entry in entries:
+        fields = "".join(f"<{name}>{value}</{name}>" for name, value in entry.items())
+        parts.append(f"<item>{fields}</item>")
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel>'
+        f"<title>{title}</title><link>https://news.example.org/</link>"
+        f"{''.join(parts)}</channel></rss>"
+    ).encode()
+
+
+def _date(days_ago: float) -> str:
+    return format_datetime(datetime.now(UTC) - timedelta(days=days_ago), usegmt=True)
+
+
+def test_rss_feed_parses_into_items(server):
+    result = fetch_feed(f"{server.url}/feeds/cage-free.xml")
+
+    assert result.error is None
+    assert not result.not_modified
+    expected = [g for g, item in FIXTURES.items() if item["topic"] == "cage-free"]
+    assert [item.id for item in result.items] == [_id(guid) for guid in expected]
+    first = result.items[0]
+    fixture = FIXTURES[expected[0]]
+    assert first.title == fixture["title"]
+    assert first.link == fixture["link"]
+    assert first.source == "Fixture news: cage-free"
+    assert first.published is not None
+    assert first.published.tzinfo is not None
+    age = datetime.now(UTC) - first.published
+    assert (
+        timedelta(hours=fixture["age_hours"] - 1) < age < timedelta(hours=fixture["age_hours"] + 1)
+    )
+
+
+def test_atom_feed_gives_the_same_items_as_rss(server):
+    rss = fetch_feed(f"{server.url}/feeds/fur.xml")
+    atom = fetch_feed(f"{server.url}/atom/fur.xml")
+
+    assert atom.error is None
+    assert len(atom.items) == 3
+    assert [i.id for i in atom.items] == [i.id for i in rss.items]
+    assert [i.title for i in atom.items] == [i.title for i in rss.items]
+    assert [i.link for i in atom.items] == [i.link for i in rss.items]
+    assert [i.summary for i in atom.items] == [i.summary for i in rss.items]
+    for a, r in zip(atom.items, rss.items, strict=True):
+        assert a.published is not None
+        assert r.published is not None
+        assert abs((a.published - r.published).total_seconds()) <= 2
+
+
+def test_html_is_stripped_and_entities_unescaped(server):
+    result = fetch_feed(f"{server.url}/feeds/cage-free.xml")
+
+    summary = result.items[1].summary
+    assert summary == (
+        "Industry figures show cage-free flocks grew by a fifth this year, "
+        "as retailers\u2019 pledges come due."
+    )
+
+
+def test_crafted_markup_becomes_one_line_of_bounded_text(settings_env):
+    body = rss_document(
+        [
+            {
+                "title": "Hens &amp;amp; &lt;b&gt;eggs&lt;/b&gt;\n   in   the  news",
+                "link": "https://news.example.org/a",
+                "guid": "crafted-1",
+                "description": "&lt;p&gt;First&lt;br/&gt;line&lt;/p&gt;&lt;script&gt;alert(1)"
+                "&lt;/script&gt;&lt;p&gt;Caf&amp;eacute; &amp;amp; more&lt;/p&gt;",
+            },
+            {
+                "title": "T" * 50 + " " + "word " * 100,
+                "link": "https://news.example.org/b",
+                "description": "long " * 400,
+            },
+        ]
+    )
+    with FakeFeedServer(raw_body=body) as fake:
+        result = fetch_feed(f"{fake.url}/raw.xml")
+
+    first, second = result.items
+    assert first.title == "Hens & eggs in the news"
+    assert first.summary == "First line Café & more"
+    assert "alert" not in first.summary
+    assert "<" not in first.summary
+    assert len(second.title) <= 300
+    assert second.title.endswith("…")
+    assert len(second.summary) <= 1000
+    assert second.summary.endswith("…")
+    assert "  " not in second.summary
+
+
+def test_ids_are_stable_and_fall_back_to_link_then_title(settings_env):
+    body = rss_document(
+        [
+            {"title": "With guid", "link": "https://news.example.org/1", "guid": "g-1"},
+            {"title": "Link only", "link": "https://news.example.org/2"},
+            {"title": "No link at all", "guid": "g-3"},
+            {"title": "Script link", "link": "javascript:alert(1)", "guid": "g-4"},
+            {"title": "Relative link", "link": "/stories/5", "guid": "g-5"},
+        ]
+    )
+    with FakeFeedServer(raw_body=body) as fake:
+        first = fetch_feed(f"{fake.url}/raw.xml")
+        feeds.reset_cache()
+        second = fetch_feed(f"{fake.url}/raw.xml")
+        base = fake.url
+
+    assert [i.id for i in first.items] == [i.id for i in second.items]
+    assert [i.title for i in first.items] == ["With guid", "Link only", "Relative link"]
+    assert first.items[0].id == _id("g-1")
+    assert first.items[1].id == _id("https://news.example.org/2")
+    assert first.items[2].link == f"{base}/stories/5"
+    assert all(len(i.id) == 32 for i in first.items)
+
+
+def test_source_falls_back_to_the_link_host(settings_env):
+    body = (
+        b'<?xml version="1.0"?><rss version="2.0"><channel><item><title>Untitled feed item</title>'
+        b"<link>https://reporter.example.net/x</link></item></channel></rss>"
+    )
+    with FakeFeedServer(raw_body=body) as fake:
+        result = fetch_feed(f"{fake.url}/raw.xml")
+
+    assert result.items[0].source == "reporter.example.net"
+    assert result.items[0].published is None
+
+
+def test_as_dict_is_json_friendly(server):
+    item = fetch_feed(f"{server.url}/feeds/dairy.xml").items[0]
+
+    data = json.loads(json.dumps(item.as_dict()))
+    assert data["id"] == item.id
+    assert data["link"] == item.link
+    assert datetime.fromisoformat(data["published"]) == item.published
+    undated = FeedItem("x", "t", "https://a.example", "s", None, "")
+    assert undated.as_dict()["published"] is None
+
+
+def test_conditional_get_returns_cached_items(server):
+    url = f"{server.url}/feeds/wildlife.xml"
+    server.clear_requests()
+
+    first = fetch_feed(url)
+    second = fetch_feed(url)
+
+    assert not first.not_modified
+    assert first.items
+    assert second.not_modified
+    assert second.error is None
+    assert second.items == first.items
+    sent = [headers for path, headers in server.requests if path == "/feeds/wildlife.xml"]
+    assert len(sent) == 2
+    assert "if-none-match" not in sent[0]
+    assert sent[1]["if-none-match"].startswith('"')
+    assert sent[1]["user-agent"] == "AdvocacyResearchService/1.0 (+feeds)"
+
+
+def test_cache_is_bounded(server, settings_env):
+    settings_env(FEED_CACHE_ENTRIES="1")
+    server.clear_requests()
+
+    fetch_feed(f"{server.url}/feeds/fur.xml")
+    fetch_feed(f"{server.url}/feeds/dairy.xml")  # evicts fur
+    again = fetch_feed(f"{server.url}/feeds/fur.xml")
+
+    assert not again.not_modified
+    fur = [headers for path, headers in server.requests if path == "/feeds/fur.xml"]
+    assert all("if-none-match" not in headers for headers in fur)
+
+
+def test_redirect_is_followed(server):
+    result = fetch_feed(f"{server.url}/redirect.xml")
+
+    assert result.error is None
+    assert [i.title for i in result.items] == [
+        item["title"] for item in FIXTURES.values() if item["topic"] == "wildlife"
+    ]
+
+
+def test_garbage_is_not_a_feed(server):
+    assert fetch_feed(f"{server.url}/broken.xml").error == "not a feed"
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (b"<html><head><title>Moved</title></head><body><p>Gone</p></body></html>", "not a feed"),
+        (b'{"items": []}', "not a feed"),
+        (b"", "not a feed"),
+        (
+            b'<?xml version="1.0"?><rss version="2.0"><channel><title>Q</title></channel></rss>',
+            None,
+        ),
+    ],
+)
+def test_pages_that_are_not_feeds(body, error):
+    with FakeFeedServer(raw_body=body) as fake:
+        result = fetch_feed(f"{fake.url}/raw.xml")
+
+    assert result.error == error
+    assert result.items == []
+
+
+def test_http_error_is_reported(server):
+    result = fetch_feed(f"{server.url}/error.xml")
+
+    assert result.error == "HTTP 500"
+    assert result.items == []
+
+
+def test_unknown_feed_is_404(server):
+    assert fetch_feed(f"{server.url}/feeds/whaling.xml").error == "HTTP 404"
+
+
+def test_slow_source_times_out_at_the_deadline(server, settings_env):
+    settings_env(FEED_TIMEOUT_S="0.5")
+
+    started = time.monotonic()
+    result = fetch_feed(f"{server.url}/slow.xml")
+
+    assert result.error == "timeout"
+    assert time.monotonic() - started < 2.0
+
+
+def test_dripping_body_is_cut_at_the_deadline(settings_env):
+    # Headers at 0.6 s, then a few bytes every 0.9 s: no single read exceeds the 1 s read
+    # timeout, so only the whole-fetch deadline (the watchdog) ends the fetch at ~1 s.
+    settings_env(FEED_TIMEOUT_S="1.0")
+    with FakeFeedServer(slow_s=5.0, drip_delay_s=0.6, drip_every_s=0.9) as fake:
+        started = time.monotonic()
+        result = fetch_feed(f"{fake.url}/drip.xml")
+        elapsed = time.monotonic() - started
+
+    assert result.error == "timeout"
+    assert 0.9 < elapsed < 1.35
+
+
+def test_body_over_the_bound_is_too_large(settings_env):
+    settings_env(FEED_MAX_BYTES="50000")
+    with FakeFeedServer(huge_bytes=60_000) as fake:
+        result = fetch_feed(f"{fake.url}/huge.xml")
+
+    assert result.error == "too large"
+    assert result.items == []
+
+
+def test_declared_length_over_the_bound_is_too_large(server, settings_env):
+    settings_env(FEED_MAX_BYTES="1000")  # the fixture feed declares ~3 kB
+
+    assert fetch_feed(f"{server.url}/feeds/fur.xml").error == "too large"
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://news.example.org/feed.xml", "file:///etc/passwd", "not a url", "http://"]
+)
+def test_only_http_urls_are_fetched(url):
+    assert fetch_feed(url).error == "unsupported URL"
+
+
+def test_unreachable_host_is_a_connection_failure():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    # Nothing listens on the port any more.
+    assert fetch_feed(f"http://127.0.0.1:{port}/feed.xml").error == "connection failed"
+
+
+def test_old_items_are_dropped_and_undated_kept(settings_env):
+    settings_env(FEED_MAX_AGE_DAYS="30")
+    body = rss_document(
+        [
+            {"title": "Fresh", "link": "https://news.example.org/1", "pubDate": _date(1)},
+            {"title": "Stale", "link": "https://news.example.org/2", "pubDate": _date(45)},
+            {"title": "Undated", "link": "https://news.example.org/3"},
+        ]
+    )
+    with FakeFeedServer(raw_body=body) as fake:
+        result = fetch_feed(f"{fake.url}/raw.xml")
+
+    assert [i.title for i in result.items] == ["Fresh", "Undated"]
+
+
+def test_fetch_all_keeps_order_and_isolates_failures(server, settings_env):
+    settings_env(FEED_TIMEOUT_S="0.5", FEED_MAX_BYTES="200000")
+    urls = [
+        f"{server.url}/feeds/cage-free.xml",
+        f"{server.url}/broken.xml",
+        f"{server.url}/error.xml",
+        f"{server.url}/slow.xml",
+        f"{server.url}/huge.xml",
+        "gopher://news.example.org/",
+        f"{server.url}/atom/dairy.xml",
+        f"{server.url}/feeds/cage-free.xml",
+    ]
+
+    started = time.monotonic()
+    results = fetch_all(urls)
+
+    assert time.monotonic() - started < 2.0
+    assert [r.url for r in results] == urls
+    assert [r.error for r in results] == [
+        None,
+        "not a feed",
+        "HTTP 500",
+        "timeout",
+        "too large",
+        "unsupported URL",
+        None,
+        None,
+    ]
+    assert len(results[0].items) == 3
+    assert len(results[6].items) == 3
+    assert results[7].items == results[0].items
+    assert fetch_all([]) == []
+
+
+def test_failures_are_logged_with_host_and_reason_only(server, caplog):
+    caplog.set_level(logging.WARNING, logger="ars.feeds")
+
+    fetch_feed(f"{server.url}/error.xml?q=private+keyword")
+
+    messages = [r.getMessage() for r in caplog.records if r.name == "ars.feeds"]
+    assert messages == ["feed 127.0.0.1 failed: HTTP 500"]
+    assert "private" not in caplog.text
