@@ -212,7 +212,10 @@ class Settings(BaseSettings):
         if not self.oidc_issuer:
             self.oidc_issuer = f"http://127.0.0.1:{self.jwks_port}"
         local_base = f"http://127.0.0.1:{self.port}"
-        self.public_base_url = (self.public_base_url or local_base).rstrip("/")
+        # In prod an unset PUBLIC_BASE_URL stays empty (the first Terraform apply cannot know
+        # the gateway's URL yet); digests then fail loudly instead of linking to localhost.
+        fallback = "" if self.environment == "prod" else local_base
+        self.public_base_url = (self.public_base_url or fallback).rstrip("/")
         self.task_worker_url = (self.task_worker_url or local_base).rstrip("/")
         self.tracking_dispatch_url = (self.tracking_dispatch_url or local_base).rstrip("/")
         if not self.oidc_jwks_url:
@@ -237,7 +240,6 @@ class Settings(BaseSettings):
             or not self.sendgrid_api_key,
             "PAUSE_LINK_SECRET": self.pause_link_secret == LOCAL_PAUSE_LINK_SECRET
             or len(self.pause_link_secret) < 32,
-            "PUBLIC_BASE_URL": not self.public_base_url,
         }
         missing = [name for name, placeholder in placeholders.items() if placeholder]
         if missing:

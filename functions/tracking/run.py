@@ -122,6 +122,8 @@ class _Run:
         from functions.tracking.digest import DigestItem, list_unsubscribe_headers, render_digest
         from functions.tracking.pause_token import make_token, pause_url
 
+        if not get_settings().public_base_url:
+            raise BackendUnavailable("PUBLIC_BASE_URL is not set: a digest needs its pause link.")
         link = pause_url(make_token(subscription["id"], self.task_id))
         subject, text, html = render_digest(
             subscription,

@@ -56,10 +56,15 @@ def test_production_with_real_values_starts(monkeypatch):
         ({"sendgrid_api_key": ""}, "SENDGRID_API_KEY"),
         ({"pause_link_secret": "local-pause-link-secret-not-for-production"}, "PAUSE_LINK_SECRET"),
         ({"pause_link_secret": "short"}, "PAUSE_LINK_SECRET"),
-        ({"public_base_url": ""}, "PUBLIC_BASE_URL"),
     ],
 )
 def test_production_refuses_local_defaults(monkeypatch, override, named):
     monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
     with pytest.raises(ValidationError, match=named):
         Settings(**{**PROD, **override})
+
+
+def test_production_leaves_an_unset_public_base_url_empty(monkeypatch):
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    assert Settings(**{**PROD, "public_base_url": ""}).public_base_url == ""
+    assert Settings(environment="test", port=9000).public_base_url == "http://127.0.0.1:9000"
