@@ -137,7 +137,9 @@ class Settings(BaseSettings):
         "https://www.googleapis.com/oauth2/v3/certs", description="Google's token-signing keys."
     )
     inline_queue_size: int = Field(1000, ge=1, description="Bound of the inline task queue.")
-    inline_task_attempts: int = Field(3, ge=1, le=10, description="Inline attempts per task.")
+    task_max_attempts: int = Field(
+        5, ge=1, le=100, description="Attempts per task; keep equal to terraform/tasks.tf."
+    )
     dispatch_page_size: int = Field(
         500, ge=1, le=500, description="Subscriptions read and advanced per dispatch page."
     )

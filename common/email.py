@@ -43,6 +43,11 @@ class EmailNotSent(BackendUnavailable):
     """The provider definitely did not accept the message: safe to retry."""
 
 
+class EmailRejected(EmailNotSent):
+    """The provider refused this message for good (a 4xx other than 408/429, e.g. a bad
+    recipient): sending it again cannot succeed."""
+
+
 class EmailOutcomeUnknown(BackendUnavailable):
     """The provider may have accepted the message: it must not be resent blindly."""
 
@@ -131,7 +136,7 @@ def _send_sendgrid(email: Email) -> str:
     except HTTPError as exc:
         # SendGrid answered with an error: it did not take the message. The body may echo
         # parts of the request, so only the status is kept.
-        raise EmailNotSent(f"SendGrid refused the message (HTTP {exc.status_code}).") from None
+        raise _refused(exc.status_code) from None
     except URLError as exc:
         # urllib wraps only failures of connecting and writing the request (refused, DNS, TLS,
         # connect timeout). A request not completely written cannot have been accepted.
@@ -146,11 +151,18 @@ def _send_sendgrid(email: Email) -> str:
             "the message may have been accepted."
         ) from None
     if not 200 <= response.status_code < 300:
-        raise EmailNotSent(f"SendGrid refused the message (HTTP {response.status_code}).")
+        raise _refused(response.status_code)
     message_id = response.headers.get("X-Message-Id") or ""
     if not message_id:
         logger.warning("SendGrid accepted a message without an X-Message-Id header")
     return message_id
+
+
+def _refused(status: int) -> EmailNotSent:
+    detail = f"SendGrid refused the message (HTTP {status})."
+    if 400 <= status < 500 and status not in (408, 429):
+        return EmailRejected(detail)
+    return EmailNotSent(detail)
 
 
 # --- Outbox ---------------------------------------------------------------------------------

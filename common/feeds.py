@@ -228,6 +228,20 @@ def _http_client() -> httpx.Client:
     return _client
 
 
+def _is_public(host: str) -> bool:
+    """True when every address ``host`` resolves to is a global one (not loopback, private,
+    link-local such as the metadata server, or reserved). Unresolvable hosts count as public:
+    fetching them fails anyway."""
+    import ipaddress
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return True
+    return all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
+
+
 def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: int) -> _Download:
     import httpx
 
@@ -253,9 +267,13 @@ def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: 
             raise _FetchError(_transport_reason(deadline)) from exc
         try:
             if response.has_redirect_location and response.next_request is not None:
-                request = response.next_request
-                if not _is_http_url(str(request.url)):
+                target = response.next_request
+                if not _is_http_url(str(target.url)):
                     raise _FetchError("unsupported URL")
+                if _is_public(request.url.host) and not _is_public(target.url.host):
+                    # A public feed may not send us to loopback, private or metadata addresses.
+                    raise _FetchError("redirect to a private address")
+                request = target
                 continue
             if response.status_code == 304:
                 return _Download(None)

@@ -50,7 +50,13 @@ class Auth(StrEnum):
     API_KEY = "api_key"  # Authorization: Bearer ars_live_...
     ID_TOKEN = "id_token"  # noqa: S105 - Authorization: Bearer <the IdP's OIDC ID token> (portal)
     WEBHOOK = "webhook"  # Standard Webhooks signature over the raw body
-    INTERNAL = "internal"  # Cloud Scheduler / Cloud Tasks OIDC token (local: shared secret)
+    # Internal callers: a Google OIDC token for this function's own URL (local: shared secret)
+    SCHEDULER = "scheduler"  # Cloud Scheduler -> tracking_dispatch (TRACKING_DISPATCH_URL)
+    TASK_QUEUE = "task_queue"  # Cloud Tasks -> task_worker (TASK_WORKER_URL)
+
+    @property
+    def internal(self) -> bool:
+        return self in (Auth.SCHEDULER, Auth.TASK_QUEUE)
 
 
 @dataclass(frozen=True)
@@ -204,10 +210,12 @@ class Api:
             from common import ratelimit  # both kinds of caller count against the consumer
 
             extra_headers.update(ratelimit.admit(principal).headers())  # or 429
-        elif route.auth is Auth.INTERNAL:
+        elif route.auth.internal:
             from common.internal import verify as verify_internal
 
-            principal = verify_internal(_bearer(request.headers.get("Authorization")))
+            principal = verify_internal(
+                _bearer(request.headers.get("Authorization")), route.auth.value
+            )
         raw = _read_body(request) if route.body or route.auth is Auth.WEBHOOK else b""
         if route.auth is Auth.WEBHOOK:
             from common.webhooks import verify

@@ -29,7 +29,9 @@ class NotInternal(Unauthorized):
         super().__init__("This endpoint is for the service's scheduler and task queue only.")
 
 
-def verify(token: str) -> InternalCaller:
+def verify(token: str, caller: str) -> InternalCaller:
+    """``caller`` is ``scheduler`` (tracking_dispatch) or ``task_queue`` (task_worker): a token
+    is accepted only for the audience of the function it was made for."""
     settings = get_settings()
     if not token:
         raise NotInternal()
@@ -43,7 +45,9 @@ def verify(token: str) -> InternalCaller:
         claims = verify_token(
             token,
             jwks_url=settings.internal_oidc_jwks_url,
-            audience=[settings.task_worker_url, settings.tracking_dispatch_url],
+            audience=settings.task_worker_url
+            if caller == "task_queue"
+            else settings.tracking_dispatch_url,
             issuer=settings.internal_oidc_issuer,
         )
     except InvalidToken:

@@ -72,7 +72,7 @@ def error_statuses(route: Route) -> list[int]:
 
 def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
     # Internal operations (scheduler, task queue) are not part of the public contract.
-    routes = [route for route in routes if route.auth is not Auth.INTERNAL]
+    routes = [route for route in routes if not route.auth.internal]
     models: list[tuple[type[BaseModel], Any]] = []
     for route in routes:
         models += [(m, "validation") for m in (route.body,) if m]

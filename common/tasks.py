@@ -15,7 +15,8 @@ shared secret instead. Cloud Tasks retries any non-2xx answer with backoff (queu
 
 ``TASKS_BACKEND=inline`` runs tasks on one daemon thread of this process, from a queue bounded
 by ``INLINE_QUEUE_SIZE`` (a full queue refuses the task, so the dispatcher retries it on the
-next tick), retrying a failed task up to ``INLINE_TASK_ATTEMPTS`` times with backoff.
+next tick), running a failed task up to ``TASK_MAX_ATTEMPTS`` times with backoff, like Cloud
+Tasks.
 """
 
 from __future__ import annotations
@@ -238,7 +239,7 @@ def inline_queue() -> InlineQueue:
 
                 settings = get_settings()
                 _inline = InlineQueue(
-                    execute, settings.inline_queue_size, settings.inline_task_attempts
+                    execute, settings.inline_queue_size, settings.task_max_attempts
                 )
     return _inline
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from common.consumers import get_consumer
 from common.errors import BackendUnavailable
 from common.tasks import Enqueued, Task, enqueue
@@ -18,6 +20,10 @@ from functions.tasks.worker import email_state, recover, send_once
 
 KIND = "legal.guidance"
 ESTIMATED_TIME = "1-2 minutes"
+
+
+class JobPayload(BaseModel):
+    ownerId: str = Field(min_length=1, max_length=128)
 
 
 def submit(consumer_id: str, request: dict[str, Any]) -> str:
@@ -34,10 +40,11 @@ def submit(consumer_id: str, request: dict[str, Any]) -> str:
 def run_guidance(task: Task) -> str:
     from functions.legal.guide import render_guide_email, render_markdown, write_guide
 
-    owner_id = str(task.payload["ownerId"])
+    owner_id = JobPayload.model_validate(task.payload).ownerId  # invalid: the worker drops it
     record = records.claim(task.task_id, {"kind": KIND, "owner_id": owner_id})
     if record is None:
         return "duplicate"
+    owner_id = record["owner_id"]  # the stored owner, never the message's claim
 
     def finish_sent(pending: dict[str, Any], message_id: str | None, assumed: bool) -> None:
         records.finish(
@@ -60,6 +67,7 @@ def run_guidance(task: Task) -> str:
         request.get("jurisdiction"),
     )
     result = {"guide": guide.model_dump(), "markdown": render_markdown(guide)}
+    records.keep_result(task.task_id, result)  # kept even if the email never goes out
     consumer = get_consumer(owner_id)
     if consumer is None or consumer.get("status") != "active":
         records.finish(task.task_id, status="succeeded", result=result)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from urllib.parse import quote_plus
 
@@ -308,7 +308,7 @@ def _singular(word: str) -> str:
     return word
 
 
-@cache
+@lru_cache(maxsize=2048)  # keys include user keywords: bounded
 def _any_phrase(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
     """One case-insensitive pattern matching any of ``phrases`` as whole words.
 

@@ -11,11 +11,13 @@ skipped, failed), its attempts, its result and the state of its one email:
 ``begin_send`` is a transaction that moves ``none -> sending`` and stores everything needed to
 record the send (``pending``) *before* the email goes out, so: two concurrent attempts cannot
 both send (only one wins the transaction); a retry after a refused send sends again; and a crash
-between sending and recording loses nothing -- the next attempt finds ``sending`` and records
-the send from ``pending`` without sending again. The price of never sending twice is that an
-email lost in that narrow window (the process died mid-request, or the provider timed out after
-accepting or not) is recorded as ``assumed_sent`` rather than retried; those are logged, and
-SendGrid's activity feed can be searched by the ``task_id`` custom argument.
+between sending and recording loses nothing -- an attempt that finds ``sending`` older than the
+send timeout allows (``sending_lease_s``) records the send from ``pending`` without sending
+again; one that finds a fresh ``sending`` backs off (409) and is retried. The price of never
+sending twice is that an email lost in that narrow window (the process died mid-request, or
+the provider timed out after accepting or not) is recorded as ``assumed_sent`` rather than
+retried; those are logged, and SendGrid's activity feed can be searched by the ``task_id``
+custom argument.
 
 ``finish`` writes the job's own records (results, ``last_sent_at``, the usage record) and the
 terminal status in one transaction, so a job is metered exactly once and only when it finished.
@@ -29,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from common.config import get_settings
-from common.errors import NotFound
+from common.errors import Conflict, NotFound
 from common.firestore import TASKS, get_db, run_transaction
 
 logger = logging.getLogger("ars.tasks")
@@ -100,30 +102,66 @@ def claim(task_id: str, defaults: dict[str, Any]) -> dict[str, Any] | None:
     return run_transaction(start)
 
 
-def begin_send(task_id: str, pending: dict[str, Any]) -> bool:
-    """Move the email from ``none`` to ``sending``, storing ``pending``; False if another
-    attempt got there first (it sends, or has sent)."""
+def sending_lease_s() -> float:
+    """How long a ``sending`` state belongs to the attempt that set it. A send is bounded by
+    SENDGRID_TIMEOUT_S, so a ``sending`` older than this was left by an attempt that died."""
+    return 2 * get_settings().sendgrid_timeout_s + 10
+
+
+def sending_is_stale(record: dict[str, Any]) -> bool:
+    since = (record.get("email") or {}).get("since")
+    return since is None or datetime.now(UTC) - since > timedelta(seconds=sending_lease_s())
+
+
+Guard = Callable[[Any], str | None]
+
+
+def begin_send(task_id: str, pending: dict[str, Any], guard: Guard | None = None) -> str:
+    """Move the email from ``none`` to ``sending``, storing ``pending``. Returns ``begun``;
+    ``ended`` if the task ended meanwhile; ``busy`` if another attempt is sending or sent;
+    or ``skipped:<reason>`` when ``guard(transaction)`` (e.g. "the subscription was paused
+    or deleted meanwhile") gives a reason not to send -- the task then ends ``skipped``."""
     task_ref = ref(task_id)
 
-    def begin(transaction: Any) -> bool:
+    def begin(transaction: Any) -> str:
         record = task_ref.get(transaction=transaction).to_dict() or {}
+        if record.get("status") in TERMINAL or not record:
+            return "ended"
         if record.get("email", {}).get("state", "none") != "none":
-            return False
+            return "busy"
+        reason = guard(transaction) if guard is not None else None
         now = datetime.now(UTC)
+        if reason:
+            transaction.update(
+                task_ref,
+                {"status": "skipped", "result": {"reason": reason, "sent": False},
+                 "updated_at": now},
+            )  # fmt: skip
+            return f"skipped:{reason}"
         transaction.update(
             task_ref,
             {"email": {"state": "sending", "since": now}, "pending": pending, "updated_at": now},
         )
-        return True
+        return "begun"
 
     return run_transaction(begin)
 
 
 def abort_send(task_id: str, error: str) -> None:
-    """The provider refused the email: back to ``none`` so the retry sends it."""
-    ref(task_id).update(
-        {"email": {"state": "none"}, "error": error, "updated_at": datetime.now(UTC)}
-    )
+    """The provider refused the email: back to ``none`` so a retry sends it -- only if this
+    task is still the sending, unfinished one."""
+    task_ref = ref(task_id)
+
+    def abort(transaction: Any) -> None:
+        record = task_ref.get(transaction=transaction).to_dict() or {}
+        if record.get("status") in TERMINAL or record.get("email", {}).get("state") != "sending":
+            return
+        transaction.update(
+            task_ref,
+            {"email": {"state": "none"}, "error": error, "updated_at": datetime.now(UTC)},
+        )
+
+    run_transaction(abort)
 
 
 def finish(
@@ -148,6 +186,8 @@ def finish(
         record = task_ref.get(transaction=transaction).to_dict()
         if record is None or record["status"] in TERMINAL:
             return False
+        if email is None and record.get("email", {}).get("state") == "sending":
+            raise Conflict("An attempt of this task is sending its email.")
         if apply is not None:
             apply(transaction)
         if meter is not None:
@@ -168,5 +208,23 @@ def finish(
 
 
 def fail(task_id: str, error: str) -> None:
-    """A permanent failure: retrying cannot help, so the task ends as ``failed``."""
-    ref(task_id).update({"status": "failed", "error": error, "updated_at": datetime.now(UTC)})
+    """A permanent failure: retrying cannot help (or the last attempt failed), so the task
+    ends as ``failed``. A task that already ended, or is sending its email, is left alone."""
+    task_ref = ref(task_id)
+
+    def end(transaction: Any) -> None:
+        record = task_ref.get(transaction=transaction).to_dict()
+        if record is None or record["status"] in TERMINAL:
+            return
+        if record.get("email", {}).get("state") == "sending":
+            return
+        transaction.update(
+            task_ref, {"status": "failed", "error": error, "updated_at": datetime.now(UTC)}
+        )
+
+    run_transaction(end)
+
+
+def keep_result(task_id: str, result: dict[str, Any]) -> None:
+    """Store a job's result before its email goes out, so a failed email loses nothing."""
+    ref(task_id).update({"result": result, "updated_at": datetime.now(UTC)})

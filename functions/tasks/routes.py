@@ -52,5 +52,5 @@ ROUTES = [
 
 WORKER_ROUTES = [
     Route("POST", WORKER_PATH, run_task, "runTask", "Run one queued task (Cloud Tasks only)",
-          "Internal", auth=Auth.INTERNAL, body=WorkerTask, response=WorkerResult),
+          "Internal", auth=Auth.TASK_QUEUE, body=WorkerTask, response=WorkerResult),
 ]  # fmt: skip

@@ -97,25 +97,29 @@ def _dispatch_page(docs: list[Any], tick: datetime, report: DispatchReport) -> N
             continue
         report.enqueued += outcome is Enqueued.CREATED
         report.duplicates += outcome is Enqueued.EXISTS
-        advances.append((doc.reference, next_run(f["next_run_at"], f["frequency"], tick)))
+        when = next_run(f["next_run_at"], f["frequency"], tick)
+        advances.append((doc.reference, doc.update_time, when))
     _advance(advances)
 
 
-def _advance(advances: list[tuple[Any, datetime]]) -> None:
-    """One batch for the page; if a subscription was deleted meanwhile (the batch fails with
-    NotFound), the others are advanced one by one."""
-    from google.api_core.exceptions import NotFound
+def _advance(advances: list[tuple[Any, Any, datetime]]) -> None:
+    """One batch for the page, each update conditional on the subscription being unchanged
+    since it was read. If one changed meanwhile (a PATCH of its frequency, a pause, a delete:
+    the batch fails), the others are advanced one by one and the changed ones are left for the
+    next tick to read again -- their run name is the same, so nothing is enqueued twice."""
+    from google.api_core.exceptions import FailedPrecondition, NotFound
 
     if not advances:
         return
-    batch = get_db().batch()
-    for ref, when in advances:
-        batch.update(ref, {"next_run_at": when})
+    db = get_db()
+    batch = db.batch()
+    for ref, read_at, when in advances:
+        batch.update(ref, {"next_run_at": when}, option=db.write_option(last_update_time=read_at))
     try:
         batch.commit()
-    except NotFound:
-        for ref, when in advances:
+    except (NotFound, FailedPrecondition):
+        for ref, read_at, when in advances:
             try:
-                ref.update({"next_run_at": when})
-            except NotFound:
+                ref.update({"next_run_at": when}, option=db.write_option(last_update_time=read_at))
+            except (NotFound, FailedPrecondition):
                 continue

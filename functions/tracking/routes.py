@@ -115,5 +115,5 @@ ROUTES = [
 DISPATCH_ROUTES = [
     Route("POST", "/internal/dispatch", dispatch_now, "dispatchTracking",
           "Enqueue a run for every due subscription (Cloud Scheduler only)", "Internal",
-          auth=Auth.INTERNAL, response=DispatchResult),
+          auth=Auth.SCHEDULER, response=DispatchResult),
 ]  # fmt: skip

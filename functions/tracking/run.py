@@ -13,6 +13,9 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, Field
 
 from common.config import get_settings
 from common.consumers import get_consumer
@@ -40,12 +43,18 @@ def run_task(subscription_id: str, owner_id: str, due: datetime) -> Task:
     )
 
 
+class RunPayload(BaseModel):
+    subscriptionId: UUID
+    ownerId: str = Field(min_length=1, max_length=128)
+    due: str = Field(max_length=64)
+
+
 def run_subscription(task: Task) -> str:
-    sub_id = str(task.payload["subscriptionId"])
-    owner_id = str(task.payload["ownerId"])
+    payload = RunPayload.model_validate(task.payload)  # ValidationError: the worker drops it
+    sub_id, owner_id = str(payload.subscriptionId), payload.ownerId
     record = records.claim(
         task.task_id,
-        {"kind": KIND, "owner_id": owner_id, "subscription_id": sub_id, "due": task.payload["due"]},
+        {"kind": KIND, "owner_id": owner_id, "subscription_id": sub_id, "due": payload.due},
     )
     if record is None:
         return "duplicate"
@@ -107,8 +116,21 @@ class _Run:
         ]
         pending = {**base, "items": items}
         return send_once(
-            self.task_id, record, self.digest(subscription, items), pending, self.finish_sent
+            self.task_id,
+            record,
+            self.digest(subscription, items),
+            pending,
+            self.finish_sent,
+            guard=self.still_wanted,
         )
+
+    def still_wanted(self, transaction: Any) -> str | None:
+        """Checked as the send begins: a subscription paused or deleted during the research
+        gets no digest (the run ends skipped, not metered)."""
+        snapshot = self.sub_ref.get(transaction=transaction)
+        if not snapshot.exists:
+            return "deleted"
+        return None if snapshot.to_dict().get("active") else "paused"
 
     def already_sent(self, ids: list[str]) -> set[str]:
         if not ids:

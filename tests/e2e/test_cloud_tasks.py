@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -34,6 +35,7 @@ class Stack:
     env: dict[str, str]
     worker_url: str
     sendgrid: FakeSendGridServer
+    worker_log: Path
 
 
 def _listening(port: int, seconds: float) -> bool:
@@ -84,7 +86,7 @@ def stack(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
     try:
         if not (_listening(worker_port, 30) and _listening(tasks_port, 30)):
             pytest.fail("the task worker or gcloud-tasks-emulator did not start")
-        yield Stack(env, f"http://127.0.0.1:{worker_port}", sendgrid)
+        yield Stack(env, f"http://127.0.0.1:{worker_port}", sendgrid, tmp / "worker.log")
     finally:
         for process in (worker, tasks):
             process.terminate()
@@ -161,7 +163,12 @@ def test_a_task_delivered_twice_sends_one_email(queue_env):
     enqueue(task)
 
     wait_for_task(task.task_id)
-    time.sleep(1.5)  # room for the second delivery to run
+    deadline = time.monotonic() + 15
+    while f'"taskId": "{task.task_id}", "kind": "tracking.run", "outcome": "duplicate"' not in (
+        queue_env.worker_log.read_text()
+    ):
+        assert time.monotonic() < deadline, "the second delivery never reached the worker"
+        time.sleep(0.2)
 
     assert len(queue_env.sendgrid.messages) == 1
 

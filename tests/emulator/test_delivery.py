@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from common.email import EmailNotSent, EmailOutcomeUnknown
+from common.errors import Conflict
 from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
 from common.tasks import Enqueued, Task
 from functions.tasks.worker import execute
@@ -55,6 +56,12 @@ def usage_of(task_id: str) -> dict | None:
 
 def the_run(sub: dict) -> Task:
     return run_task(sub["id"], sub["user_id"], sub_doc(sub["id"])["next_run_at"])
+
+
+def let_the_sending_lease_expire(task_id: str) -> None:
+    """As if the attempt that began sending had died long enough ago."""
+    long_ago = datetime.now(UTC) - timedelta(hours=1)
+    get_db().collection(TASKS).document(task_id).update({"email.since": long_ago})
 
 
 class Collect:
@@ -260,6 +267,9 @@ def test_a_timeout_after_sending_is_never_resent(alice, feeds, sendgrid):
         execute(task)
     assert task_doc(task.task_id)["email"]["state"] == "sending"
 
+    with pytest.raises(Conflict):  # the sending attempt may still be waiting for its answer
+        execute(task)
+    let_the_sending_lease_expire(task.task_id)
     assert execute(task) == "assumed_sent"
     assert len(sendgrid.messages) == 1  # the fake accepted it once; no second send
     record = task_doc(task.task_id)
@@ -291,6 +301,7 @@ def test_a_crash_between_sending_and_recording_keeps_the_record(
         execute(task)
     assert len(sendgrid.messages) == 1
 
+    let_the_sending_lease_expire(task.task_id)
     assert execute(task) == "assumed_sent"
     assert len(sendgrid.messages) == 1
     assert len(results_of(sub["id"])) == task_doc(task.task_id)["result"]["items"] > 0
@@ -397,3 +408,108 @@ def test_the_pause_link_works_once_and_rejects_a_tampered_token(alice, feeds, se
     assert again.status_code == 410
     assert again.get_json()["code"] == "gone"
     assert client().get(path, query_string={"token": token}).status_code == 410
+
+
+# --- races and final failures ------------------------------------------------------------------
+
+
+def test_a_second_attempt_while_the_first_is_sending_backs_off(
+    alice, feeds, sendgrid, settings_env
+):
+    import threading
+
+    settings_env(SENDGRID_TIMEOUT_S="5")
+    _, auth = alice
+    task = the_run(subscribe(auth))
+    sendgrid.hang_next(1.5)  # the first attempt's send takes 1.5 s, then succeeds
+    first: list[str] = []
+    sending = threading.Thread(target=lambda: first.append(execute(task)))
+    sending.start()
+    deadline = datetime.now(UTC) + timedelta(seconds=5)
+    while ((task_doc(task.task_id) or {}).get("email") or {}).get("state") != "sending":
+        assert datetime.now(UTC) < deadline
+    with pytest.raises(Conflict):
+        execute(task)  # a duplicate delivery meanwhile: neither sends nor records
+    sending.join(10)
+
+    assert first == ["sent"]
+    assert len(sendgrid.messages) == 1
+    assert task_doc(task.task_id)["email"]["state"] == "sent"
+
+
+def test_a_subscription_paused_during_the_research_gets_no_digest(
+    alice, feeds, sendgrid, monkeypatch
+):
+    from functions.research import summaries
+
+    _, auth = alice
+    sub = subscribe(auth)
+    task = the_run(sub)
+    real = summaries.summarise_items
+
+    def pause_meanwhile(items, *args):
+        client().patch(f"{URL}/{sub['id']}", json={"active": False}, headers=auth)
+        return real(items, *args)
+
+    monkeypatch.setattr(summaries, "summarise_items", pause_meanwhile)
+
+    assert execute(task) == "skipped_paused"
+    assert sendgrid.messages == []
+    assert usage_of(task.task_id) is None
+    assert task_doc(task.task_id)["status"] == "skipped"
+
+
+def test_a_rejected_email_ends_the_run_failed_unmetered_and_its_items_stay_unsent(
+    alice, feeds, sendgrid
+):
+    _, auth = alice
+    sub = subscribe(auth)
+    task = the_run(sub)
+    sendgrid.fail_next(400)
+
+    assert execute(task) == "rejected"
+
+    record = task_doc(task.task_id)
+    assert record["status"] == "failed"
+    assert "HTTP 400" in record["error"]
+    assert usage_of(task.task_id) is None
+    assert results_of(sub["id"]) == []  # the next run offers the same items again
+
+
+def test_the_last_attempt_ends_the_task_failed(alice, feeds, sendgrid, settings_env):
+    settings_env(TASK_MAX_ATTEMPTS="2")
+    _, auth = alice
+    task = the_run(subscribe(auth))
+    sendgrid.fail_next(503, count=2)
+
+    with pytest.raises(EmailNotSent):
+        execute(task)
+    assert execute(task) == "failed"
+    assert task_doc(task.task_id)["status"] == "failed"
+    assert execute(task) == "duplicate"
+    assert sendgrid.messages == []
+
+
+def test_a_task_with_a_bad_payload_is_dropped_not_retried(db):
+    assert execute(Task("run-x-1", "tracking.run", {})) == "invalid_payload"
+    assert execute(Task("run-x-2", "tracking.run", {"subscriptionId": "a/b"})) == "invalid_payload"
+    assert execute(Task("legal-x", "legal.guidance", {"owner": "x"})) == "invalid_payload"
+    assert execute(Task("x", "no.such.kind", {})) == "unknown_kind"
+
+
+def test_a_patch_between_read_and_advance_is_not_overwritten(alice, monkeypatch):
+    _, auth = alice
+    sub = subscribe(auth, topics=["fur"], frequency="weekly")
+
+    def patch_meanwhile(tasks):
+        client().patch(f"{URL}/{sub['id']}", json={"frequency": "realtime"}, headers=auth)
+        return [Enqueued.CREATED] * len(tasks)
+
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", patch_meanwhile)
+    patched_at = datetime.now(UTC)
+
+    dispatch(datetime.now(UTC) + timedelta(seconds=1))
+
+    record = sub_doc(sub["id"])
+    assert record["frequency"] == "realtime"
+    assert record["next_run_at"] <= patched_at + timedelta(seconds=5)  # not a week away

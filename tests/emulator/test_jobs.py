@@ -201,6 +201,7 @@ def test_internal_oidc_accepts_only_the_invoker_for_the_right_audience(db, local
 
     assert call() == 200
     assert call(audience="https://elsewhere.example.org") == 401
+    assert call(audience="https://worker.example.org") == 401  # the task worker's token
     assert call(email="someone@demo.iam.gserviceaccount.com") == 401
     assert call(email_verified=False) == 401
     settings_env(INTERNAL_SECRET="s3cret")

@@ -367,3 +367,16 @@ def test_failures_are_logged_with_host_and_reason_only(server, caplog):
     messages = [r.getMessage() for r in caplog.records if r.name == "ars.feeds"]
     assert messages == ["feed 127.0.0.1 failed: HTTP 500"]
     assert "private" not in caplog.text
+
+
+def test_a_public_feed_may_not_redirect_to_a_private_address(server, monkeypatch):
+    # The fixture server is on loopback; pretend its first hop is a public host, so the
+    # redirect to /feeds/wildlife.xml (same loopback host) looks like one into the network.
+    hops: list[str] = []
+    monkeypatch.setattr(feeds, "_is_public", lambda host: hops.append(host) or len(hops) == 1)
+
+    result = fetch_feed(f"{server.url}/redirect.xml")
+
+    assert result.error == "redirect to a private address"
+    assert result.items == []
+    assert hops == ["127.0.0.1", "127.0.0.1"]
