@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import resource
-import socket
 import subprocess
 import sys
 import time
@@ -28,20 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from devtools.emulator import Emulator, die_with_parent, free_port  # noqa: E402
+from devtools.emulator import Emulator, die_with_parent, free_port, wait_listening  # noqa: E402
 
 PROJECT = "demo-ars-bench"
 QUEUE = f"projects/{PROJECT}/locations/local/queues/tracking-research"
-
-
-def _listening(port: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return True
-        time.sleep(0.1)
-    return False
 
 
 def seed(count: int, now: datetime) -> float:
@@ -105,7 +94,7 @@ def main() -> None:
     )
     emulator.start()
     try:
-        if not _listening(tasks_port, 30):
+        if not wait_listening(tasks_port, 30):
             sys.exit("gcloud-tasks-emulator did not start")
         from common.tasks import _cloud_tasks_client
         from functions.tracking.dispatch import dispatch

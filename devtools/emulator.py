@@ -79,6 +79,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_listening(port: int, seconds: float) -> bool:
+    """Poll until something accepts connections on 127.0.0.1:port; False if nothing does."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return True
+        time.sleep(0.1)
+    return False
+
+
 @dataclass
 class Emulator:
     host: str

@@ -5,7 +5,6 @@ Feeds and SendGrid are loopback fakes; Firestore is the emulator."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ import httpx
 import pytest
 
 from common.tasks import Enqueued
-from devtools.emulator import Emulator, die_with_parent, free_port
+from devtools.emulator import Emulator, die_with_parent, free_port, wait_listening
 from tests.conftest import ROOT
 from tests.e2e.conftest import BIN, server_env
 from tests.fakes.feed_server import FakeFeedServer
@@ -36,16 +35,6 @@ class Stack:
     worker_url: str
     sendgrid: FakeSendGridServer
     worker_log: Path
-
-
-def _listening(port: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +73,7 @@ def stack(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
         preexec_fn=die_with_parent,
     )  # fmt: skip
     try:
-        if not (_listening(worker_port, 30) and _listening(tasks_port, 30)):
+        if not (wait_listening(worker_port, 30) and wait_listening(tasks_port, 30)):
             pytest.fail("the task worker or gcloud-tasks-emulator did not start")
         yield Stack(env, f"http://127.0.0.1:{worker_port}", sendgrid, tmp / "worker.log")
     finally:

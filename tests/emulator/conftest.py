@@ -1,4 +1,5 @@
-"""Fixtures of the delivery tests: fixture feeds, a fake SendGrid, and a subscriber."""
+"""Fixtures of the emulator tests: two consumers (with their auth headers), fixture feeds and a
+fake SendGrid."""
 
 from __future__ import annotations
 
@@ -8,6 +9,19 @@ import pytest
 
 from tests.fakes.feed_server import FakeFeedServer
 from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
+from tests.helpers import bearer, new_consumer
+
+
+@pytest.fixture
+def alice(db) -> tuple[dict, dict[str, str]]:
+    consumer, key = new_consumer("alice@example.org")
+    return consumer, bearer(key)
+
+
+@pytest.fixture
+def bob(db) -> tuple[dict, dict[str, str]]:
+    consumer, key = new_consumer("bob@example.org")
+    return consumer, bearer(key)
 
 
 @pytest.fixture(scope="session")

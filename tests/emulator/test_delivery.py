@@ -16,16 +16,10 @@ from common.tasks import Enqueued, Task
 from functions.tasks.worker import execute
 from functions.tracking.dispatch import dispatch
 from functions.tracking.run import run_task
-from tests.helpers import bearer, client, new_consumer
+from tests.helpers import client
 
 pytestmark = pytest.mark.emulator
 URL = "/v1/tracking/subscriptions"
-
-
-@pytest.fixture
-def alice(db):
-    consumer, key = new_consumer("alice@example.org")
-    return consumer, bearer(key)
 
 
 def subscribe(auth, **body) -> dict:

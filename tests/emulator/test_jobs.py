@@ -9,23 +9,11 @@ import pytest
 
 from common.firestore import TASKS, USAGE, get_db, where_eq
 from common.tasks import inline_queue
-from tests.helpers import bearer, client, new_consumer
+from tests.helpers import bearer, client
 
 pytestmark = pytest.mark.emulator
 GUIDANCE = "/v1/legal/guidance"
 SITUATION = "We plan a protest outside a poultry farm and want to film the sheds from the road."
-
-
-@pytest.fixture
-def alice(db):
-    consumer, key = new_consumer("alice@example.org")
-    return consumer, bearer(key)
-
-
-@pytest.fixture
-def bob(db):
-    consumer, key = new_consumer("bob@example.org")
-    return consumer, bearer(key)
 
 
 def usage_count(consumer_id: str, operation: str) -> int:

@@ -9,22 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db
-from tests.helpers import bearer, client, new_consumer
+from tests.helpers import client
 
 pytestmark = pytest.mark.emulator
 URL = "/v1/tracking/subscriptions"
-
-
-@pytest.fixture
-def alice(db):
-    consumer, key = new_consumer("alice@example.org")
-    return consumer, bearer(key)
-
-
-@pytest.fixture
-def bob(db):
-    consumer, key = new_consumer("bob@example.org")
-    return consumer, bearer(key)
 
 
 def create(auth, **body):
