@@ -73,6 +73,14 @@ def die_with_parent() -> None:
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def dies_with_parent(command: list[str]) -> list[str]:
+    """``command`` started through ``setpriv --pdeathsig``: the same guarantee as
+    ``die_with_parent`` without running Python in the forked child, which is unsafe once the
+    parent runs threads (the gRPC clients' threads, in a test process)."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--", *command] if setpriv else command
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -112,3 +112,24 @@ def local_idp(_idp_server: LocalIdp, settings_env) -> LocalIdp:
         OIDC_JWKS_URL=_idp_server.jwks_url,
     )
     return _idp_server
+
+
+@pytest.fixture
+def fake_llm(settings_env, monkeypatch: pytest.MonkeyPatch):
+    """LLM_BACKEND=openai against a loopback fake of the provider (instant backoff, one retry)."""
+    from common import llm
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    monkeypatch.setattr(llm, "_sleep", lambda _s: None)
+    with FakeOpenAIServer() as server:
+        settings_env(
+            LLM_BACKEND="openai",
+            LLM_BASE_URL=server.base_url,
+            LLM_MODEL="fake-1",
+            LLM_API_KEY="sk-test-secret",
+            LLM_TIMEOUT_S="2",
+            LLM_MAX_RETRIES="1",
+        )
+        llm.reset_provider()
+        yield server
+        llm.reset_provider()

@@ -53,3 +53,21 @@ def chat_post(path: str, body: dict, auth: dict[str, str], accept: str | None = 
     """POST /v1/chat/<path> on the in-process app, optionally with an Accept header."""
     headers = {**auth, **({"Accept": accept} if accept else {})}
     return client().post(f"/v1/chat/{path}", json=body, headers=headers)
+
+
+SUBSCRIPTIONS_URL = "/v1/tracking/subscriptions"
+
+
+def create_subscription(auth: dict[str, str], body: dict) -> dict:
+    """POST a subscription through the API; its ``data``."""
+    response = client().post(SUBSCRIPTIONS_URL, json=body, headers=auth)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["data"]
+
+
+def subscription_doc(sub_id: str) -> dict | None:
+    """The stored subscription document, None once it is gone."""
+    from common.firestore import SUBSCRIPTIONS, get_db
+
+    snapshot = get_db().collection(SUBSCRIPTIONS).document(sub_id).get()
+    return snapshot.to_dict() if snapshot.exists else None

@@ -40,7 +40,7 @@ def research_events(request: ResearchRequest, on_failure: Any) -> Iterator[str]:
     gathered = gather(
         request.topics, request.customKeywords, request.specificInterests, limit=request.limit
     )
-    if gathered.sources and len(gathered.failed) == gathered.sources:
+    if gathered.all_failed:
         on_failure()
         yield _line(
             {

@@ -79,5 +79,5 @@ def overview(counts: dict[str, int], total: int, failed: Sequence[str]) -> str:
             f": {', '.join(parts)}." if parts else "."
         )
     if failed:
-        text += f" Sources that did not answer: {', '.join(failed)}."
+        text += f" Sources that did not answer: {', '.join(dict.fromkeys(failed))}."
     return text

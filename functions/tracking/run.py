@@ -98,7 +98,7 @@ class _Run:
             limit=get_settings().digest_max_items,
             exclude=self.already_sent,
         )
-        if gathered.sources and len(gathered.failed) == gathered.sources:
+        if gathered.all_failed:
             raise BackendUnavailable("Every news source failed; the run will be retried.")
         base = {"sources": gathered.sources, "failedSources": gathered.failed}
         if not gathered.items:

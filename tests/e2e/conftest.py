@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from devtools.emulator import Emulator, die_with_parent, free_port
+from devtools.emulator import Emulator, dies_with_parent, free_port
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
@@ -73,18 +73,19 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
     }
     log = open(workdir / "server.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(
-        [
-            str(BIN / "functions-framework"),
-            "--target=api",
-            f"--source={ROOT / 'main.py'}",
-            "--host=127.0.0.1",
-            f"--port={port}",
-        ],
+        dies_with_parent(  # this process runs gRPC threads: no preexec_fn (see the helper)
+            [
+                str(BIN / "functions-framework"),
+                "--target=api",
+                f"--source={ROOT / 'main.py'}",
+                "--host=127.0.0.1",
+                f"--port={port}",
+            ]
+        ),
         env=env,
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
-        preexec_fn=die_with_parent,
     )
     base = f"http://127.0.0.1:{port}"
     if not healthy_within(base, 30):

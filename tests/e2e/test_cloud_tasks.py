@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from common.tasks import Enqueued
-from devtools.emulator import Emulator, die_with_parent, free_port, wait_listening
+from devtools.emulator import Emulator, dies_with_parent, free_port, wait_listening
 from tests.conftest import ROOT
 from tests.e2e.conftest import BIN, server_env
 from tests.fakes.feed_server import FakeFeedServer
@@ -62,15 +62,18 @@ def stack(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
         "NEWS_SEARCH_URL": search_template(feeds.url),
     }
     logs = [open(tmp / name, "wb") for name in ("worker.log", "tasks.log")]  # noqa: SIM115
+    # This process already runs gRPC threads (Firestore): no Python may run between fork and
+    # exec, so the children get their parent-death signal from setpriv, not a preexec_fn.
     worker = subprocess.Popen(
-        [str(BIN / "functions-framework"), "--target=task_worker", f"--source={ROOT / 'main.py'}",
-         "--host=127.0.0.1", f"--port={worker_port}"],
-        env=env, cwd=ROOT, stdout=logs[0], stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
+        dies_with_parent([str(BIN / "functions-framework"), "--target=task_worker",
+                          f"--source={ROOT / 'main.py'}", "--host=127.0.0.1",
+                          f"--port={worker_port}"]),
+        env=env, cwd=ROOT, stdout=logs[0], stderr=subprocess.STDOUT,
     )  # fmt: skip
     tasks = subprocess.Popen(
-        [str(TASKS_EMULATOR), "start", "-p", str(tasks_port), "-d", queue, "-r", "5"],
+        dies_with_parent([str(TASKS_EMULATOR), "start", "-p", str(tasks_port), "-d", queue,
+                          "-r", "5"]),
         env={"PATH": os.environ.get("PATH", "")}, stdout=logs[1], stderr=subprocess.STDOUT,
-        preexec_fn=die_with_parent,
     )  # fmt: skip
     try:
         if not (wait_listening(worker_port, 30) and wait_listening(tasks_port, 30)):

@@ -6,9 +6,7 @@ import json
 
 import pytest
 
-from common import llm
-from common.llm import reset_provider
-from tests.fakes.openai_server import FakeOpenAIServer, reply, status, stream
+from tests.fakes.openai_server import reply, status, stream
 from tests.helpers import bearer, new_consumer
 from tests.helpers import chat_post as post
 
@@ -16,20 +14,8 @@ pytestmark = pytest.mark.emulator
 
 
 @pytest.fixture
-def fake(db, settings_env, monkeypatch):
-    monkeypatch.setattr(llm, "_sleep", lambda _s: None)
-    with FakeOpenAIServer() as server:
-        settings_env(
-            LLM_BACKEND="openai",
-            LLM_BASE_URL=server.base_url,
-            LLM_MODEL="fake-1",
-            LLM_API_KEY="sk-test-secret",
-            LLM_TIMEOUT_S="2",
-            LLM_MAX_RETRIES="1",
-        )
-        reset_provider()
-        yield server
-        reset_provider()
+def fake(db, fake_llm):
+    return fake_llm
 
 
 @pytest.fixture

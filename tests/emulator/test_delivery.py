@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from common.config import get_settings
 from common.email import EmailNotSent, EmailOutcomeUnknown
 from common.errors import Conflict
 from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
@@ -16,22 +17,15 @@ from common.tasks import Enqueued, Task
 from functions.tasks.worker import execute
 from functions.tracking.dispatch import dispatch
 from functions.tracking.run import run_task
-from tests.helpers import client
+from tests.helpers import client, create_subscription
+from tests.helpers import subscription_doc as sub_doc
 
 pytestmark = pytest.mark.emulator
 URL = "/v1/tracking/subscriptions"
 
 
 def subscribe(auth, **body) -> dict:
-    body = body or {"topics": ["cage-free"], "frequency": "realtime"}
-    response = client().post(URL, json=body, headers=auth)
-    assert response.status_code == 201, response.get_json()
-    return response.get_json()["data"]
-
-
-def sub_doc(sub_id: str) -> dict | None:
-    snapshot = get_db().collection(SUBSCRIPTIONS).document(sub_id).get()
-    return snapshot.to_dict() if snapshot.exists else None
+    return create_subscription(auth, body or {"topics": ["cage-free"], "frequency": "realtime"})
 
 
 def task_doc(task_id: str) -> dict:
@@ -321,7 +315,7 @@ def test_a_failing_source_does_not_stop_the_run(alice, feeds, sendgrid, tmp_path
     import json
     from pathlib import Path
 
-    catalog = json.loads(Path(get_settings_path()).read_text())
+    catalog = json.loads(Path(get_settings().feed_catalog_path).read_text())
     catalog["topics"]["cage-free"]["feeds"].insert(0, f"{feeds.url}/error.xml")
     path = tmp_path / "with-broken.json"
     path.write_text(json.dumps(catalog))
@@ -355,12 +349,6 @@ def test_deleting_a_subscription_leaves_no_results(alice, feeds, sendgrid):
 
     assert client().delete(f"{URL}/{sub['id']}", headers=auth).get_json() == {"deleted": True}
     assert results_of(sub["id"]) == []
-
-
-def get_settings_path() -> str:
-    from common.config import get_settings
-
-    return get_settings().feed_catalog_path
 
 
 # --- the pause link ----------------------------------------------------------------------------

@@ -9,22 +9,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db
-from tests.helpers import client
+from tests.helpers import client, create_subscription
+from tests.helpers import subscription_doc as stored
 
 pytestmark = pytest.mark.emulator
 URL = "/v1/tracking/subscriptions"
 
 
 def create(auth, **body):
-    body = body or {"topics": ["cage-free"]}
-    response = client().post(URL, json=body, headers=auth)
-    assert response.status_code == 201, response.get_json()
-    return response.get_json()["data"]
-
-
-def stored(sub_id: str) -> dict | None:
-    snapshot = get_db().collection(SUBSCRIPTIONS).document(sub_id).get()
-    return snapshot.to_dict() if snapshot.exists else None
+    return create_subscription(auth, body or {"topics": ["cage-free"]})
 
 
 def test_create_applies_the_defaults(alice):

@@ -21,8 +21,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.loopback import LoopbackFake, LoopbackServer
 
 
 @dataclass
@@ -169,18 +171,8 @@ def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
     )
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # handlers that sleep must not hold up stop()
-
-    def __init__(self, fake: FakeOpenAIServer) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.fake = fake
-        self.stopping = threading.Event()
-
-
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: LoopbackServer
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -214,21 +206,21 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackFake):
     """The fake on ``127.0.0.1:<free port>``, served from a background thread."""
+
+    handler = _Handler
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self.default: Behaviour = status(418, {"error": {"message": "no scripted behaviour"}})
         self._queue: deque[Behaviour] = deque()
         self._lock = threading.Lock()
-        self._server: _Server | None = None
 
     @property
     def base_url(self) -> str:
         """What LLM_BASE_URL would be: ``http://127.0.0.1:<port>/v1``."""
-        assert self._server is not None, "start() the server first"
-        return f"http://127.0.0.1:{self._server.server_port}/v1"
+        return f"{self.origin}/v1"
 
     def script(self, *behaviours: Behaviour) -> FakeOpenAIServer:
         """Queue behaviours for the next requests, one each, in order."""
@@ -246,20 +238,3 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.append(recorded)
             return self._queue.popleft() if self._queue else self.default
-
-    def start(self) -> FakeOpenAIServer:
-        self._server = _Server(self)
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stopping.set()
-            self._server.shutdown()
-            self._server.server_close()
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *_exc: object) -> None:
-        self.stop()

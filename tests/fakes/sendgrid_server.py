@@ -23,8 +23,10 @@ import socket
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.loopback import LoopbackFake, LoopbackServer
 
 DEFAULT_KEY = "SG.fake-key.for-tests"
 
@@ -38,18 +40,8 @@ class _Plan:
     drop: bool = False
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # handlers that hang must not hold up shutdown()
-
-    def __init__(self, fake: FakeSendGridServer) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.fake = fake
-        self.stopping = threading.Event()
-
-
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: LoopbackServer
 
     def do_POST(self) -> None:
         fake = self.server.fake
@@ -128,8 +120,10 @@ def _shape_error(body: Any) -> tuple[str, str] | None:
     return None
 
 
-class FakeSendGridServer:
+class FakeSendGridServer(LoopbackFake):
     """The fake on ``127.0.0.1:<free port>``, served from a background thread."""
+
+    handler = _Handler
 
     def __init__(self, api_key: str = DEFAULT_KEY) -> None:
         self.api_key = api_key
@@ -139,13 +133,11 @@ class FakeSendGridServer:
         self.requests = 0
         self._plans: deque[_Plan] = deque()
         self._lock = threading.Lock()
-        self._server: _Server | None = None
 
     @property
     def url(self) -> str:
         """What SENDGRID_HOST would be: ``http://127.0.0.1:<port>``."""
-        assert self._server is not None, "start() the server first"
-        return f"http://127.0.0.1:{self._server.server_port}"
+        return self.origin
 
     def fail_next(self, status: int, count: int = 1) -> FakeSendGridServer:
         """Answer the next ``count`` requests with ``status`` (nothing accepted)."""
@@ -178,20 +170,3 @@ class FakeSendGridServer:
             self.messages.append(body)
             self.message_ids.append(message_id)
             self.request_headers.append(headers)
-
-    def start(self) -> FakeSendGridServer:
-        self._server = _Server(self)
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def shutdown(self) -> None:
-        if self._server is not None:
-            self._server.stopping.set()
-            self._server.shutdown()
-            self._server.server_close()
-
-    def __enter__(self) -> FakeSendGridServer:
-        return self.start()
-
-    def __exit__(self, *_exc: object) -> None:
-        self.shutdown()

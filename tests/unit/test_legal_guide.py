@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
 
 import pytest
 from pydantic import ValidationError
 
-from common import llm
 from common.llm import reset_provider
 from common.prompts import prompt
 from functions.legal import guide as legal
@@ -365,20 +363,8 @@ def provider_reply(**overrides) -> str:
 
 
 @pytest.fixture
-def fake(settings_env, monkeypatch) -> Iterator[FakeOpenAIServer]:
-    monkeypatch.setattr(llm, "_sleep", lambda _s: None)
-    with FakeOpenAIServer() as server:
-        settings_env(
-            LLM_BACKEND="openai",
-            LLM_BASE_URL=server.base_url,
-            LLM_MODEL="fake-1",
-            LLM_API_KEY="sk-test-secret",
-            LLM_TIMEOUT_S="2",
-            LLM_MAX_RETRIES="1",
-        )
-        reset_provider()
-        yield server
-        reset_provider()
+def fake(fake_llm) -> FakeOpenAIServer:
+    return fake_llm
 
 
 def test_offline_backend_uses_the_offline_rules(settings_env):
