@@ -2,8 +2,12 @@
 metered request (a no-op handler), over HTTP against a local server on the Firestore emulator.
 
 For each: requests per second, p50 and p99 latency (sequential requests on one keep-alive
-connection), and the Firestore RPCs per request, counted by wrapping the client's RPC methods.
-Then a burst of 20 concurrent requests from one consumer, under a limit of 60 and of 10.
+connection), and the Firestore round trips (RPCs) per request, counted by wrapping the client's
+RPC methods, by method, with the documents written per request (what Firestore bills). The
+authenticated request runs with a warm key cache, so its RPCs are the gateway's: the rate limit
+(one commit of two writes) and the usage record (one commit). Then the same for requests refused
+with 429 (a refusal is remembered in process until Retry-After: no RPC), and a burst of 20
+concurrent requests from one consumer, under a limit of 60 and of 10.
 
 Run: ``.venv/bin/python bench/gateway.py [--requests N]``.
 """
@@ -30,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 RPCS: Counter[str] = Counter()
+WRITES: Counter[str] = Counter()
 
 
 def count_rpcs() -> None:
@@ -37,12 +42,21 @@ def count_rpcs() -> None:
 
     transport = get_db()._firestore_api._transport
     for method, wrapped in list(transport._wrapped_methods.items()):
+        name = rpc_name(method)
 
-        def counting(*args, _wrapped=wrapped, _name=method.__name__, **kwargs):
+        def counting(*args, _wrapped=wrapped, _name=name, **kwargs):
             RPCS[_name] += 1
+            request = args[0] if args else kwargs.get("request")
+            WRITES["documents"] += len(getattr(request, "writes", None) or [])
             return _wrapped(*args, **kwargs)
 
         transport._wrapped_methods[method] = counting
+
+
+def rpc_name(method) -> str:
+    """``Commit`` for the gRPC callable of /google.firestore.v1.Firestore/Commit."""
+    raw = getattr(method, "_method", None) or getattr(method, "__name__", repr(method))
+    return (raw.decode() if isinstance(raw, bytes) else str(raw)).rsplit("/", 1)[-1]
 
 
 def serve(port: int):
@@ -58,22 +72,30 @@ def serve(port: int):
     return server
 
 
-def measure(client: httpx.Client, n: int, request) -> dict:
+def measure(client: httpx.Client, n: int, request, status: int = 200) -> dict:
     latencies, rpcs = [], []
+    methods_before, writes_before = Counter(RPCS), WRITES["documents"]
     for _ in range(n):
         before = sum(RPCS.values())
         started = time.perf_counter()
         response = request(client)
         latencies.append((time.perf_counter() - started) * 1000)
         rpcs.append(sum(RPCS.values()) - before)
-        assert response.status_code == 200, response.text
+        assert response.status_code == status, response.text
     latencies.sort()
     return {
         "requests": n,
         "rps": round(n / (sum(latencies) / 1000), 1),
         "p50_ms": round(statistics.median(latencies), 2),
         "p99_ms": round(latencies[int(0.99 * (n - 1))], 2),
-        "firestore_rpcs_per_request": {"mean": round(statistics.mean(rpcs), 3), "max": max(rpcs)},
+        "firestore_rpcs_per_request": {
+            "mean": round(statistics.mean(rpcs), 3),
+            "max": max(rpcs),
+            "by_method": {
+                name: round(count / n, 3) for name, count in (RPCS - methods_before).items()
+            },
+        },
+        "documents_written_per_request": round((WRITES["documents"] - writes_before) / n, 3),
     }
 
 
@@ -117,6 +139,7 @@ def main() -> None:
         from common.keys import issue_key
 
         key = issue_key(create_consumer("bench@example.org")["id"]).plaintext
+        refused_key = issue_key(create_consumer("refused@example.org")["id"]).plaintext
         count_rpcs()
         port = free_port()
         server = serve(port)
@@ -135,11 +158,23 @@ def main() -> None:
                     headers=auth,
                 ),
             )
+            os.environ["RATE_LIMIT_REQUESTS"] = "1"
+            get_settings.cache_clear()
+            over = {"Authorization": f"Bearer {refused_key}"}
+            warm = client.post("/v1/bench/metered", json={"message": "once"}, headers=over)
+            assert warm.status_code == 200, warm.text  # the one admitted (and the key cached)
+            refused = measure(
+                client,
+                n,
+                lambda c: c.post("/v1/bench/metered", json={"message": "again"}, headers=over),
+                status=429,
+            )
         results = {
             "health": health,
             "metered": metered,
             "metered_p50_vs_health": round(metered["p50_ms"] / health["p50_ms"], 2),
             "rpcs_beyond_handler_max": metered["firestore_rpcs_per_request"]["max"],
+            "refused_429": refused,
         }
         for limit in (60, 10):
             os.environ["RATE_LIMIT_REQUESTS"] = str(limit)

@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     )
 
     max_body_bytes: int = Field(1_048_576, gt=0, description="Larger request bodies get 413.")
+    body_read_timeout_s: float = Field(
+        5.0, gt=0, le=60, description="A body not received in full within this gets 408."
+    )
     max_subscriptions_per_consumer: int = Field(25, ge=1, description="More gives 409.")
 
     rate_limit_requests: int = Field(60, ge=1, description="Requests per window per consumer.")
@@ -164,6 +167,18 @@ class Settings(BaseSettings):
         LOCAL_PAUSE_LINK_SECRET, description="HMAC key of one-click pause links (secret)."
     )
     pause_link_ttl_days: int = Field(60, ge=1, le=365, description="Pause links expire after.")
+    consent_resend_hours: int = Field(
+        168,
+        ge=1,
+        le=8760,
+        description="A third-party address gets at most one confirmation email per consumer "
+        "this often; its confirm link is valid as long.",
+    )
+    sendgrid_webhook_public_key: str = Field(
+        "",
+        description="Public key (base64 DER, ECDSA P-256) of SendGrid's signed Event Webhook; "
+        "empty: /webhooks/sendgrid refuses every request.",
+    )
 
     feed_catalog_path: str = Field(
         "data/feeds.json", description="Topic -> RSS/Atom feed URLs (JSON)."
@@ -200,6 +215,25 @@ class Settings(BaseSettings):
         if not secrets:
             raise ValueError("IDP_WEBHOOK_SECRET must not be empty")
         return value
+
+    @field_validator("sendgrid_webhook_public_key")
+    @classmethod
+    def _sendgrid_key_loads(cls, value: str) -> str:
+        """A key pasted wrong fails at start-up, not as a 401 on every SendGrid delivery."""
+        if not value:
+            return value
+        import binascii
+
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.serialization import load_der_public_key
+
+        try:
+            key = load_der_public_key(base64.b64decode(value.strip(), validate=True))
+        except (ValueError, binascii.Error, TypeError):
+            key = None
+        if not isinstance(key, ec.EllipticCurvePublicKey):
+            raise ValueError("SENDGRID_WEBHOOK_PUBLIC_KEY must be SendGrid's base64 EC public key")
+        return value.strip()
 
     @model_validator(mode="after")
     def _backends_fit_environment(self) -> Settings:
@@ -240,6 +274,7 @@ class Settings(BaseSettings):
             ),
             "EMAIL_BACKEND=sendgrid and SENDGRID_API_KEY": self.email_backend != "sendgrid"
             or not self.sendgrid_api_key,
+            "SENDGRID_WEBHOOK_PUBLIC_KEY": not self.sendgrid_webhook_public_key,
             "PAUSE_LINK_SECRET": self.pause_link_secret == LOCAL_PAUSE_LINK_SECRET
             or len(self.pause_link_secret) < 32,
         }

@@ -79,7 +79,8 @@ def portal_principal(idp_user_id: str) -> PortalUser:
     """The active consumer an IdP user maps to; 403 when there is none."""
     db = get_db()
     link = db.collection(IDP_USERS).document(_link_id(idp_user_id)).get()
-    consumer = get_consumer(link.get("consumer_id")) if link.exists else None
+    consumer_id = link.get("consumer_id") if link.exists else None  # None: a tombstone
+    consumer = get_consumer(consumer_id) if consumer_id else None
     if consumer is None or link.get("deleted"):
         raise NotProvisioned(
             "This sign-in has no API account yet; it is created when the identity provider "
@@ -104,7 +105,7 @@ def _link_id(idp_user_id: str) -> str:
 @dataclass(frozen=True)
 class IdpUser:
     idp_user_id: str
-    email: str
+    email: str | None  # None: the IdP has no usable address for the user (kept as it was)
     name: str
     disabled: bool
     updated_at_ms: int
@@ -114,17 +115,19 @@ def upsert_from_idp(user: IdpUser) -> str:
     """Create or update the consumer of an IdP user; returns what happened.
 
     An update older than the last one applied is ignored, and a deleted user is never brought
-    back. A ``user.updated`` that arrives before its ``user.created`` creates the consumer."""
+    back. A ``user.updated`` that arrives before its ``user.created`` creates the consumer.
+    Without a usable email address a known user's other changes (a ban) still apply, and an
+    unknown user is not created (a later event with an address creates it)."""
     db = get_db()
     link_ref = db.collection(IDP_USERS).document(_link_id(user.idp_user_id))
     now = datetime.now(UTC)
-    profile = {
-        "email": user.email,
-        "email_lower": user.email.lower(),
+    profile: dict[str, Any] = {
         "name": user.name,
         "status": DISABLED if user.disabled else ACTIVE,
         "updated_at": now,
     }
+    if user.email is not None:
+        profile.update(email=user.email, email_lower=user.email.lower())
 
     def apply(transaction: Any) -> str:
         link = link_ref.get(transaction=transaction)
@@ -136,7 +139,9 @@ def upsert_from_idp(user: IdpUser) -> str:
             consumer_ref = db.collection(CONSUMERS).document(link.get("consumer_id"))
             transaction.update(consumer_ref, profile)
             transaction.update(link_ref, {"idp_updated_at": user.updated_at_ms})
-            return "updated"
+            return "updated" if user.email is not None else "updated: email kept"
+        if user.email is None:
+            return "ignored: no usable email address"
         record = new_consumer_record(user.email, idp_user_id=user.idp_user_id)
         record.update(profile)
         transaction.create(db.collection(CONSUMERS).document(record["id"]), record)
@@ -168,6 +173,8 @@ def delete_from_idp(idp_user_id: str) -> str | None:
             transaction.create(link_ref, {**tombstone, "idp_updated_at": 0})
             return None
         consumer_id = link.get("consumer_id")
+        if consumer_id is None:  # a tombstone: deleted again, still nothing to erase
+            return None
         transaction.update(link_ref, {"deleted": True})
         transaction.update(
             db.collection(CONSUMERS).document(consumer_id),

@@ -170,11 +170,15 @@ def _refused(status: int) -> EmailNotSent:
 
 def _build_message(email: Email) -> EmailMessage:
     import json
+    from email import policy
     from email.message import EmailMessage
     from email.utils import format_datetime, formataddr, make_msgid
 
     settings = get_settings()
-    msg = EmailMessage()
+    # Lines may be up to 998 characters (RFC 5322). At the default 78 a long header such as
+    # List-Unsubscribe is folded and, having no space to fold at, RFC 2047-encoded, which mail
+    # clients cannot use as the RFC 8058 one-click link.
+    msg = EmailMessage(policy=policy.default.clone(max_line_length=998))
     msg["From"] = formataddr((settings.email_from_name, settings.email_from))
     msg["To"] = email.to
     msg["Subject"] = email.subject

@@ -65,6 +65,10 @@ class MethodNotAllowed(AppError):
         )
 
 
+class RequestTimeout(AppError):
+    status, code, title = 408, "request_timeout", "Request timeout"
+
+
 class LimitExceeded(AppError):
     status, code, title = 409, "limit_exceeded", "Limit exceeded"
 
@@ -79,12 +83,38 @@ class Conflict(AppError):
         )
 
 
+class IdempotencyKeyInUse(AppError):
+    status, code, title = 409, "idempotency_key_in_use", "Idempotency key in use"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(
+            detail
+            or "A request with this Idempotency-Key is still running; retry once it has ended.",
+            headers={"Retry-After": "1"},
+        )
+
+
 class Gone(AppError):
     status, code, title = 410, "gone", "Gone"
 
 
 class PayloadTooLarge(AppError):
     status, code, title = 413, "payload_too_large", "Payload too large"
+
+
+class UnsupportedMediaType(AppError):
+    status, code, title = 415, "unsupported_media_type", "Unsupported media type"
+
+
+class IdempotencyKeyReused(AppError):
+    status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(
+            detail
+            or "This Idempotency-Key was used with another request (method, path or body) in "
+            "the last 24 hours. Send a new key for a new request."
+        )
 
 
 class RateLimited(AppError):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, EmailStr, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, EmailStr, Field, WithJsonSchema
 
 SPECIAL_USE_TLDS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -66,3 +66,43 @@ def _whole_number(value: object) -> object:
 # validation would otherwise refuse what the published schema allows). 30.5, "30" and true are
 # still refused.
 JsonInt = Annotated[int, BeforeValidator(_whole_number)]
+
+
+_RESERVED_ID = re.compile(r"__.*__", re.DOTALL)
+MAX_DOCUMENT_ID_BYTES = 1500
+
+
+def _document_id(value: str) -> str:
+    """Firestore's rules for a document id; an id breaking them names nothing that can exist."""
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate, e.g. "\ud800" in JSON
+        raise ValueError("Must be valid UTF-8 text.") from None
+    if not value or size > MAX_DOCUMENT_ID_BYTES:
+        raise ValueError(f"Must be 1 to {MAX_DOCUMENT_ID_BYTES} bytes long.")
+    if "/" in value or value in (".", "..") or _RESERVED_ID.fullmatch(value):
+        raise ValueError(
+            "No resource can have this id (an id is never '.' or '..', never contains '/', "
+            "and never both starts and ends with '__')."
+        )
+    return value
+
+
+_NOT_RESERVED = {"not": {"pattern": r"^__[\s\S]*__$|^\.\.?$|/"}}
+
+
+def document_id(*constraints: Any) -> Any:
+    """``DocumentId`` narrowed by ``constraints`` (e.g. a ``StringConstraints`` pattern).
+
+    The constraints go before the id rules: pydantic checks a constraint listed after a
+    validator separately and leaves it out of the JSON schema."""
+    return Annotated[
+        str, *constraints, AfterValidator(_document_id), Field(json_schema_extra=_NOT_RESERVED)
+    ]
+
+
+# An id that becomes a Firestore document id (decision 0016): valid UTF-8, at most 1,500
+# bytes, no "/", not "." or "..", not "__...__" (reserved). An id breaking these rules can
+# name nothing that exists, so it is a 400 naming the field -- never a database request that
+# fails and is reported as an outage (502).
+DocumentId = document_id()

@@ -30,6 +30,9 @@ RATELIMIT_WINDOWS = "ratelimit_windows"
 USAGE = "usage"
 TASKS = "tasks"  # task records: status and result of async jobs (TTL on expires_at)
 PAUSE_TOKENS = "pause_tokens"  # used one-click pause links (TTL on expires_at)
+IDEMPOTENCY_KEYS = "idempotency_keys"  # Idempotency-Key records and answers (TTL on expires_at)
+CONSENTS = "recipient_consents"  # (consumer, third-party address) -> pending/confirmed/revoked
+SUPPRESSIONS = "email_suppressions"  # sha256(address) -> why no email may go there
 
 T = TypeVar("T")
 

@@ -4,22 +4,29 @@ Every endpoint group declares a table of ``Route`` objects; ``Api`` serves a tab
 ``common.openapi`` documents the same table, so the contract cannot drift from the code.
 
 Order of the steps for each request:
-    correlation id -> route match (404/405) -> authentication (401/403) -> rate limit (429)
-    -> body size (413), webhook signature (401) and validation (400) -> handler
+    correlation id -> declared body size (413, before anything is read) -> route match
+    (404/405) -> authentication (401/403) -> rate limit (429) -> content type (415) -> body,
+    read within BODY_READ_TIMEOUT_S (408, 413) -> webhook signature (401) and validation (400)
+    -> Idempotency-Key of a keyed POST/PATCH (400; replay, 409 or 422; see common.idempotency)
+    -> handler
     -> metering (priced routes, 2xx only) -> response (JSON, 204, or a stream)
 Every error, whatever the step, is rendered here as RFC 9457 problem+json.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Request, Response
 from pydantic import BaseModel, ValidationError
@@ -34,8 +41,13 @@ from common.errors import (
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
+    RequestTimeout,
     Unauthorized,
+    UnsupportedMediaType,
 )
+
+if TYPE_CHECKING:
+    from common.idempotency import Reservation
 
 PROBLEM_JSON = "application/problem+json"
 CORRELATION_HEADER = "x-correlation-id"
@@ -50,6 +62,7 @@ class Auth(StrEnum):
     API_KEY = "api_key"  # Authorization: Bearer ars_live_...
     ID_TOKEN = "id_token"  # noqa: S105 - Authorization: Bearer <the IdP's OIDC ID token> (portal)
     WEBHOOK = "webhook"  # Standard Webhooks signature over the raw body
+    SENDGRID = "sendgrid"  # SendGrid's signed Event Webhook (ECDSA) over the raw body
     # Internal callers: a Google OIDC token for this function's own URL (local: shared secret)
     SCHEDULER = "scheduler"  # Cloud Scheduler -> tracking_dispatch (TRACKING_DISPATCH_URL)
     TASK_QUEUE = "task_queue"  # Cloud Tasks -> task_worker (TASK_WORKER_URL)
@@ -57,6 +70,9 @@ class Auth(StrEnum):
     @property
     def internal(self) -> bool:
         return self in (Auth.SCHEDULER, Auth.TASK_QUEUE)
+
+
+_CALLERS = (Auth.API_KEY, Auth.ID_TOKEN)  # routes whose bodies are people's text
 
 
 @dataclass(frozen=True)
@@ -148,12 +164,15 @@ class Api:
         extra_headers: dict[str, str] = {}  # e.g. the rate limit's, on every answer after it
         try:
             try:
+                _check_declared_length(request)
                 route, path_args = self._match(request.method, request.path)
                 response = self._handle(route, path_args, request, correlation_id, extra_headers)
             except AppError as exc:
                 response = problem(exc, request.path, correlation_id)
             except Exception as exc:
                 response = problem(_unexpected(exc), request.path, correlation_id)
+            if _body_unread(request):
+                _abandon_body(request)
             if request.method == "HEAD":
                 response.set_data(b"")
             for name, value in extra_headers.items():
@@ -216,36 +235,97 @@ class Api:
             principal = verify_internal(
                 _bearer(request.headers.get("Authorization")), route.auth.value
             )
-        raw = _read_body(request) if route.body or route.auth is Auth.WEBHOOK else b""
-        if route.auth is Auth.WEBHOOK:
-            from common.webhooks import verify
+        signed = route.auth in (Auth.WEBHOOK, Auth.SENDGRID)
+        raw = _read_body(request) if route.body or signed else b""
+        if signed:  # nothing is parsed before the signature is verified
+            from common import webhooks
 
-            principal = verify(raw, request.headers)  # the delivery id; nothing parsed before
+            verify = webhooks.verify if route.auth is Auth.WEBHOOK else webhooks.verify_sendgrid
+            principal = verify(raw, request.headers)
         call = Call(
             principal=principal,
             path=_validate(route.path_params, path_args, "path") if route.path_params else None,
             query=_validate(route.query, request.args.to_dict(), "query") if route.query else None,
-            body=_validate_json(route.body, raw) if route.body else None,
+            body=_validate_json(route.body, raw, check_text=route.auth in _CALLERS)
+            if route.body
+            else None,
             correlation_id=correlation_id,
             headers=request.headers,
         )
-        result = route.handler(call)
-        extra_headers.update(call.response_headers)
-        if isinstance(result, Streamed):
-            result.chunks = _streamed(result.chunks, result, route, principal, call)
-        elif route.price:  # only a 2xx answer reaches this line; it is returned once recorded
-            from common import metering
+        if key := _idempotency_key(route, request):
+            return _once(route, call, extra_headers, key, request, raw)
+        return _execute(route, call, extra_headers)
 
-            metering.record(
-                principal.consumer_id, route.price, call.request_id, key_id=principal.key_id
-            )
-        return render(route.status, result)
+
+def _execute(
+    route: Route, call: Call, extra_headers: dict[str, str], reservation: Reservation | None = None
+) -> Response:
+    """Handler -> metering -> response."""
+    principal = call.principal
+    result = route.handler(call)
+    extra_headers.update(call.response_headers)
+    if isinstance(result, Streamed):
+        result.chunks = _streamed(result.chunks, result, route, principal, call, reservation)
+    elif route.price:  # only a 2xx answer reaches this line; it is returned once recorded
+        from common import metering
+
+        metering.record(
+            principal.consumer_id, route.price, call.request_id, key_id=principal.key_id
+        )
+    return render(route.status, result)
+
+
+def _idempotency_key(route: Route, request: Request) -> str | None:
+    """The Idempotency-Key of a POST/PATCH with an API key (400 if malformed); else None."""
+    if not (route.auth is Auth.API_KEY and route.method in ("POST", "PATCH")):
+        return None  # the header is ignored elsewhere, as Stripe does
+    from common.idempotency import key_from
+
+    return key_from(request.headers)
+
+
+def _once(
+    route: Route,
+    call: Call,
+    extra_headers: dict[str, str],
+    key: str,
+    request: Request,
+    raw: bytes,
+) -> Response:
+    """Run a keyed request at most once per key (decision 0017): the first answer replayed,
+    409 while it runs, 422 for another request with the key. Error answers are not stored."""
+    from common import idempotency
+
+    request_hash = idempotency.fingerprint(request.method, request.path, request.query_string, raw)
+    began = idempotency.begin(call.principal.consumer_id, key, request_hash)
+    if isinstance(began, idempotency.Replay):  # not run, not metered; the rate limit counted it
+        response = Response(began.body, status=began.status, headers=began.headers)
+        response.headers[idempotency.REPLAYED_HEADER] = "true"
+        return response
+    call.request_id = began.request_id  # billed once per key, even if run again after a crash
+    try:
+        response = _execute(route, call, extra_headers, began)
+    except BaseException:
+        began.release()  # an error changed nothing and is not billed: a retry runs again
+        raise
+    if not response.is_streamed:  # a stream settles its key when it ends (_streamed)
+        headers = {**call.response_headers, **idempotency.kept_headers(response.headers)}
+        began.complete(response.status_code, headers, response.get_data())
+    return response
 
 
 def _streamed(
-    chunks: Iterable[str], stream: Streamed, route: Route, principal: Any, call: Call
+    chunks: Iterable[str],
+    stream: Streamed,
+    route: Route,
+    principal: Any,
+    call: Call,
+    reservation: Reservation | None = None,
 ) -> Iterator[str]:
-    """The stream's chunks, produced with the request's log context, then metered."""
+    """The stream's chunks, produced with the request's log context, then metered.
+
+    With an Idempotency-Key, a stream that ends marks its key used (streams are not replayed);
+    one that failed, broke or was abandoned (not billed) releases it."""
     tokens = [
         (log.correlation_id_var, log.correlation_id_var.set(call.correlation_id)),
         (log.consumer_id_var, log.consumer_id_var.set(getattr(principal, "consumer_id", None))),
@@ -264,8 +344,12 @@ def _streamed(
                     "usage record of a completed stream was not stored",
                     extra={"operation": route.price, "requestId": call.request_id},
                 )
+        if reservation is not None and not stream.failed:
+            reservation.complete_stream()
         logger.info("stream ended", extra={"route": route.operation_id, "failed": stream.failed})
     finally:
+        if reservation is not None:
+            reservation.release()  # no-op once the stream completed
         for var, token in reversed(tokens):
             var.reset(token)
 
@@ -299,22 +383,100 @@ def _bearer(header: str | None) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
+_BODY_READ = "ars.body_read"  # WSGI environ key: the request's body was read to its end
+
+
 def _read_body(request: Request) -> bytes:
-    limit = get_settings().max_body_bytes
-    if request.content_length is not None and request.content_length > limit:
+    """The whole JSON body of a request, received within BODY_READ_TIMEOUT_S (else 408).
+
+    Behind gunicorn (functions-framework) a timer shuts the socket's read side at the deadline:
+    a body that stalls or trickles then reads as ended, and this worker thread is free again."""
+    settings = get_settings()
+    limit, timeout = settings.max_body_bytes, settings.body_read_timeout_s
+    _check_declared_length(request)
+    _check_content_type(request)
+    sock = request.environ.get("gunicorn.socket")
+    timer = threading.Timer(timeout, _stop_reading, (sock,))
+    timer.daemon = True
+    started = time.monotonic()
+    if sock is not None:
+        timer.start()
+    try:
+        raw: bytes | None = request.stream.read(limit + 1)
+    except Exception:  # a socket error, a malformed chunked body, a client that went away
+        raw = None
+    finally:
+        timer.cancel()
+    in_time = time.monotonic() - started < timeout
+    if raw is not None and len(raw) > limit:
         raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
-    raw = request.stream.read(limit + 1)
-    if len(raw) > limit:
-        raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
+    if raw is None or (request.content_length is not None and len(raw) < request.content_length):
+        if not in_time:
+            raise RequestTimeout(f"The request body did not arrive within {timeout:g} s.")
+        raise InvalidRequest("The request body ended before it was complete.")
+    if in_time:  # else the timer may have shut the socket: the connection is not reused
+        request.environ[_BODY_READ] = True
     return raw
 
 
-def _validate_json(model: type[BaseModel], raw: bytes) -> BaseModel:
+def _check_declared_length(request: Request) -> None:
+    """413 at once, on any route, for a declared Content-Length over the limit."""
+    limit = get_settings().max_body_bytes
+    if request.content_length is not None and request.content_length > limit:
+        raise PayloadTooLarge(f"The request body must be at most {limit} bytes.")
+
+
+def _check_content_type(request: Request) -> None:
+    """415 for a body declared as something other than JSON (decision 0015): JSON is
+    ``application/json`` (any parameters, e.g. charset) or ``application/*+json``; a request
+    that declares no type at all is read as JSON."""
+    mimetype = request.mimetype  # lower case, without parameters
+    if mimetype and mimetype != "application/json" and not _JSON_SUFFIX.fullmatch(mimetype):
+        raise UnsupportedMediaType(
+            f"Send the body as JSON with 'Content-Type: application/json', not {mimetype[:100]!r}."
+        )
+
+
+_JSON_SUFFIX = re.compile(r"application/[^/;]+\+json")
+
+
+def _body_unread(request: Request) -> bool:
+    declared = bool(request.content_length) or "Transfer-Encoding" in request.headers
+    return declared and not request.environ.get(_BODY_READ)
+
+
+def _abandon_body(request: Request) -> None:
+    """Nothing waits for a declared body that was not read to its end (not needed, refused,
+    or not received in time).
+
+    functions-framework reads the whole body after every answer (so that the connection can
+    be reused) and gunicorn drains an unread body before reading the next request: the stream
+    is replaced by an empty one and the socket's read side is shut, so both return at once
+    and gunicorn closes the connection once the answer is sent."""
+    request.stream = io.BytesIO()
+    _stop_reading(request.environ.get("gunicorn.socket"))
+
+
+def _stop_reading(sock: socket.socket | None) -> None:
+    """Shut the connection's read side: a blocked read, or any later one, returns at once."""
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RD)
+
+
+def _validate_json(model: type[BaseModel], raw: bytes, *, check_text: bool = False) -> BaseModel:
     try:
         # JSON-mode strict validation: no silent coercion ("5" is not 5, 1 is not true).
-        return model.model_validate_json(raw, strict=True)
+        validated = model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
         raise _invalid(model, exc, "body") from None
+    if check_text:  # callers' text: no control or bidi characters (common.text_safety)
+        from common.text_safety import unsafe_text
+
+        if errors := unsafe_text(json.loads(raw)):
+            shown = "; ".join(f"{e.field}: {e.message}".rstrip(".") for e in errors[:3])
+            raise InvalidRequest(f"Invalid body: {shown}.", errors=errors)
+    return validated
 
 
 def _validate(model: type[BaseModel], data: dict[str, Any], where: str) -> BaseModel:

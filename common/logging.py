@@ -2,12 +2,18 @@
 
 Each line carries ``severity``, ``message``, the request's correlation id and consumer id and,
 when Google's trace header is present, the trace. Never log a raw key, token, secret or body.
+
+No URL's query string reaches a log line: a news-search feed URL carries a subscriber's
+keywords (``?q=...``) and a pause link its token. The HTTP client libraries' request logs
+(httpx at INFO, httpcore at DEBUG) are silenced, and every line is scrubbed of what follows
+the ``?`` of an ``http(s)://`` URL, whoever logged it (decision 0016).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -19,6 +25,18 @@ trace_var: ContextVar[str | None] = ContextVar("trace", default=None)
 
 _SEVERITY = {"WARNING": "WARNING", "CRITICAL": "CRITICAL", "ERROR": "ERROR"}
 _RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
+# The query (and fragment) of an absolute http(s) URL, up to whatever ends the URL. Applied to
+# the JSON line, so a JSON escape is part of the URL (\u00e9, \/) or ends it (\", \n).
+_URL_CHAR = r"""(?:[^\s"'<>?#\\]|\\u[0-9a-fA-F]{4}|\\[/\\])"""
+_URL_QUERY = re.compile(rf"(\bhttps?://{_URL_CHAR}*)[?#](?:{_URL_CHAR}|[?#])*", re.IGNORECASE)
+REDACTED = "?[redacted]"
+# Libraries whose INFO/DEBUG lines name whole request URLs (httpx: "HTTP Request: GET <url>").
+QUIET_LOGGERS = ("urllib3", "google", "grpc", "httpx", "httpcore")
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with the query string and fragment of every http(s) URL replaced."""
+    return _URL_QUERY.sub(lambda m: m.group(1) + REDACTED, text)
 
 
 class JsonFormatter(logging.Formatter):
@@ -40,7 +58,7 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value
         if record.exc_info:
             entry["stack_trace"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
+        return redact_urls(json.dumps(entry, default=str))
 
 
 class _StdoutHandler(logging.StreamHandler):
@@ -68,9 +86,15 @@ def configure(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("urllib3", "google", "grpc"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet_libraries()
     _configured = True
+
+
+def quiet_libraries() -> None:
+    """Only warnings from the client libraries (also called where an HTTP client is built, in
+    case a process logs before ``configure``)."""
+    for noisy in QUIET_LOGGERS:
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def get_logger(name: str) -> logging.Logger:

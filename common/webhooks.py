@@ -48,3 +48,44 @@ def verify(raw: bytes, headers: Mapping[str, str]) -> str:
         except Exception:  # noqa: S112 - any failure means "not signed with this secret"
             continue
     raise InvalidSignature("The signature does not match, or the timestamp is not within 5 min.")
+
+
+SENDGRID_SIGNATURE = "X-Twilio-Email-Event-Webhook-Signature"
+SENDGRID_TIMESTAMP = "X-Twilio-Email-Event-Webhook-Timestamp"
+
+
+def verify_sendgrid(raw: bytes, headers: Mapping[str, str]) -> str:
+    """Verify SendGrid's signed Event Webhook: an ECDSA P-256 / SHA-256 signature (base64 DER)
+    over the timestamp header followed by the raw body, checked with the public key of
+    ``SENDGRID_WEBHOOK_PUBLIC_KEY`` (base64 DER, as SendGrid shows it). Returns the timestamp.
+
+    No timestamp window is enforced: SendGrid's retries of a delivery keep their signature, and
+    replaying a signed batch can only add the same addresses to the suppression list again."""
+    import base64
+    import binascii
+
+    from cryptography.exceptions import InvalidSignature as BadSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import load_der_public_key
+
+    signature, timestamp = headers.get(SENDGRID_SIGNATURE), headers.get(SENDGRID_TIMESTAMP)
+    if not signature or not timestamp:
+        raise InvalidSignature(
+            f"The {SENDGRID_SIGNATURE} and {SENDGRID_TIMESTAMP} headers are required."
+        )
+    configured = get_settings().sendgrid_webhook_public_key
+    if not configured:
+        raise InvalidSignature("This deployment has no SendGrid webhook key configured.")
+    try:
+        key = load_der_public_key(base64.b64decode(configured))
+        if not isinstance(key, ec.EllipticCurvePublicKey):
+            raise InvalidSignature("The configured SendGrid webhook key is not an EC key.")
+        key.verify(
+            base64.b64decode(signature, validate=True),
+            timestamp.encode() + raw,
+            ec.ECDSA(hashes.SHA256()),
+        )
+    except (BadSignature, ValueError, binascii.Error, TypeError):
+        raise InvalidSignature("The signature does not match.") from None
+    return timestamp

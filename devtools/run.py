@@ -4,10 +4,10 @@ Starts the official Firestore emulator (data kept under .local/firestore between
 demo consumer, prints a demo API key and serves every route with
 ``functions-framework --target=api`` on 127.0.0.1:$PORT. A ticker calls the tracking dispatcher
 every LOCAL_TICK_S seconds (Cloud Scheduler's job in production); tasks run on the server's
-inline queue and emails land as .eml files in .local/outbox/. With LOCAL_FEEDS=1 the demo
-fixture feeds are served on FEED_PORT and the feed catalog points there. Ctrl-C or SIGTERM --
-to this process or to the `make` above it -- stops the server and the emulator; nothing is left
-running.
+inline queue and emails land as .eml files in .local/outbox/; the server's output goes to
+.local/server.log. With LOCAL_FEEDS=1 the demo fixture feeds are served on FEED_PORT and the
+feed catalog points there. Ctrl-C or SIGTERM -- to this process or to the `make` above it --
+stops the server and the emulator; nothing is left running.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from devtools.emulator import Emulator, EmulatorError, die_with_parent, latest_e
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL = Path(os.environ.get("LOCAL_DIR", ROOT / ".local"))
 DATA = LOCAL / "firestore"
+THREADS = 64
 
 
 def main() -> int:
@@ -58,6 +59,9 @@ def main() -> int:
             "FIRESTORE_EMULATOR_HOST": emulator.address,
             "GOOGLE_CLOUD_PROJECT": settings.google_cloud_project,
             "OUTBOX_DIR": str(LOCAL / "outbox"),
+            # functions-framework's gunicorn threads (its default is 4 per CPU): a client that
+            # stalls its body holds one for BODY_READ_TIMEOUT_S, so keep plenty (decision 0015).
+            "THREADS": os.environ.get("THREADS", str(THREADS)),
         }
         if settings.local_feeds:
             feeds = _serve_fixture_feeds(settings.feed_port, env)
@@ -72,6 +76,7 @@ def main() -> int:
         if seeded.returncode != 0:
             print(seeded.stderr, file=sys.stderr)
             return 1
+        server_log = (LOCAL / "server.log").open("wb")  # a new log each run
         server = subprocess.Popen(
             [
                 shutil.which("functions-framework", path=str(Path(sys.executable).parent))
@@ -84,9 +89,12 @@ def main() -> int:
             ],
             env=env,
             cwd=ROOT,
+            stdout=server_log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
             preexec_fn=die_with_parent,
         )
+        server_log.close()  # the server writes through its own descriptor
         demo_key = seeded.stdout.strip()
         key_file = LOCAL / "demo_key"
         key_file.touch(mode=0o600)
@@ -98,13 +106,17 @@ def main() -> int:
             "(Ctrl-C stops the server and the emulator).",
             flush=True,
         )
+        print(f"Server log: {LOCAL / 'server.log'}", flush=True)
         ticker = threading.Thread(
             target=_tick_forever, args=(settings.port, settings.local_tick_s, stop), daemon=True
         )
         ticker.start()
         while not stop.wait(0.5):
             if server.poll() is not None:
-                print(f"The server exited with code {server.returncode}.", file=sys.stderr)
+                print(
+                    f"The server exited with code {server.returncode}; see {LOCAL / 'server.log'}.",
+                    file=sys.stderr,
+                )
                 return 1
             if os.getppid() != parent:  # `make` was killed: stop with it
                 break

@@ -86,6 +86,7 @@ locals {
     ratelimit_windows = "expires_at"
     tasks             = "expires_at" # task records (TASK_RECORD_TTL_DAYS)
     pause_tokens      = "expires_at" # used pause links, kept until the link expires
+    idempotency_keys  = "expires_at" # Idempotency-Key records and answers, 24 h
   }
 }
 

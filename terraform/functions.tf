@@ -61,8 +61,9 @@ locals {
     TRACKING_DISPATCH_URL = local.tracking_dispatch_url
     INTERNAL_AUTH         = "oidc" # task_worker / tracking_dispatch accept only Google OIDC tokens
 
-    EMAIL_BACKEND = "sendgrid"
-    EMAIL_FROM    = var.email_from
+    EMAIL_BACKEND               = "sendgrid"
+    EMAIL_FROM                  = var.email_from
+    SENDGRID_WEBHOOK_PUBLIC_KEY = var.sendgrid_webhook_public_key
 
     LLM_BACKEND  = var.llm_backend
     LLM_BASE_URL = var.llm_base_url

@@ -24,6 +24,7 @@ locals {
     osint        = { path = "/v1/osint/{path=**}", function = "osint", methods = local.all_methods }
     tasks        = { path = "/v1/tasks/{path=**}", function = "tracking", methods = local.all_methods }
     webhooks_idp = { path = "/webhooks/idp", function = "webhooks", methods = ["post"] }
+    webhooks_sg  = { path = "/webhooks/sendgrid", function = "webhooks", methods = ["post"] }
     portal       = { path = "/v1/portal/{path=**}", function = "portal", methods = local.all_methods }
     usage        = { path = "/v1/usage", function = "usage", methods = ["get", "options"] }
   }

@@ -141,6 +141,11 @@ variable "email_from" {
   type        = string
 }
 
+variable "sendgrid_webhook_public_key" {
+  description = "SENDGRID_WEBHOOK_PUBLIC_KEY: the verification key of SendGrid's Signed Event Webhook (base64, Settings > Mail Settings > Event Webhook). Bounces, drops, spam reports and unsubscribes reported there stop all email to the address."
+  type        = string
+}
+
 # ---------------------------------------------------------------------------
 # LLM
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
-from common import keys
+from common import keys, ratelimit
 from common.config import get_settings
 from common.firestore import reset_client
 from devtools.emulator import Emulator, free_port
@@ -28,6 +28,7 @@ def refresh_settings() -> None:
     """Re-read settings after changing the environment (the Firestore client is kept)."""
     get_settings.cache_clear()
     keys.clear_cache()
+    ratelimit.forget_refusals()
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from common.consumers import get_consumer
 from common.errors import BackendUnavailable
+from common.suppressions import is_suppressed
 from common.tasks import Enqueued, Task, enqueue
 from functions.tasks import records
 from functions.tasks.worker import email_state, recover, send_once
@@ -69,7 +70,11 @@ def run_guidance(task: Task) -> str:
     result = {"guide": guide.model_dump(), "markdown": render_markdown(guide)}
     records.keep_result(task.task_id, result)  # kept even if the email never goes out
     consumer = get_consumer(owner_id)
-    if consumer is None or consumer.get("status") != "active":
+    if (
+        consumer is None
+        or consumer.get("status") != "active"
+        or is_suppressed(consumer.get("email") or "")  # the address asked for no email
+    ):
         records.finish(task.task_id, status="succeeded", result=result)
         return "written_not_emailed"
     from common.email import Email

@@ -7,9 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-TaskId = Annotated[
-    str, StringConstraints(min_length=1, max_length=500, pattern=r"^[A-Za-z0-9_-]+$")
-]
+from common.fields import document_id
+
+# Also a Firestore document id: "__x__" matches the pattern but is reserved (a 400, not a 502).
+TaskId = document_id(StringConstraints(min_length=1, max_length=500, pattern=r"^[A-Za-z0-9_-]+$"))
 Status = Literal["queued", "running", "succeeded", "skipped", "failed"]
 
 

@@ -50,9 +50,14 @@ def _last_attempt(task_id: str) -> bool:
 
 def _handlers() -> dict[str, Handler]:
     from functions.legal.service import run_guidance
+    from functions.tracking.recipients import run_confirmation
     from functions.tracking.run import run_subscription
 
-    return {"tracking.run": run_subscription, "legal.guidance": run_guidance}
+    return {
+        "tracking.run": run_subscription,
+        "legal.guidance": run_guidance,
+        "recipient.confirm": run_confirmation,
+    }
 
 
 FinishSent = Callable[[dict[str, Any], str | None, bool], None]

@@ -33,11 +33,22 @@ class DigestItem:
 
 
 def render_digest(
-    subscription: dict, items: list[DigestItem], pause_link: str
+    subscription: dict,
+    items: list[DigestItem],
+    pause_link: str,
+    *,
+    unsubscribe_link: str,
+    own_address: bool,
 ) -> tuple[str, str, str]:
-    """Return ``(subject, text, html)`` of the digest of ``items`` for ``subscription``."""
+    """Return ``(subject, text, html)`` of the digest of ``items`` for ``subscription``.
+
+    ``own_address``: the digest goes to the owner's own address (it then says how to resume
+    a paused subscription with the API); otherwise to a recipient who confirmed, who is told
+    who subscribed them. Of the owner's own text only the keywords appear (what is tracked);
+    ``specific_interests`` steers the ranking and is never shown."""
     subject = _subject(subscription.get("frequency", "daily"), len(items))
     context = _context(subscription, items, pause_link, subject)
+    context.update(unsubscribe_link=unsubscribe_link, own_address=own_address)
     return subject, render("digest.txt.j2", **context), render("digest.html.j2", **context)
 
 
@@ -91,7 +102,6 @@ def _context(
         "items": [_item(item) for item in items],
         "topics": [_one_line(topic) for topic in topics],
         "keywords": [_one_line(keyword) for keyword in subscription.get("custom_keywords") or []],
-        "interests": _one_line(subscription.get("specific_interests") or ""),
         "pause_link": pause_link,
         "resume_url": f"{settings.public_base_url}/v1/tracking/subscriptions/"
         + quote(str(subscription["id"]), safe=""),

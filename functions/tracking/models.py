@@ -24,6 +24,7 @@ MAX_KEYWORDS = 20
 MAX_INTERESTS = 1000
 
 Frequency = Literal["daily", "weekly", "realtime"]
+DeliveryStatus = Literal["confirmed", "pending_confirmation", "suppressed"]
 DeliveryMethod = Literal["email"]
 
 
@@ -77,7 +78,9 @@ class SubscriptionCreate(Input):
     frequency: Frequency = "daily"
     specific_interests: Interests | None = None
     delivery_email: Email | None = Field(
-        None, description="Defaults to the email address of the account."
+        None,
+        description="Defaults to the email address of the account. Any other address first "
+        "gets one confirmation email, and no digest until its owner confirms.",
     )
     delivery_method: DeliveryMethod = "email"
 
@@ -132,6 +135,11 @@ class Subscription(BaseModel):
     specific_interests: str | None
     delivery_email: str = Field(json_schema_extra={"format": "email"})
     delivery_method: DeliveryMethod
+    delivery_status: DeliveryStatus = Field(
+        description="confirmed: digests go out; pending_confirmation: the address has not yet "
+        "confirmed (a confirmation email was sent to it); suppressed: the address asked for no "
+        "email from this service (or bounced), which no subscription can override."
+    )
     active: bool
     last_sent_at: datetime | None
     created_at: datetime

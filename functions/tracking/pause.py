@@ -5,6 +5,9 @@ mail clients send for ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, and
 confirmation page's button sends) sets ``active: false``; each token works once -- its use is
 recorded under its hash in the same transaction -- and a second use is 410. A GET only shows the
 confirmation page and changes nothing, so link scanners that prefetch URLs cannot pause anyone.
+A pause from a digest sent to someone other than the owner also withdraws that recipient's
+consent: the owner can resume the subscription, but nothing is sent there until the recipient
+confirms again.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common.errors import Gone, NotFound
-from common.firestore import PAUSE_TOKENS, SUBSCRIPTIONS, get_db, run_transaction
+from common.firestore import CONSUMERS, PAUSE_TOKENS, SUBSCRIPTIONS, get_db, run_transaction
+from functions.tracking import recipients
 from functions.tracking.pause_token import PauseClaim, read_token
 
 _GONE = "This pause link was already used. Manage the subscription with the API."
@@ -37,9 +41,19 @@ def pause(token: str) -> PauseClaim:
     def apply(transaction: Any) -> None:
         if used_ref.get(transaction=transaction).exists:
             raise Gone(_GONE)
-        if not sub_ref.get(transaction=transaction).exists:
+        snapshot = sub_ref.get(transaction=transaction)
+        if not snapshot.exists:
             raise NotFound(_NOT_FOUND)
+        subscription = snapshot.to_dict()
+        owner = (
+            db.collection(CONSUMERS).document(subscription["user_id"]).get(transaction=transaction)
+        )
+        owner_email = (owner.to_dict() or {}).get("email", "") if owner.exists else ""
+        address = subscription.get("delivery_email") or ""
         now = datetime.now(UTC)
+        if address and not recipients.is_own(address, owner_email):
+            # Paused by someone other than the owner: resuming asks them again.
+            recipients.revoke_in(transaction, subscription["user_id"], address)
         transaction.create(
             used_ref,
             {

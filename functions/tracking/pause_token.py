@@ -1,4 +1,5 @@
-"""Signed one-click pause links (RFC 8058) carried by every digest email.
+"""Signed email links: one-click pause links (RFC 8058) carried by every digest email, and the
+confirm and unsubscribe links of ``recipients`` (``sign_claims`` / ``verify_claims``).
 
 A token is ``b64url(payload) + "." + b64url(HMAC-SHA256(secret, b64url(payload)))`` where the
 payload is compact JSON ``{"s": subscription id, "r": run id, "e": unix expiry}``. The link needs
@@ -15,6 +16,7 @@ import hmac
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from common.config import get_settings
 from common.errors import InvalidRequest
@@ -22,6 +24,8 @@ from common.errors import InvalidRequest
 MAX_TOKEN_CHARS = 512
 NOT_VALID = "This pause link is not valid."
 EXPIRED = "This pause link has expired."
+LINK_NOT_VALID = "This link is not valid."
+LINK_EXPIRED = "This link has expired."
 
 
 @dataclass(frozen=True)
@@ -99,13 +103,50 @@ def read_token(token: str, *, now: datetime | None = None) -> PauseClaim:
     )
 
 
+def sign_claims(claims: dict[str, str | int], purpose: str, ttl: timedelta) -> str:
+    """A token for another kind of email link (``confirm``, ``unsubscribe``): the same format
+    as a pause token, with ``"e"`` (expiry) added to ``claims``, signed with a key derived
+    for ``purpose`` so a token made for one kind of link is never valid for another."""
+    payload = json.dumps(
+        {**claims, "e": int((datetime.now(UTC) + ttl).timestamp())},
+        separators=(",", ":"),
+        ensure_ascii=True,
+    )
+    body = _b64encode(payload.encode())
+    return f"{body}.{_signature(body, purpose)}"
+
+
+def verify_claims(token: str, purpose: str, *, now: datetime | None = None) -> dict[str, Any]:
+    """The claims of a valid, unexpired token made by ``sign_claims`` for ``purpose``, or
+    ``InvalidPauseToken`` (400) saying the link is not valid or has expired."""
+    if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
+        raise InvalidPauseToken(LINK_NOT_VALID)
+    body, dot, signature = token.partition(".")
+    if not token.isascii() or not dot or not body or not signature:
+        raise InvalidPauseToken(LINK_NOT_VALID)
+    if not hmac.compare_digest(signature, _signature(body, purpose)):
+        raise InvalidPauseToken(LINK_NOT_VALID)
+    try:
+        claims = json.loads(_b64decode(body))
+    except (ValueError, binascii.Error):
+        raise InvalidPauseToken(LINK_NOT_VALID) from None
+    expiry = claims.get("e") if isinstance(claims, dict) else None
+    if not isinstance(expiry, int) or isinstance(expiry, bool):
+        raise InvalidPauseToken(LINK_NOT_VALID)
+    if _utc(now).timestamp() >= expiry:
+        raise InvalidPauseToken(LINK_EXPIRED)
+    return claims
+
+
 def pause_url(token: str) -> str:
     """The link put in the email and its List-Unsubscribe header (the token is URL-safe)."""
     return f"{get_settings().public_base_url}/v1/tracking/pause?token={token}"
 
 
-def _signature(body: str) -> str:
+def _signature(body: str, purpose: str = "pause") -> str:
     key = get_settings().pause_link_secret.encode()
+    if purpose != "pause":  # pause links keep the key they were first issued with
+        key = hmac.new(key, f"link-purpose:{purpose}".encode(), hashlib.sha256).digest()
     return _b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest())
 
 

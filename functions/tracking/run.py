@@ -24,6 +24,7 @@ from common.firestore import RESULTS, SUBSCRIPTIONS, get_db
 from common.tasks import Task
 from functions.tasks import records
 from functions.tasks.worker import email_state, recover, send_once
+from functions.tracking import recipients
 
 logger = logging.getLogger("ars.tracking")
 
@@ -69,6 +70,15 @@ def run_subscription(task: Task) -> str:
     consumer = get_consumer(owner_id)
     if consumer is None or consumer.get("status") != "active":
         return run.skip("owner_inactive")
+    run.owner_email = consumer.get("email") or ""
+    address = subscription.get("delivery_email") or ""
+    state = recipients.status(owner_id, run.owner_email, address)
+    if state == recipients.SUPPRESSED:
+        return run.skip("suppressed")
+    if state == recipients.PENDING:
+        # Asks only an address never asked (e.g. the first request could not be queued).
+        recipients.request_confirmation(owner_id, run.owner_email, address, unless_asked=True)
+        return run.skip("unconfirmed")
     return run.research(record, subscription)
 
 
@@ -76,6 +86,7 @@ class _Run:
     def __init__(self, task_id: str, sub_id: str, owner_id: str) -> None:
         self.task_id = task_id
         self.owner_id = owner_id
+        self.owner_email = ""
         self.sub_ref = get_db().collection(SUBSCRIPTIONS).document(sub_id)
 
     def subscription(self) -> dict[str, Any] | None:
@@ -125,12 +136,17 @@ class _Run:
         )
 
     def still_wanted(self, transaction: Any) -> str | None:
-        """Checked as the send begins: a subscription paused or deleted during the research
-        gets no digest (the run ends skipped, not metered)."""
+        """Checked as the send begins: a subscription paused or deleted, or an address
+        suppressed or no longer confirmed, during the research gets no digest (the run ends
+        skipped, not metered)."""
         snapshot = self.sub_ref.get(transaction=transaction)
         if not snapshot.exists:
             return "deleted"
-        return None if snapshot.to_dict().get("active") else "paused"
+        subscription = snapshot.to_dict()
+        if not subscription.get("active"):
+            return "paused"
+        address = subscription.get("delivery_email") or ""
+        return recipients.blocked(transaction, self.owner_id, self.owner_email, address)
 
     def already_sent(self, ids: list[str]) -> set[str]:
         if not ids:
@@ -147,6 +163,7 @@ class _Run:
         if not get_settings().public_base_url:
             raise BackendUnavailable("PUBLIC_BASE_URL is not set: a digest needs its pause link.")
         link = pause_url(make_token(subscription["id"], self.task_id))
+        address = subscription["delivery_email"]
         subject, text, html = render_digest(
             subscription,
             [
@@ -160,9 +177,11 @@ class _Run:
                 for item in items
             ],
             link,
+            unsubscribe_link=recipients.unsubscribe_link(address),
+            own_address=recipients.is_own(address, self.owner_email),
         )
         return Email(
-            to=subscription["delivery_email"],
+            to=address,
             subject=subject,
             text=text,
             html=html,

@@ -163,9 +163,14 @@ def _encode_cursor(record: dict) -> str:
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        # Aware and within Firestore's range (years 1..9999 in UTC): a forged "0001-01-01T00:00
+        # +01:00" would otherwise fail while the query is built (a 500).
         created_at = datetime.fromisoformat(raw["t"])
+        if created_at.tzinfo is None:
+            raise ValueError("naive timestamp")
+        created_at = created_at.astimezone(UTC)
         sub_id = str(uuid.UUID(raw["id"]))
-    except (ValueError, TypeError, KeyError, AttributeError, binascii.Error):
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, binascii.Error):
         raise InvalidRequest(
             "The cursor is not one this API returned.",
             errors=[FieldError("cursor", "Pass next_cursor from the previous page unchanged.")],

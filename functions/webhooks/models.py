@@ -13,8 +13,11 @@ class Lenient(BaseModel):
 
 
 class IdpEvent(Lenient):
+    """The envelope. What ``data`` holds is checked per event type by the service: a verified
+    event it cannot use is acknowledged and logged, never refused (decision 0016)."""
+
     type: str = Field(min_length=1, max_length=100)
-    data: dict[str, Any]
+    data: Any = Field(None, description="The event's object (a user, for user.* events).")
     timestamp: int | None = Field(None, description="Milliseconds since the epoch.")
 
 
@@ -27,19 +30,19 @@ class UserData(Lenient):
     """``data`` of user.created and user.updated."""
 
     id: str = Field(min_length=1, max_length=200)
-    email_addresses: list[EmailAddress] = Field(min_length=1)
+    email_addresses: list[EmailAddress] = Field(default_factory=list)  # none: phone sign-in
     primary_email_address_id: str | None = None
-    first_name: str | None = Field(None, max_length=200)
-    last_name: str | None = Field(None, max_length=200)
-    updated_at: int = Field(ge=0, description="Milliseconds since the epoch.")
+    first_name: str | None = None
+    last_name: str | None = None
+    updated_at: int = Field(ge=0, lt=2**63, description="Milliseconds since the epoch.")
     banned: bool = False
     locked: bool = False
 
-    def primary_email(self) -> str:
+    def primary_email(self) -> str | None:
         for address in self.email_addresses:
             if address.id == self.primary_email_address_id:
                 return address.email_address
-        return self.email_addresses[0].email_address
+        return self.email_addresses[0].email_address if self.email_addresses else None
 
 
 class DeletedUserData(Lenient):

@@ -1,15 +1,20 @@
-"""The inbound identity-provider webhook. No API key: the signature is verified on the raw
-body by the pipeline (Auth.WEBHOOK) before anything is parsed."""
+"""The inbound webhooks: identity-provider user events and SendGrid's email events. No API key:
+the signature is verified on the raw body by the pipeline before anything is parsed."""
 
 from __future__ import annotations
 
 from common.http import Auth, Call, Route
-from functions.webhooks import service
+from functions.webhooks import sendgrid, service
 from functions.webhooks.models import IdpEvent
+from functions.webhooks.sendgrid import SendGridEvents
 
 
 def receive(call: Call) -> None:
     service.handle(call.principal, call.body)
+
+
+def receive_sendgrid(call: Call) -> None:
+    sendgrid.handle(call.body.root)
 
 
 ROUTES = [
@@ -18,5 +23,14 @@ ROUTES = [
           auth=Auth.WEBHOOK, body=IdpEvent, status=204, errors=(401,),
           description="Signed with Standard Webhooks (webhook-* or svix-* headers). "
           "user.created, user.updated and user.deleted are applied; other types are "
-          "acknowledged and ignored; a repeated delivery id has no second effect."),
+          "acknowledged and ignored, as are signed events the service cannot use (e.g. a user "
+          "with no usable email address: logged, not retried); a repeated delivery id has no "
+          "second effect."),
+    Route("POST", "/webhooks/sendgrid", receive_sendgrid, "receiveSendGridEvents",
+          "SendGrid Event Webhook (signed): bounces, drops, spam reports and unsubscribes "
+          "put the address on the suppression list", "Webhooks",
+          auth=Auth.SENDGRID, body=SendGridEvents, status=204, errors=(401,),
+          description="Signed Event Webhook: ECDSA P-256 signature of "
+          "X-Twilio-Email-Event-Webhook-Timestamp + body in "
+          "X-Twilio-Email-Event-Webhook-Signature. Other event types are acknowledged."),
 ]  # fmt: skip

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from devtools.emulator import Emulator, dies_with_parent, free_port
+from devtools.run import THREADS
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
@@ -70,6 +71,7 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "FEED_CATALOG_PATH": str(feedserver.write_catalog(feeds.url, workdir / "feeds.json")),
         "NEWS_SEARCH_URL": feedserver.search_template(feeds.url),
         "OUTBOX_DIR": str(workdir / "outbox"),
+        "THREADS": str(THREADS),  # as `make run` serves
     }
     log = open(workdir / "server.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(

@@ -122,6 +122,70 @@ def assert_a_realtime_digest_arrives_within_two_ticks(base: str, auth: dict, out
     assert {part.get_content_type() for part in message.walk()} >= {"text/plain", "text/html"}
 
 
+def assert_a_third_party_address_gets_mail_only_as_it_chose(
+    base: str, auth: dict, outbox: Path
+) -> None:
+    """The trust issue's acceptance: a realtime subscription to someone else's address produces
+    only the confirmation email until its link is POSTed, then digests (whose List-Unsubscribe
+    is one plain <http...> line); after the recipient unsubscribes, nothing, whatever the owner
+    does."""
+    import email
+    import email.policy
+
+    friend = f"friend-{os.getpid()}@example.net"
+
+    def mail_to_friend() -> list[tuple[bytes, email.message.EmailMessage]]:
+        found = []
+        for path in sorted(outbox.glob("*.eml")):
+            raw = path.read_bytes()
+            message = email.message_from_bytes(raw, policy=email.policy.default)
+            if message["To"] == friend:
+                found.append((raw, message))
+        return found
+
+    def wait_for(count: int) -> list[tuple[bytes, email.message.EmailMessage]]:
+        deadline = time.monotonic() + 2 * TICK_S + 5
+        while time.monotonic() < deadline and len(mail_to_friend()) < count:
+            time.sleep(0.2)
+        return mail_to_friend()
+
+    def post_link(text: str, path: str) -> int:
+        link = re.search(rf"http://127\.0\.0\.1:\d+{path}\?token=[A-Za-z0-9_.-]+", text)
+        assert link, text
+        return httpx.post(
+            link.group(), data={"List-Unsubscribe": "One-Click"}, timeout=10
+        ).status_code
+
+    url = f"{base}/v1/tracking/subscriptions"
+    body = {"topics": ["wildlife-trade"], "frequency": "realtime", "delivery_email": friend}
+    created = httpx.post(url, json=body, headers=auth, timeout=10)
+    assert created.status_code == 201
+    assert created.json()["data"]["delivery_status"] == "pending_confirmation"
+    time.sleep(2 * TICK_S + 2)  # two ticks: the runs find the address unconfirmed
+    [(_, confirmation)] = mail_to_friend()
+    assert confirmation["Subject"].startswith("Confirm")
+    text = confirmation.get_body(("plain",)).get_content()
+    assert post_link(text, "/v1/tracking/confirm") == 200
+
+    received = wait_for(2)
+    assert len(received) == 2
+    raw, digest = received[1]
+    assert not digest["Subject"].startswith("Confirm")
+    [header] = [line for line in raw.splitlines() if line.lower().startswith(b"list-unsubscribe:")]
+    assert re.fullmatch(rb"List-Unsubscribe: <http://[!-~]+>", header), header
+    assert raw.splitlines()[raw.splitlines().index(header) + 1][:1] not in (b" ", b"\t")
+
+    stop = digest.get_body(("plain",)).get_content()
+    assert post_link(stop, "/v1/tracking/unsubscribe") == 200
+    sub_id = created.json()["data"]["id"]
+    resumed = httpx.patch(f"{url}/{sub_id}", json={"active": True}, headers=auth, timeout=10)
+    assert resumed.json()["data"]["delivery_status"] == "suppressed"
+    again = httpx.post(url, json={**body, "topics": ["fur"]}, headers=auth, timeout=10)
+    assert again.json()["data"]["delivery_status"] == "suppressed"
+    time.sleep(2 * TICK_S + 2)
+    assert len(mail_to_friend()) == 2
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     port, emulator_port, jwks_port, feed_port = (free_port() for _ in range(4))
     env = {
@@ -158,6 +222,11 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
     assert_a_realtime_digest_arrives_within_two_ticks(base, auth, tmp_path / ".local" / "outbox")
+    # The server's log is where the README says: its JSON lines in .local/server.log.
+    assert '"message": "request"' in (tmp_path / ".local" / "server.log").read_text()
+    assert_a_third_party_address_gets_mail_only_as_it_chose(
+        base, auth, tmp_path / ".local" / "outbox"
+    )
     kept = httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10).json()
     out = stop(process, signal.SIGINT)
     assert process.returncode == 0, out

@@ -84,6 +84,22 @@ def test_guidance_requests_are_validated(alice, body, field):
     assert list(get_db().collection(TASKS).stream()) == []
 
 
+@pytest.mark.parametrize("task_id", ["__x__", "____", "__legal-1__"])
+def test_an_id_firestore_reserves_is_400_naming_the_field_not_an_outage(alice, task_id):
+    # Firestore refuses ids of the form __name__: asking it used to answer 502 "database failed".
+    _, auth = alice
+    answer = client().get(f"/v1/tasks/{task_id}", headers=auth)
+
+    assert answer.status_code == 400
+    assert [e["field"] for e in answer.get_json()["errors"]] == ["taskId"]
+
+
+def test_ids_near_the_reserved_form_are_ordinary_missing_tasks(alice):
+    _, auth = alice
+    for task_id in ("__", "___", "__x", "x__"):
+        assert client().get(f"/v1/tasks/{task_id}", headers=auth).status_code == 404
+
+
 def test_guidance_is_not_billed_when_the_queue_refuses_it(alice, monkeypatch):
     from common.tasks import Enqueued
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -132,6 +134,12 @@ def test_list_without_subscriptions(alice):
     }
 
 
+# A forged cursor dated before year 1 in UTC: the query could not be built (it was a 500).
+FORGED_CURSOR = base64.urlsafe_b64encode(
+    json.dumps({"t": "0001-01-01T00:00:00+01:00", "id": str(uuid.uuid4())}).encode()
+).decode()
+
+
 @pytest.mark.parametrize(
     ("query", "field"),
     [
@@ -139,6 +147,7 @@ def test_list_without_subscriptions(alice):
         ({"limit": "101"}, "limit"),
         ({"limit": "x"}, "limit"),
         ({"cursor": "garbage"}, "cursor"),
+        ({"cursor": FORGED_CURSOR}, "cursor"),
         ({"colour": "red"}, "colour"),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,7 +12,15 @@ from standardwebhooks.webhooks import Webhook
 from common import keys
 from common.config import LOCAL_WEBHOOK_SECRET
 from common.consumers import find_by_email, get_consumer
-from common.firestore import CONSUMERS, IDP_USERS, MEMORIES, RESULTS, SUBSCRIPTIONS, get_db
+from common.firestore import (
+    CONSUMERS,
+    IDEMPOTENCY_KEYS,
+    IDP_USERS,
+    MEMORIES,
+    RESULTS,
+    SUBSCRIPTIONS,
+    get_db,
+)
 from devtools.localidp import local_user_id, signed_webhook, user_event
 from tests.helpers import bearer, client
 
@@ -102,11 +111,13 @@ def test_user_deleted_erases_the_consumers_data(db):
     send(created("gone@example.org"))
     consumer = consumer_of(user_id)
     key = keys.issue_key(consumer["id"]).plaintext
+    keyed = {**bearer(key), "Idempotency-Key": "create-fur-1"}  # its answer is stored
     created_sub = (
         client()
-        .post("/v1/tracking/subscriptions", json={"topics": ["fur"]}, headers=bearer(key))
+        .post("/v1/tracking/subscriptions", json={"topics": ["fur"]}, headers=keyed)
         .get_json()["data"]
     )
+    assert list(get_db().collection(IDEMPOTENCY_KEYS).stream())
     sub_ref = get_db().collection(SUBSCRIPTIONS).document(created_sub["id"])
     sub_ref.collection(RESULTS).document("r1").set({"title": "x"})
     get_db().collection(MEMORIES).document("m1").set({"consumer_id": consumer["id"]})
@@ -120,6 +131,7 @@ def test_user_deleted_erases_the_consumers_data(db):
     assert not sub_ref.get().exists
     assert list(sub_ref.collection(RESULTS).stream()) == []
     assert list(get_db().collection(MEMORIES).stream()) == []
+    assert list(get_db().collection(IDEMPOTENCY_KEYS).stream()) == []
     stored = get_consumer(consumer["id"])
     assert stored["status"] == "disabled"
     assert stored["email"] == ""
@@ -151,25 +163,84 @@ def test_unknown_event_types_are_acknowledged_and_ignored(db):
     assert list(get_db().collection(CONSUMERS).stream()) == []
 
 
+def test_a_second_delete_of_a_user_never_seen_is_acknowledged(db):
+    # The first leaves a tombstone link with no consumer; a retry of the provider (or another
+    # delivery of the same deletion) used to update the consumer "None" and fail with 502.
+    first = send(user_event("user.deleted", "ghost@example.org"), msg_id="msg_del_1")
+    second = send(user_event("user.deleted", "ghost@example.org"), msg_id="msg_del_2")
+    assert (first.status_code, second.status_code) == (204, 204)
+    assert send(created("ghost@example.org")).status_code == 204
+    assert list(get_db().collection(CONSUMERS).stream()) == []  # still never created
+
+
+def _event_with_addresses(addresses: list[dict], **data) -> dict:
+    event = created("placeholder@example.org", user_id="user_unusable")
+    event["data"]["email_addresses"] = addresses
+    event["data"].pop("primary_email_address_id")
+    event["data"].update(data)
+    return event
+
+
+def _without(event: dict, name: str) -> dict:
+    event["data"].pop(name)
+    return event
+
+
+NON_ASCII = "jörg.müller@example.org"
+
+
 @pytest.mark.parametrize(
-    "event",
+    ("event", "fields"),
     [
-        {"type": "user.created", "data": {"id": "user_x"}},
-        {"type": "user.created", "data": {"id": "user_x", "email_addresses": [], "updated_at": 1}},
-        {
-            "type": "user.created",
-            "data": {
-                "id": "user_x",
-                "updated_at": 1,
-                "email_addresses": [{"id": "e", "email_address": "not-an-email"}],
-            },
-        },
-        {"type": "user.deleted", "data": {}},
-        {"data": {}},
+        (_event_with_addresses([]), None),  # a user who signs in with a phone number
+        (_without(created("x@example.org", user_id="user_unusable"), "email_addresses"), None),
+        (_event_with_addresses([{"id": "e", "email_address": NON_ASCII}]), None),
+        (_event_with_addresses([{"id": "e", "email_address": "not-an-email"}]), None),
+        (_without(created("x@example.org", user_id="user_unusable"), "updated_at"), True),
+        (created("x@example.org", at_ms=2**64, user_id="user_unusable"), True),  # not an int64
+        ({"type": "user.created", "data": {"id": "user_x"}}, True),
+        ({"type": "user.created", "data": "user_x"}, True),
+        ({"type": "user.updated", "data": None}, True),
+        ({"type": "user.deleted", "data": {}}, True),
+        ({"type": "user.deleted", "data": ["user_x"]}, True),
     ],
 )
-def test_verified_but_invalid_events_are_400(db, event):
-    response = send(event)
+def test_verified_events_that_can_never_be_used_are_acknowledged_and_logged(
+    db, caplog, event, fields
+):
+    # A 4xx makes the provider retry for days an event no retry can fix: it is acknowledged.
+    caplog.set_level(logging.INFO, logger="ars.webhooks")
+    response = send(event, msg_id="msg_unusable")
+
+    assert response.status_code == 204
+    assert list(get_db().collection(CONSUMERS).stream()) == []
+    [record] = [r for r in caplog.records if r.name == "ars.webhooks"]
+    assert record.levelno == logging.WARNING
+    assert record.eventType == event["type"]
+    assert record.outcome.startswith("ignored: ")
+    assert bool(getattr(record, "fields", None)) is bool(fields)  # where, when the data is bad
+    logged = json.dumps([r.__dict__ for r in caplog.records], default=str)
+    assert "@example.org" not in logged  # never the address
+    assert NON_ASCII not in logged
+    # Acknowledged once: a redelivery is a duplicate, not a second attempt.
+    assert send(event, msg_id="msg_unusable").status_code == 204
+
+
+def test_a_ban_still_applies_when_the_new_address_is_unusable(db):
+    user_id = local_user_id("ban2@example.org")
+    send(created("ban2@example.org"))
+    event = updated(NON_ASCII, 2_000, user_id, banned=True)
+
+    assert send(event).status_code == 204
+
+    consumer = consumer_of(user_id)
+    assert consumer["status"] == "disabled"
+    assert consumer["email"] == "ban2@example.org"  # kept: the new one cannot be used
+
+
+@pytest.mark.parametrize("body", [{"data": {}}, {"type": 5, "data": {}}, ["user.created"]])
+def test_a_verified_body_that_is_not_an_event_envelope_is_400(db, body):
+    response = send(body)
     assert response.status_code == 400
     assert response.get_json()["code"] == "invalid_request"
     assert list(get_db().collection(CONSUMERS).stream()) == []

@@ -20,6 +20,10 @@ PROD = {
     "sendgrid_api_key": "SG.real-key",
     "pause_link_secret": "a-long-random-pause-link-secret-of-48-characters!",
     "public_base_url": "https://api.advocacy.example.org",
+    "sendgrid_webhook_public_key": (
+        "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE4AKjeJYE4y4z5RuqzoZM6nQ9"
+        "CNDgmvpq7jC23hSK4HgdgRob9Y3m3mKUWOMI0d1HYM+Cmd8qpyrvzF9B7aQCag=="
+    ),
 }
 
 
@@ -56,6 +60,8 @@ def test_production_with_real_values_starts(monkeypatch):
         ({"sendgrid_api_key": ""}, "SENDGRID_API_KEY"),
         ({"pause_link_secret": "local-pause-link-secret-not-for-production"}, "PAUSE_LINK_SECRET"),
         ({"pause_link_secret": "short"}, "PAUSE_LINK_SECRET"),
+        ({"sendgrid_webhook_public_key": ""}, "SENDGRID_WEBHOOK_PUBLIC_KEY"),
+        ({"sendgrid_webhook_public_key": "bm90IGEga2V5"}, "SENDGRID_WEBHOOK_PUBLIC_KEY"),
     ],
 )
 def test_production_refuses_local_defaults(monkeypatch, override, named):

@@ -15,6 +15,9 @@ from functions.tracking.digest import (
 )
 
 PAUSE = "https://api.example.org/v1/tracking/pause?token=eyJzIjoi.c2lnbmF0dXJl"
+STOP = "https://api.example.org/v1/tracking/unsubscribe?token=eyJhIjoi.c2lnbmF0dXJl"
+OWN = {"unsubscribe_link": STOP, "own_address": True}
+OTHER = {"unsubscribe_link": STOP, "own_address": False}
 
 SUBSCRIPTION = {
     "id": "sub-42",
@@ -56,19 +59,19 @@ def _base_url(settings_env) -> None:
 
 
 def test_subject_by_frequency_and_count():
-    assert render_digest(SUBSCRIPTION, ITEMS, PAUSE)[0] == (
+    assert render_digest(SUBSCRIPTION, ITEMS, PAUSE, **OWN)[0] == (
         "Your daily advocacy research digest: 3 new items"
     )
     weekly = {**SUBSCRIPTION, "frequency": "weekly"}
-    assert render_digest(weekly, ITEMS[:1], PAUSE)[0] == (
+    assert render_digest(weekly, ITEMS[:1], PAUSE, **OWN)[0] == (
         "Your weekly advocacy research digest: 1 new item"
     )
     realtime = {**SUBSCRIPTION, "frequency": "realtime"}
-    assert render_digest(realtime, ITEMS, PAUSE)[0] == "New advocacy research: 3 items"
+    assert render_digest(realtime, ITEMS, PAUSE, **OWN)[0] == "New advocacy research: 3 items"
 
 
 def test_text_part_lists_items_dates_tracking_and_the_pause_link():
-    _, text, _ = render_digest(SUBSCRIPTION, ITEMS, PAUSE)
+    _, text, _ = render_digest(SUBSCRIPTION, ITEMS, PAUSE, **OWN)
 
     for item in ITEMS:
         assert item.title in text
@@ -78,7 +81,7 @@ def test_text_part_lists_items_dates_tracking_and_the_pause_link():
     assert "21 Nov 2026" in text
     assert "3 Nov 2026" in text
     assert "You are tracking: Cage-free, Corporate campaigns, battery cages" in text
-    assert "EU supermarket pledges" in text
+    assert "EU supermarket pledges" not in text  # interests steer ranking, never shown
     assert f"Pause these emails: {PAUSE}" in text
     assert "PATCH https://api.example.org/v1/tracking/subscriptions/sub-42" in text
     assert '{"active": true}' in text
@@ -86,7 +89,7 @@ def test_text_part_lists_items_dates_tracking_and_the_pause_link():
 
 
 def test_html_part_links_items_and_shows_dates_tracking_and_the_pause_link():
-    _, _, html = render_digest(SUBSCRIPTION, ITEMS, PAUSE)
+    _, _, html = render_digest(SUBSCRIPTION, ITEMS, PAUSE, **OWN)
 
     assert html.startswith("<!DOCTYPE html>")
     assert '<html lang="en">' in html
@@ -120,7 +123,7 @@ def test_feed_and_subscriber_text_is_escaped_in_html():
     )
     subscription = {**SUBSCRIPTION, "custom_keywords": ["<i>fur</i>"], "specific_interests": "<u>"}
 
-    _, text, html = render_digest(subscription, [hostile], PAUSE)
+    _, text, html = render_digest(subscription, [hostile], PAUSE, **OWN)
 
     assert "<script>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; Cage news" in html
@@ -149,13 +152,13 @@ def test_feed_and_subscriber_text_is_escaped_in_html():
 def test_non_http_links_are_not_rendered_as_links(link: str):
     item = DigestItem("Suspicious item", link, "Feed", None, "Summary.")
 
-    _, text, html = render_digest(SUBSCRIPTION, [item], PAUSE)
+    _, text, html = render_digest(SUBSCRIPTION, [item], PAUSE, **OWN)
 
     assert "Suspicious item" in html
     assert "Suspicious item</a>" not in html
     assert "javascript:" not in html.lower()
     assert "data:text" not in html
-    assert html.count("<a ") == 1  # only the pause link
+    assert html.count("<a ") == 2  # only the pause and unsubscribe links
     item_block = text[text.index("1. Suspicious item") : text.index("Pause these emails")]
     assert "Summary." in item_block
     assert "http" not in item_block
@@ -167,7 +170,7 @@ def test_feed_text_cannot_forge_lines_in_the_text_part():
         "Title\n\nPause these emails: https://evil.example/x", "", "", None, "one\ntwo"
     )
 
-    _, text, _ = render_digest(SUBSCRIPTION, [item], PAUSE)
+    _, text, _ = render_digest(SUBSCRIPTION, [item], PAUSE, **OWN)
 
     assert "\nPause these emails: https://evil.example" not in text
     assert "Title Pause these emails: https://evil.example/x" in text
@@ -177,7 +180,7 @@ def test_feed_text_cannot_forge_lines_in_the_text_part():
 def test_long_summaries_are_shortened():
     item = DigestItem("Long", "https://e.org/", "Feed", None, "word " * 500)
 
-    _, text, _ = render_digest(SUBSCRIPTION, [item], PAUSE)
+    _, text, _ = render_digest(SUBSCRIPTION, [item], PAUSE, **OWN)
 
     assert "word word…" in text
     assert text.count("word") < 100
@@ -186,11 +189,38 @@ def test_long_summaries_are_shortened():
 def test_keywords_only_subscription():
     subscription = {**SUBSCRIPTION, "topics": [], "specific_interests": None}
 
-    _, text, html = render_digest(subscription, ITEMS[:1], PAUSE)
+    _, text, html = render_digest(subscription, ITEMS[:1], PAUSE, **OWN)
 
     assert "You are tracking: battery cages" in text
     assert "Focus:" not in text
     assert "Focus:" not in html
+
+
+def test_the_owners_free_text_interests_never_appear():
+    subscription = {**SUBSCRIPTION, "specific_interests": "Call 555-0100 now: win a prize"}
+
+    for links in (OWN, OTHER):
+        _, text, html = render_digest(subscription, ITEMS[:1], PAUSE, **links)
+        assert "555-0100" not in text
+        assert "555-0100" not in html
+
+
+def test_every_digest_can_stop_all_email_to_its_address():
+    for links in (OWN, OTHER):
+        _, text, html = render_digest(SUBSCRIPTION, ITEMS[:1], PAUSE, **links)
+        assert f"Stop all email from this service to this address: {STOP}" in text
+        assert f'<a href="{STOP}"' in html
+
+
+def test_a_confirmed_third_party_recipient_is_told_why_and_not_how_to_resume():
+    _, text, html = render_digest(SUBSCRIPTION, ITEMS[:1], PAUSE, **OTHER)
+
+    for part in (text, html):
+        assert "you confirmed it" in part
+        assert "PATCH" not in part
+        assert "API key" not in part
+    _, own_text, _ = render_digest(SUBSCRIPTION, ITEMS[:1], PAUSE, **OWN)
+    assert "PATCH https://api.example.org/v1/tracking/subscriptions/sub-42" in own_text
 
 
 def test_list_unsubscribe_headers():

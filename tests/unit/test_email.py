@@ -220,3 +220,40 @@ def test_outbox_that_cannot_be_written_is_not_sent(settings_env, tmp_path: Path)
 
     with pytest.raises(EmailNotSent, match="outbox"):
         send(MESSAGE)
+
+
+LONG_LINK = "https://api.example.org/v1/tracking/pause?token=" + "eyJzIjoiNjZmZTZk" * 15 + ".sig"
+LONG = Email(
+    to="alice@example.org",
+    subject="Digest",
+    text="Text.",
+    html="<p>HTML.</p>",
+    headers={
+        "List-Unsubscribe": f"<{LONG_LINK}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    },
+)
+
+
+def test_outbox_keeps_a_long_one_click_link_as_one_plain_header_line(settings_env, tmp_path: Path):
+    """RFC 8058: mail clients need ``List-Unsubscribe: <https://...>`` as written. At the
+    default 78 columns the header came out folded and RFC 2047-encoded (``=?utf-8?q?...``)."""
+    settings_env(EMAIL_BACKEND="outbox", OUTBOX_DIR=str(tmp_path))
+    assert len(LONG_LINK) > 200
+
+    raw = (tmp_path / send(LONG)).read_bytes()
+
+    lines = raw.split(b"\n")
+    header = [line for line in lines if line.lower().startswith(b"list-unsubscribe:")]
+    assert header == [f"List-Unsubscribe: <{LONG_LINK}>".encode() + b"\r"] or header == [
+        f"List-Unsubscribe: <{LONG_LINK}>".encode()
+    ]
+    assert b"=?utf-8?" not in raw
+    following = lines[lines.index(header[0]) + 1]
+    assert not following[:1].isspace()  # not folded onto a continuation line
+
+
+def test_sendgrid_sends_the_one_click_header_unencoded(sendgrid_env: FakeSendGridServer):
+    send(LONG)
+
+    assert sendgrid_env.messages[0]["headers"]["List-Unsubscribe"] == f"<{LONG_LINK}>"

@@ -380,3 +380,165 @@ def test_a_public_feed_may_not_redirect_to_a_private_address(server, monkeypatch
     assert result.error == "redirect to a private address"
     assert result.items == []
     assert hops == ["127.0.0.1", "127.0.0.1"]
+
+
+# --- hostile documents (decision 0016) -----------------------------------------------------------
+
+# feeds._parse in a child process with 512 MB of address space and a timeout: should the DTD
+# refusal regress, the bomb fails this test (MemoryError) instead of exhausting the machine.
+_PARSE_IN_A_BOX = r"""
+import json, resource, sys, time, tracemalloc
+resource.setrlimit(resource.RLIMIT_AS, (512 * 2**20, 512 * 2**20))
+from common import feeds
+import feedparser  # imported before measuring: only the parse counts
+body = sys.stdin.buffer.read()
+# Python allocations during the parse (feedparser's lenient parser is pure Python). ru_maxrss
+# would not do: a child keeps the peak its parent (pytest) had when it forked.
+tracemalloc.start()
+started = time.monotonic()
+try:
+    items = feeds._parse(body, "https://news.example.org/feed.xml", sys.argv[1])
+    outcome = {"items": len(items)}
+except feeds._FetchError as exc:
+    outcome = {"error": exc.reason}
+except MemoryError:
+    outcome = {"error": "MemoryError"}
+outcome["seconds"] = time.monotonic() - started
+outcome["peak_mb"] = tracemalloc.get_traced_memory()[1] // 2**20
+print(json.dumps(outcome))
+"""
+
+
+def parse_in_a_box(body: bytes, content_type: str = "") -> dict:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    child = subprocess.run(
+        [sys.executable, "-c", _PARSE_IN_A_BOX, content_type],
+        input=body,
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr.decode()[-2000:]
+    return json.loads(child.stdout)
+
+
+def billion_laughs(declaration: str = '<?xml version="1.0"?>', refs: int = 20_000) -> str:
+    """The classic nested entities, plus a 50 kB entity referenced ``refs`` times: the form
+    feedparser's lenient parser expands (151 kB of feed; gigabytes once expanded)."""
+    lols = ['<!ENTITY lol "lol">'] + [
+        f'<!ENTITY lol{i} "{("&lol%s;" % (i - 1 or "")) * 10}">' for i in range(1, 10)
+    ]
+    declarations = "\n".join([*lols, '<!ENTITY big "' + "A" * 50_000 + '">'])
+    return (
+        f"{declaration}\n<!DOCTYPE rss [\n{declarations}\n]>\n"
+        '<rss version="2.0"><channel><title>&lol9;</title><item><title>Laughs</title>'
+        "<link>https://news.example.org/a</link>"
+        f"<description>{'&big;' * refs}</description></item></channel></rss>"
+    )
+
+
+def test_a_billion_laughs_feed_is_refused_before_parsing():
+    outcome = parse_in_a_box(billion_laughs().encode())
+
+    assert outcome["error"] == "refused: DTD"
+    assert outcome["seconds"] < 1.0
+    assert outcome["peak_mb"] < 50
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        # Markup a byte scan would not see: the check reads the encoding feedparser reads.
+        (billion_laughs('<?xml version="1.0" encoding="utf-16"?>').encode("utf-16"), ""),
+        (billion_laughs().encode("utf-16"), "application/rss+xml; charset=utf-16"),
+        (
+            b'<?xml version="1.0" encoding="utf-7"?>'
+            + billion_laughs("").encode().replace(b"<!", b"+ADw-!"),
+            "",
+        ),
+        (billion_laughs().replace("<!ENTITY", "<!entity").encode(), "application/xml"),
+    ],
+    ids=["utf-16 declared", "utf-16 by header", "utf-7", "lower case"],
+)
+def test_a_dtd_in_any_encoding_is_refused(body, content_type):
+    assert parse_in_a_box(body, content_type)["error"] == "refused: DTD"
+
+
+def test_a_feed_with_a_dtd_is_refused_over_http_and_the_refusal_logged(caplog):
+    # Small enough to be harmless even if the refusal regressed.
+    body = billion_laughs(refs=3).replace("A" * 50_000, "A" * 10).encode()
+    caplog.set_level(logging.WARNING, logger="ars.feeds")
+    with FakeFeedServer(raw_body=body) as fake:
+        result = fetch_feed(f"{fake.url}/raw.xml")
+
+    assert result.error == "refused: DTD"
+    assert result.items == []
+    assert [r.reason for r in caplog.records if r.name == "ars.feeds"] == ["refused: DTD"]
+
+
+def test_an_external_doctype_and_entity_text_in_content_are_still_feeds(settings_env):
+    # RSS 0.91 feeds name Netscape's DTD (no internal subset: nothing declared, nothing fetched);
+    # an article about XML may quote a declaration inside CDATA.
+    body = (
+        b'<?xml version="1.0"?>\n'
+        b'<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN"'
+        b' "http://my.netscape.com/publish/formats/rss-0.91.dtd">\n'
+        b'<rss version="0.91"><channel><title>Old news</title><item><title>XML bombs</title>'
+        b"<link>https://news.example.org/xml</link><description><![CDATA[A feed may declare "
+        b'<!ENTITY lol "lol"> in its DTD.]]></description></item></channel></rss>'
+    )
+
+    items = feeds._parse(body, "https://news.example.org/", "application/rss+xml")
+
+    assert [item.title for item in items] == ["XML bombs"]
+    assert "<!ENTITY lol" in items[0].summary
+
+
+def test_no_feed_url_query_reaches_the_logs(server, capsys, monkeypatch):
+    # A news-search URL carries a subscriber's keywords; httpx logs every request's URL at
+    # INFO and httpcore more at DEBUG. The service's own log configuration, at DEBUG:
+    from common import logging as log
+
+    root = logging.getLogger()
+    handlers, root_level = root.handlers[:], root.level
+    levels = {name: logging.getLogger(name).level for name in ("httpx", "httpcore")}
+    monkeypatch.setattr(log, "_configured", False)
+    try:
+        log.configure("DEBUG")
+        fetch_feed(f"{server.url}/search?q=secret+keyword")
+        fetch_feed(f"{server.url}/error.xml?q=secret+keyword")
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(root_level)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+    logged = capsys.readouterr().out
+
+    assert "127.0.0.1 failed: HTTP 500" in logged  # the service's own line is there
+    assert "secret" not in logged
+    assert "keyword" not in logged
+
+
+def test_the_feed_client_quiets_httpx_even_before_logging_is_configured(
+    server, caplog, monkeypatch
+):
+    loggers = [logging.getLogger(name) for name in ("httpx", "httpcore")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.NOTSET)  # as in a new process
+    monkeypatch.setattr(feeds, "_client", None)  # so the client is built afresh
+    caplog.set_level(logging.DEBUG)
+    try:
+        fetch_feed(f"{server.url}/search?q=secret+keyword")
+    finally:
+        if feeds._client is not None:
+            feeds._client.close()
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+    assert "secret" not in json.dumps([r.__dict__ for r in caplog.records], default=str)

@@ -130,6 +130,26 @@ def test_default_limit_is_one_mebibyte(client):
     )
 
 
+def test_a_declared_length_over_the_limit_is_413_on_any_route_before_anything_else(client):
+    refresh_settings()
+    declared = {"CONTENT_LENGTH": str(300 * 1024 * 1024)}  # nothing sent
+    for method, path in [("GET", "/private"), ("GET", "/nowhere"), ("POST", "/echo")]:
+        response = client.open(path, method=method, environ_overrides=declared)
+        assert_problem(response, 413, "payload_too_large")  # not 401 (no key) nor 404
+
+
+def test_a_body_declared_as_something_other_than_json_gets_415(client):
+    for content_type in ["text/plain", "application/x-www-form-urlencoded", "application/xml"]:
+        response = client.post("/echo", data='{"name": "abc"}', content_type=content_type)
+        body = assert_problem(response, 415, "unsupported_media_type")
+        assert "application/json" in body["detail"]
+    # JSON with parameters, a +json type, or no declared type at all (decision 0015) is read.
+    for content_type in ["Application/JSON; charset=utf-8", "application/merge-patch+json", None]:
+        headers = {"Content-Type": content_type} if content_type else {}
+        response = client.post("/echo", data='{"name": "abc"}', headers=headers)
+        assert response.status_code == 201, (content_type, response.get_json())
+
+
 def test_unknown_path_is_404_and_wrong_method_is_405(client):
     assert_problem(client.get("/nowhere"), 404, "not_found")
     response = client.put("/echo", json={})

@@ -1,4 +1,8 @@
+import pytest
+
+from common.errors import InvalidRequest
 from common.http import Auth
+from common.idempotency import HEADER
 from common.openapi import build_openapi, error_statuses
 from functions.registry import all_routes
 
@@ -46,14 +50,28 @@ EXPECTED = {
     ("get", "/openapi.json"): {"200", "502"},
     ("get", "/v1/tracking/topics"): {"200", "401", "429", "502"},
     ("get", "/v1/tracking/subscriptions"): {"200", "400", "401", "429", "502"},
-    ("post", "/v1/tracking/subscriptions"): {"201", "400", "401", "409", "413", "429", "502"},
+    ("post", "/v1/tracking/subscriptions"): {
+        "201",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
     ("patch", "/v1/tracking/subscriptions/{id}"): {
         "200",
         "400",
         "401",
         "404",
+        "408",
         "409",
         "413",
+        "415",
+        "422",
         "429",
         "502",
     },
@@ -67,21 +85,103 @@ EXPECTED = {
         "502",
     },
     ("get", "/v1/portal/keys"): {"200", "401", "403", "429", "502"},
-    ("post", "/v1/portal/keys"): {"201", "400", "401", "403", "409", "413", "429", "502"},
+    ("post", "/v1/portal/keys"): {
+        "201",
+        "400",
+        "401",
+        "403",
+        "408",
+        "409",
+        "413",
+        "415",
+        "429",
+        "502",
+    },
     ("delete", "/v1/portal/keys/{id}"): {"200", "400", "401", "403", "404", "429", "502"},
-    ("post", "/webhooks/idp"): {"204", "400", "401", "413", "502"},
+    ("post", "/webhooks/idp"): {"204", "400", "401", "408", "413", "415", "502"},
     ("get", "/v1/usage"): {"200", "400", "401", "429", "502"},
-    ("post", "/v1/chat/message"): {"200", "400", "401", "413", "429", "502"},
-    ("post", "/v1/chat/intent"): {"200", "400", "401", "413", "429", "502"},
-    ("post", "/v1/chat/summarize"): {"200", "400", "401", "413", "429", "502"},
-    ("post", "/v1/chat/extract-memory"): {"200", "400", "401", "413", "429", "502"},
+    ("post", "/v1/chat/message"): {
+        "200",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
+    ("post", "/v1/chat/intent"): {
+        "200",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
+    ("post", "/v1/chat/summarize"): {
+        "200",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
+    ("post", "/v1/chat/extract-memory"): {
+        "200",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
     ("get", "/v1/chat/memory"): {"200", "401", "429", "502"},
     ("delete", "/v1/chat/memory"): {"200", "401", "429", "502"},
     ("get", "/v1/tasks/{taskId}"): {"200", "400", "401", "404", "429", "502"},
     ("get", "/v1/tracking/pause"): {"200", "400", "410", "502"},
     ("post", "/v1/tracking/pause"): {"200", "400", "404", "409", "410", "502"},
-    ("post", "/v1/legal/guidance"): {"202", "400", "401", "413", "429", "502"},
-    ("post", "/v1/research/topics"): {"200", "400", "401", "413", "429", "502"},
+    ("get", "/v1/tracking/confirm"): {"200", "400", "404", "502"},
+    ("post", "/v1/tracking/confirm"): {"200", "400", "404", "409", "410", "502"},
+    ("get", "/v1/tracking/unsubscribe"): {"200", "400", "404", "502"},
+    ("post", "/v1/tracking/unsubscribe"): {"200", "400", "404", "409", "502"},
+    ("post", "/webhooks/sendgrid"): {"204", "400", "401", "408", "413", "415", "502"},
+    ("post", "/v1/legal/guidance"): {
+        "202",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
+    ("post", "/v1/research/topics"): {
+        "200",
+        "400",
+        "401",
+        "408",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "502",
+    },
 }
 
 
@@ -100,3 +200,97 @@ def test_each_operation_documents_exactly_the_statuses_it_can_answer():
         for method, operation in item.items()
     }
     assert documented == EXPECTED
+
+
+def test_every_post_and_patch_with_an_api_key_takes_an_idempotency_key():
+    doc = build_openapi(all_routes(), version="1")
+    keyed = []
+    for path, item in doc["paths"].items():
+        for method, operation in item.items():
+            names = [p["name"] for p in operation.get("parameters", [])]
+            secured = operation["security"] == [{"bearerAuth": []}]
+            if secured and method in {"post", "patch"}:
+                (parameter,) = [p for p in operation["parameters"] if p["name"] == HEADER]
+                assert parameter["in"] == "header"
+                assert parameter["required"] is False
+                assert parameter["schema"]["maxLength"] == 255
+                success = operation["responses"][next(iter(operation["responses"]))]
+                assert "Idempotent-Replayed" in success["headers"]
+                keyed.append((method, path))
+            else:
+                assert HEADER not in names, (method, path)
+    assert ("post", "/v1/tracking/subscriptions") in keyed
+    assert ("patch", "/v1/tracking/subscriptions/{id}") in keyed
+    assert ("post", "/v1/chat/message") in keyed
+    assert ("post", "/v1/portal/keys") not in keyed  # the portal signs in with an ID token
+
+
+def test_the_documented_key_pattern_is_the_one_enforced():
+    import re
+
+    from common.idempotency import PATTERN, key_from
+
+    pattern = re.compile(PATTERN)
+    for value in ["a", "k" * 255, "order 17", "~!@#"]:
+        assert pattern.match(value)
+        assert key_from({HEADER: value}) == value
+    for value in ["", " a", "a ", "k" * 256, "caf\u00e9", "a\tb", "a\x00"]:
+        assert not pattern.match(value)
+        with pytest.raises(InvalidRequest) as raised:
+            key_from({HEADER: value})
+        assert raised.value.errors[0].field == HEADER
+    assert key_from({}) is None
+
+
+def test_the_request_fingerprint_covers_method_path_query_and_body():
+    from common.idempotency import document_id, fingerprint
+
+    base = fingerprint("POST", "/v1/x", b"", b"{}")
+    assert base == fingerprint("POST", "/v1/x", b"", b"{}")
+    others = [
+        fingerprint("PATCH", "/v1/x", b"", b"{}"),
+        fingerprint("POST", "/v1/y", b"", b"{}"),
+        fingerprint("POST", "/v1/x", b"a=1", b"{}"),
+        fingerprint("POST", "/v1/x", b"", b"{ }"),
+        fingerprint("POST", "/v1/x{}", b"", b""),  # no ambiguity between the parts
+    ]
+    assert len({base, *others}) == 6
+    assert document_id("alice", "k") != document_id("bob", "k")
+
+
+def test_every_text_field_of_a_callers_body_documents_the_refused_characters():
+    """The pipeline refuses control and bidi characters in callers' bodies; the published
+    schema must say so, or a client (and the fuzzer) would send what the schema allows."""
+    import re
+
+    doc = build_openapi(all_routes(), version="1")
+    defs = doc["components"]["schemas"]
+    checked: list[str] = []
+
+    def strings(schema, where):
+        if isinstance(schema, dict):
+            if "$ref" in schema and schema["$ref"].startswith("#/components/schemas/"):
+                name = schema["$ref"].rsplit("/", 1)[-1]
+                if name not in seen:
+                    seen.add(name)
+                    yield from strings(defs[name], name)
+            if schema.get("type") == "string" and not {"format", "enum", "const"} & set(schema):
+                yield where, schema
+            for key, value in schema.items():
+                yield from strings(value, f"{where}.{key}")
+        elif isinstance(schema, list):
+            for value in schema:
+                yield from strings(value, where)
+
+    for path, item in doc["paths"].items():
+        for method, operation in item.items():
+            if "requestBody" not in operation or not operation["security"]:
+                continue  # webhooks: providers' JSON, not callers' text
+            seen: set[str] = set()
+            for where, schema in strings(operation["requestBody"], f"{method} {path}"):
+                pattern = schema.get("pattern")
+                assert pattern, f"{where}: a text field without the documented rule"
+                for bad in ("a\x00b", "a\u202eb", "a\x1bb"):
+                    assert not re.search(pattern, bad), f"{where} allows {bad!r}"
+                checked.append(where)
+    assert len(checked) > 10

@@ -48,12 +48,12 @@ def test_a_route_with_an_unpriced_operation_is_refused_at_start():
 
 
 def test_headers_follow_the_ietf_draft():
-    admitted = Decision(limit=60, window_s=60, count=1, reset_s=42)
+    admitted = Decision(limit=60, window_s=60, admitted=True, remaining=59, wait_s=41.2)
     assert admitted.headers() == {
         "RateLimit-Policy": '"default";q=60;w=60',
         "RateLimit": '"default";r=59;t=42',
     }
-    refused = Decision(limit=10, window_s=60, count=11, reset_s=7)
+    refused = Decision(limit=10, window_s=60, admitted=False, remaining=0, wait_s=7)
     assert not refused.admitted
     assert refused.headers()["RateLimit"] == '"default";r=0;t=7'
     assert refused.headers()["Retry-After"] == "7"

@@ -98,3 +98,22 @@ def test_cursor_round_trip_and_garbage():
     for garbage in ["x", "!!!", "e30", "W10", "eyJ0IjoxfQ"]:
         with pytest.raises(InvalidRequest):
             _decode_cursor(garbage)
+
+
+@pytest.mark.parametrize(
+    "timestamp",
+    [
+        "0001-01-01T00:00:00+01:00",  # before year 1 in UTC: the query could not be built (500)
+        "9999-12-31T23:59:59-05:00",  # after year 9999 in UTC
+        "2026-01-01T00:00:00",  # no offset: never one this API issued
+    ],
+)
+def test_forged_cursor_timestamps_are_refused(timestamp):
+    import base64
+    import json
+
+    raw = json.dumps({"t": timestamp, "id": "0b0f6b1e-8a43-4d38-9c39-2b4b3a1d2e3f"})
+    cursor = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    with pytest.raises(InvalidRequest) as caught:
+        _decode_cursor(cursor)
+    assert [e.field for e in caught.value.errors] == ["cursor"]

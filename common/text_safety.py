@@ -1,0 +1,89 @@
+"""Characters no request text may carry.
+
+Whatever a caller stores can end up in an email, a log line or a page. Control characters
+(NUL and the rest of C0 except tab, line feed and carriage return; DEL; C1) and the Unicode bidi
+embedding, override and isolate controls (which can make text display as something other than
+what it is, "Trojan Source") are refused at input with a 400 naming the field, instead of being
+stripped somewhere downstream.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from common.errors import FieldError
+
+# The refused characters as a regex class body, written with escapes so that the same text is a
+# valid Python and ECMA-262 (JSON Schema) class.
+UNSAFE_CLASS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[{UNSAFE_CLASS}]")
+# What /openapi.json documents for request text: any text without them, and (for fields that
+# must not be blank, documented elsewhere as the pattern \S) with a non-space character.
+SAFE_TEXT_PATTERN = f"^[^{UNSAFE_CLASS}]*$"
+SAFE_NONBLANK_PATTERN = rf"^[^{UNSAFE_CLASS}]*[^\s{UNSAFE_CLASS}][^{UNSAFE_CLASS}]*$"
+_NAMES = {
+    "\x00": "NUL",
+    "\u202a": "LEFT-TO-RIGHT EMBEDDING",
+    "\u202b": "RIGHT-TO-LEFT EMBEDDING",
+    "\u202c": "POP DIRECTIONAL FORMATTING",
+    "\u202d": "LEFT-TO-RIGHT OVERRIDE",
+    "\u202e": "RIGHT-TO-LEFT OVERRIDE",
+    "\u2066": "LEFT-TO-RIGHT ISOLATE",
+    "\u2067": "RIGHT-TO-LEFT ISOLATE",
+    "\u2068": "FIRST STRONG ISOLATE",
+    "\u2069": "POP DIRECTIONAL ISOLATE",
+}
+MAX_ERRORS = 20
+
+
+def unsafe_text(data: Any, where: str = "body") -> list[FieldError]:
+    """One error per string (value or object key) in ``data`` holding a refused character."""
+    errors: list[FieldError] = []
+    _walk(data, [], errors)
+    return [FieldError(".".join(path) or where, message) for path, message in errors]
+
+
+def _walk(value: Any, path: list[str], errors: list[tuple[list[str], str]]) -> None:
+    if len(errors) >= MAX_ERRORS:
+        return
+    if isinstance(value, str):
+        if found := _UNSAFE.search(value):
+            errors.append((path, _message(found.group())))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if found := _UNSAFE.search(key):
+                errors.append((path, f"A field name contains {_describe(found.group())}."))
+            _walk(item, [*path, key], errors)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _walk(item, [*path, str(index)], errors)
+
+
+def _describe(char: str) -> str:
+    name = _NAMES.get(char, "a control character")
+    return f"{name} (U+{ord(char):04X})"
+
+
+def _message(char: str) -> str:
+    return f"Contains {_describe(char)}, which is not allowed in text."
+
+
+def document_rule(schema: Any) -> None:
+    """Add the rule to the JSON Schema of a request body, in place: every string without a
+    pattern, format or enum gets ``SAFE_TEXT_PATTERN``; the not-blank pattern ``\\S`` becomes
+    ``SAFE_NONBLANK_PATTERN``. (Patterns of identifiers and emails already exclude them.)"""
+    if isinstance(schema, list):
+        for item in schema:
+            document_rule(item)
+        return
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "string" and not {"format", "enum", "const"} & set(schema):
+        if "pattern" not in schema:
+            schema["pattern"] = SAFE_TEXT_PATTERN
+        elif schema["pattern"] == r"\S":
+            schema["pattern"] = SAFE_NONBLANK_PATTERN
+    for key, value in schema.items():
+        if key not in ("pattern", "description", "title", "examples", "default"):
+            document_rule(value)
