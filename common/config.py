@@ -180,8 +180,30 @@ class Settings(BaseSettings):
         "empty: /webhooks/sendgrid refuses every request.",
     )
 
+    embeddings_backend: Literal["offline", "vertex"] = Field(
+        "offline",
+        description="offline: all-MiniLM-L6-v2 in process (local runs, tests); vertex: Vertex AI.",
+    )
+    embeddings_model: str = Field("text-embedding-005", description="Vertex AI embedding model.")
+    embeddings_dimension: int = Field(
+        768, ge=1, le=3072, description="Vector size asked of Vertex AI (outputDimensionality)."
+    )
+    embeddings_location: str = Field("europe-west1", description="Vertex AI region.")
+    embeddings_base_url: str = Field(
+        "", description="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com)."
+    )
+    embeddings_auth: Literal["google", "none"] = Field(
+        "google", description="google: an ADC access token; none: no credentials (tests)."
+    )
+    embeddings_timeout_s: float = Field(10.0, gt=0, le=120, description="Per-attempt timeout.")
+    embeddings_deadline_s: float = Field(
+        20.0, gt=0, le=540, description="One embedding call, all attempts and waits included."
+    )
+
     feed_catalog_path: str = Field(
-        "data/feeds.json", description="Topic -> RSS/Atom feed URLs (JSON)."
+        "",
+        description="JSON file of feed URLs per topic replacing those of data/topics.toml "
+        "(make run: the local fixture feeds); empty: the catalog's own feeds.",
     )
     news_search_url: str = Field(
         "https://news.google.com/rss/search?q={query}&hl=en-US&gl=US&ceid=US:en",
@@ -195,7 +217,7 @@ class Settings(BaseSettings):
     local_feeds: bool = Field(
         True,
         description="make run serves the fixture feeds and points the catalog there "
-        "(0: the real feeds of FEED_CATALOG_PATH, network needed).",
+        "(0: the real feeds of the topic catalog, network needed).",
     )
     feed_port: int = Field(8683, description="Port of the local fixture feed server.")
 
@@ -275,6 +297,7 @@ class Settings(BaseSettings):
             "EMAIL_BACKEND=sendgrid and SENDGRID_API_KEY": self.email_backend != "sendgrid"
             or not self.sendgrid_api_key,
             "SENDGRID_WEBHOOK_PUBLIC_KEY": not self.sendgrid_webhook_public_key,
+            "EMBEDDINGS_BACKEND=vertex": self.embeddings_backend != "vertex",
             "PAUSE_LINK_SECRET": self.pause_link_secret == LOCAL_PAUSE_LINK_SECRET
             or len(self.pause_link_secret) < 32,
         }

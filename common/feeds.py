@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from common.config import get_settings
+from common.text import clip
 
 if TYPE_CHECKING:
     import httpx
@@ -422,7 +423,7 @@ def _item(entry: Any, feed_title: str, base_url: str) -> FeedItem | None:
     if not summary_html and entry.get("content"):
         summary_html = entry["content"][0].get("value", "")
     summary = _plain(summary_html, SUMMARY_MAX_CHARS)
-    title = _plain(entry.get("title", ""), TITLE_MAX_CHARS) or _clip(summary, TITLE_MAX_CHARS)
+    title = _plain(entry.get("title", ""), TITLE_MAX_CHARS) or clip(summary, TITLE_MAX_CHARS)
     if not title:
         return None  # nothing a reader could recognise
     key = (entry.get("id") or "").strip() or link or title
@@ -514,15 +515,5 @@ def _plain(markup: str, limit: int) -> str:
         extractor.feed(markup)
         extractor.close()
     except Exception:  # HTMLParser is lenient; this is belt and braces for hostile input
-        return _clip(_WHITESPACE.sub(" ", re.sub(r"<[^>]*>", " ", markup)).strip(), limit)
-    return _clip(_WHITESPACE.sub(" ", "".join(extractor.parts)).strip(), limit)
-
-
-def _clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters at a word boundary, with an ellipsis when cut."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:.-") + "…"
+        return clip(_WHITESPACE.sub(" ", re.sub(r"<[^>]*>", " ", markup)).strip(), limit)
+    return clip(_WHITESPACE.sub(" ", "".join(extractor.parts)).strip(), limit)

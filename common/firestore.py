@@ -33,6 +33,10 @@ PAUSE_TOKENS = "pause_tokens"  # used one-click pause links (TTL on expires_at)
 IDEMPOTENCY_KEYS = "idempotency_keys"  # Idempotency-Key records and answers (TTL on expires_at)
 CONSENTS = "recipient_consents"  # (consumer, third-party address) -> pending/confirmed/revoked
 SUPPRESSIONS = "email_suppressions"  # sha256(address) -> why no email may go there
+SEARCH_INDEXES = "search_indexes"  # searchable collection -> the embedding model of its vectors
+KNOWLEDGE = "knowledge_passages"  # chunks of the knowledge corpus, with their vectors
+# The searchable tables are collections named after themselves: campaigns, organizations,
+# public_figures, actions, content (functions/search/tables.py).
 
 T = TypeVar("T")
 

@@ -115,6 +115,9 @@ class Call:
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     headers: Mapping[str, str] = field(default_factory=dict)
     response_headers: dict[str, str] = field(default_factory=dict)  # set by the handler
+    # Every route of the whole API, not only this entry point's (see Api): for /openapi.json and
+    # the assistant's list of operations. The registry provides it; the groups never import it.
+    api_routes: Callable[[], Sequence[Route]] = field(default=lambda: ())
 
 
 @dataclass
@@ -140,8 +143,13 @@ class Html:
 class Api:
     """A WSGI-level dispatcher for a table of routes (one endpoint group, or all of them)."""
 
-    def __init__(self, routes: Sequence[Route]) -> None:
+    def __init__(
+        self, routes: Sequence[Route], api_routes: Callable[[], Sequence[Route]] | None = None
+    ) -> None:
+        """Serve ``routes``. ``api_routes`` gives every route of the whole API (an entry point
+        serves a part of it), handed to handlers as ``Call.api_routes``; by default, ``routes``."""
         self.routes = list(routes)
+        self._api_routes = api_routes or (lambda: self.routes)
         self._compiled = [(route, route.pattern()) for route in self.routes]
         settings = get_settings()
         log.configure(settings.log_level)
@@ -251,6 +259,7 @@ class Api:
             else None,
             correlation_id=correlation_id,
             headers=request.headers,
+            api_routes=self._api_routes,
         )
         if key := _idempotency_key(route, request):
             return _once(route, call, extra_headers, key, request, raw)

@@ -470,7 +470,7 @@ def _build_provider() -> OpenAICompatibleProvider:
     if not (settings.llm_base_url and settings.llm_model):
         logger.error("LLM_BACKEND=openai needs LLM_BASE_URL and LLM_MODEL")
         raise ProviderError("The language model provider is not configured.")
-    auth = _google_token_source() if settings.llm_auth == "google" else _key(settings.llm_api_key)
+    auth = google_token_source() if settings.llm_auth == "google" else _key(settings.llm_api_key)
     return OpenAICompatibleProvider(
         settings.llm_base_url,
         settings.llm_model,
@@ -485,7 +485,7 @@ def _key(api_key: str) -> Callable[[], str | None]:
     return lambda: api_key or None
 
 
-def _google_token_source() -> Callable[[], str | None]:
+def google_token_source() -> Callable[[], str | None]:
     """Access tokens of Application Default Credentials. The credentials are looked up on the
     first request (not at start-up: on Google Cloud that asks the metadata server)."""
     lock = threading.Lock()

@@ -9,8 +9,10 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from common import idempotency
+from common.config import get_settings
 from common.http import CORRELATION_HEADER, PROBLEM_JSON, Auth, Route
 
+_SCHEMAS = "#/components/schemas/"
 _STATUS_TEXT = {
     200: "OK",
     201: "Created",
@@ -24,13 +26,27 @@ _STATUS_TEXT = {
     409: "A limit was reached (limit_exceeded), a concurrent change (conflict): retry, or a "
     "request with the same Idempotency-Key is still running (idempotency_key_in_use): retry.",
     410: "The link was already used or has expired.",
-    413: "The request body is larger than 1 MiB.",
     415: "The body is not declared as JSON (unsupported_media_type): send "
     "Content-Type: application/json.",
     422: "The Idempotency-Key was used with another request (idempotency_key_reused).",
     429: "Rate limit exceeded.",
     502: "A backend (database, provider) is unreachable, timed out or failed.",
 }
+
+
+def _status_text(status: int) -> str:
+    if status == 413:  # the limit is a setting (MAX_BODY_BYTES)
+        return f"The request body is larger than {_size(get_settings().max_body_bytes)}."
+    return _STATUS_TEXT[status]
+
+
+def _size(size: int) -> str:
+    """1048576 -> '1 MiB', 65536 -> '64 KiB', 1000 -> '1000 bytes'."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} bytes"
+
 
 _FIELD_ERROR = {
     "type": "object",
@@ -111,17 +127,21 @@ IDEMPOTENCY_PARAMETER: dict[str, Any] = {
 def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
     # Internal operations (scheduler, task queue) are not part of the public contract.
     routes = [route for route in routes if not route.auth.internal]
+    # One schema generation for every model, parameters' included: the definitions their
+    # fields refer to (enums, nested models) land in components, under names that never clash.
     models: list[tuple[type[BaseModel], Any]] = []
     for route in routes:
-        models += [(m, "validation") for m in (route.body,) if m]
+        models += [(m, "validation") for m in (route.body, route.query, route.path_params) if m]
         models += [(m, "serialization") for m in (route.response,) if m]
-    refs, definitions = models_json_schema(
-        models, ref_template="#/components/schemas/{model}", by_alias=True
-    )
-    _document_text_rule(routes, refs, definitions.get("$defs", {}))
+    refs, definitions = models_json_schema(models, ref_template=_SCHEMAS + "{model}", by_alias=True)
+    defs = definitions.get("$defs", {})
+    _document_text_rule(routes, refs, defs)
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
-        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, refs)
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, refs, defs)
+    # A parameter model is spread into parameters: its own schema is published only if
+    # something refers to it.
+    schemas = {name: defs[name] for name in _referenced(paths, defs)}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -133,7 +153,7 @@ def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": {**definitions.get("$defs", {}), "Problem": PROBLEM_SCHEMA},
+            "schemas": {**schemas, "Problem": PROBLEM_SCHEMA},
             "securitySchemes": {
                 "bearerAuth": {
                     "type": "http",
@@ -164,29 +184,40 @@ def _document_text_rule(
     refuses them, common.text_safety): their text fields say so with a pattern."""
     from common.text_safety import document_rule
 
-    names: set[str] = set()
-
-    def reach(schema: Any) -> None:
-        if isinstance(schema, dict):
-            ref = schema.get("$ref", "")
-            name = ref.rsplit("/", 1)[-1]
-            if ref.startswith("#/components/schemas/") and name in defs and name not in names:
-                names.add(name)
-                reach(defs[name])
-            for value in schema.values():
-                reach(value)
-        elif isinstance(schema, list):
-            for value in schema:
-                reach(value)
-
-    for route in routes:
-        if route.body and route.auth in (Auth.API_KEY, Auth.ID_TOKEN):
-            reach(refs[(route.body, "validation")])
-    for name in names:
+    bodies = [
+        refs[(route.body, "validation")]
+        for route in routes
+        if route.body and route.auth in (Auth.API_KEY, Auth.ID_TOKEN)
+    ]
+    for name in _referenced(bodies, defs):
         document_rule(defs[name])
 
 
-def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+def _referenced(node: Any, defs: dict[str, Any]) -> list[str]:
+    """The names of the definitions ``node`` refers to, directly or through other definitions,
+    in the order of ``defs``."""
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            name = _schema_name(item.get("$ref"))
+            if name in defs and name not in found:
+                found.add(name)
+                pending.append(defs[name])
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return [name for name in defs if name in found]
+
+
+def _schema_name(ref: Any) -> str | None:
+    return ref.removeprefix(_SCHEMAS) if isinstance(ref, str) and ref.startswith(_SCHEMAS) else None
+
+
+def _operation(
+    route: Route, refs: dict[Any, dict[str, Any]], defs: dict[str, Any]
+) -> dict[str, Any]:
     correlation = {CORRELATION_HEADER: {"$ref": "#/components/headers/CorrelationId"}}
     operation: dict[str, Any] = {
         "operationId": route.operation_id,
@@ -196,7 +227,10 @@ def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
     }
     if route.description:
         operation["description"] = route.description
-    parameters = _parameters(route.path_params, "path") + _parameters(route.query, "query")
+    parameters = [
+        *_parameters(route.path_params, "path", refs, defs),
+        *_parameters(route.query, "query", refs, defs),
+    ]
     if _idempotent(route):
         parameters.append(IDEMPOTENCY_PARAMETER)
     if parameters:
@@ -206,7 +240,7 @@ def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
             "required": True,
             "content": {"application/json": {"schema": refs[(route.body, "validation")]}},
         }
-    success: dict[str, Any] = {"description": _STATUS_TEXT[route.status], "headers": correlation}
+    success: dict[str, Any] = {"description": _status_text(route.status), "headers": correlation}
     if _idempotent(route):
         success["headers"] = {**correlation, idempotency.REPLAYED_HEADER: _REPLAYED}
     if route.response:
@@ -215,7 +249,7 @@ def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
     responses = {str(route.status): success}
     for status in error_statuses(route):
         responses[str(status)] = {
-            "description": _STATUS_TEXT[status],
+            "description": _status_text(status),
             "headers": correlation,
             "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
@@ -223,10 +257,16 @@ def _operation(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
     return operation
 
 
-def _parameters(model: type[BaseModel] | None, where: str) -> list[dict[str, Any]]:
+def _parameters(
+    model: type[BaseModel] | None,
+    where: str,
+    refs: dict[Any, dict[str, Any]],
+    defs: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """One parameter per field of ``model``; their schemas refer to ``defs`` (components)."""
     if model is None:
         return []
-    schema = model.model_json_schema(by_alias=True)
+    schema = defs[refs[(model, "validation")]["$ref"].removeprefix(_SCHEMAS)]
     required = set(schema.get("required", []))
     return [
         {

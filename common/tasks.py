@@ -16,7 +16,9 @@ shared secret instead. Cloud Tasks retries any non-2xx answer with backoff (queu
 ``TASKS_BACKEND=inline`` runs tasks on one daemon thread of this process, from a queue bounded
 by ``INLINE_QUEUE_SIZE`` (a full queue refuses the task, so the dispatcher retries it on the
 next tick), running a failed task up to ``TASK_MAX_ATTEMPTS`` times with backoff, like Cloud
-Tasks.
+Tasks. What runs a task is the task worker, which lives above this module (it knows the jobs):
+the entry point that serves requests (``registry.app``) or runs the dispatcher (the admin CLI)
+hands it over with ``set_runner`` (decision 0019).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -71,6 +72,8 @@ def enqueue_many(tasks: Sequence[Task]) -> list[Enqueued]:
         return [inline_queue().put(task) for task in tasks]
     if len(tasks) == 1:
         return [_create_cloud_task(tasks[0])]
+    from concurrent.futures import ThreadPoolExecutor  # here: only a batch to Cloud Tasks uses it
+
     with ThreadPoolExecutor(max_workers=min(ENQUEUE_THREADS, len(tasks))) as pool:
         return list(pool.map(_create_cloud_task, tasks))
 
@@ -228,6 +231,13 @@ class InlineQueue:
 
 _inline_lock = threading.Lock()
 _inline: InlineQueue | None = None
+_runner: Runner | None = None
+
+
+def set_runner(runner: Runner) -> None:
+    """Name what runs a task of the inline queue (the task worker's ``execute``)."""
+    global _runner
+    _runner = runner
 
 
 def inline_queue() -> InlineQueue:
@@ -235,11 +245,14 @@ def inline_queue() -> InlineQueue:
     if _inline is None:
         with _inline_lock:
             if _inline is None:
-                from functions.tasks.worker import execute
-
+                if _runner is None:
+                    raise RuntimeError(
+                        "The inline task queue has no runner: the entry point must call "
+                        "common.tasks.set_runner first."
+                    )
                 settings = get_settings()
                 _inline = InlineQueue(
-                    execute, settings.inline_queue_size, settings.task_max_attempts
+                    _runner, settings.inline_queue_size, settings.task_max_attempts
                 )
     return _inline
 

@@ -35,7 +35,6 @@ from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEMS_PATH = Path(__file__).resolve().parent / "feeds" / "items.json"
-CATALOG_PATH = ROOT / "data" / "feeds.json"
 
 
 def load_items(path: Path = ITEMS_PATH) -> list[dict[str, Any]]:
@@ -274,14 +273,13 @@ def atom(title: str, self_url: str, items: list[dict[str, Any]]) -> bytes:
 
 
 def write_catalog(base_url: str, path: Path) -> Path:
-    """A catalog with data/feeds.json's topics and terms, every feed pointing at this server."""
-    topics = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))["topics"]
+    """A FEED_CATALOG_PATH file giving every topic of the catalog (data/topics.toml) one feed:
+    this server's ``/feeds/<topic>.xml``."""
+    from common import topics
+
     base = base_url.rstrip("/")
     document = {
-        "topics": {
-            topic: {"terms": entry["terms"], "feeds": [f"{base}/feeds/{topic}.xml"]}
-            for topic, entry in topics.items()
-        }
+        "topics": {topic: {"feeds": [f"{base}/feeds/{topic}.xml"]} for topic in topics.ids()}
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

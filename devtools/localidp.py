@@ -1,5 +1,5 @@
 """A local stand-in for the identity provider: an RSA signing key, its JWKS, ID tokens and
-signed webhooks. Used by `make run` (serves the JWKS), the admin CLI's dev commands and tests.
+signed webhooks. Used by `make run` (serves the JWKS), `python -m devtools.idp` and tests.
 Never deployed."""
 
 from __future__ import annotations

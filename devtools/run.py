@@ -66,7 +66,7 @@ def main() -> int:
         if settings.local_feeds:
             feeds = _serve_fixture_feeds(settings.feed_port, env)
         seeded = subprocess.run(
-            [sys.executable, "-m", "common.admin", "seed-demo"],
+            [sys.executable, "-m", "admin", "seed-demo"],
             env=env,
             cwd=ROOT,
             capture_output=True,
@@ -76,6 +76,23 @@ def main() -> int:
         if seeded.returncode != 0:
             print(seeded.stderr, file=sys.stderr)
             return 1
+        print(
+            "Loading the sample search data and knowledge corpus (the first run embeds about "
+            "500 texts: a minute or so; later runs skip what is unchanged) ...",
+            flush=True,
+        )
+        loaded = subprocess.run(
+            [sys.executable, "-m", "devtools.sample_data"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if loaded.returncode != 0:
+            print(loaded.stderr, file=sys.stderr)
+            return 1
+        print(f"Sample data: {loaded.stdout.strip()}", flush=True)
         server_log = (LOCAL / "server.log").open("wb")  # a new log each run
         server = subprocess.Popen(
             [

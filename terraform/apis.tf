@@ -1,5 +1,6 @@
 locals {
   services = toset([
+    "aiplatform.googleapis.com", # Vertex AI text embeddings
     "apigateway.googleapis.com",
     "artifactregistry.googleapis.com",
     "cloudbuild.googleapis.com",

@@ -105,3 +105,72 @@ resource "google_firestore_field" "ttl" {
   # recommended for TTL fields (nothing queries on it; avoids write hotspots).
   index_config {}
 }
+
+# ---------------------------------------------------------------------------
+# Search and knowledge (functions/search, functions/knowledge, common/retrieval.py)
+# ---------------------------------------------------------------------------
+
+locals {
+  # Every searchable collection: the five tables and the knowledge corpus's passages.
+  searchable = toset(["campaigns", "organizations", "public_figures", "actions", "content", "knowledge_passages"])
+}
+
+# Semantic search: nearest vectors among those of the deployment's embedding model
+# (find_nearest pre-filtered on embedding_model == EMBEDDINGS_BACKEND's model id).
+resource "google_firestore_index" "vectors_by_model" {
+  for_each = local.searchable
+
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = each.key
+
+  fields {
+    field_path = "embedding_model"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "embedding"
+    vector_config {
+      dimension = var.embeddings_dimension
+      flat {}
+    }
+  }
+}
+
+# Knowledge search with tags: pre-filtered on the tags too (array_contains_any).
+resource "google_firestore_index" "knowledge_vectors_by_tags" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "knowledge_passages"
+
+  fields {
+    field_path = "embedding_model"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path   = "tags"
+    array_config = "CONTAINS"
+  }
+
+  fields {
+    field_path = "embedding"
+    vector_config {
+      dimension = var.embeddings_dimension
+      flat {}
+    }
+  }
+}
+
+# The vectors themselves need no single-field index (vector search uses the indexes above).
+resource "google_firestore_field" "no_index_on_vectors" {
+  for_each = local.searchable
+
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = each.key
+  field      = "embedding"
+
+  index_config {}
+}

@@ -25,7 +25,7 @@ locals {
   # list and main.py in step). The others are planned; each joins when its issue lands.
   implemented = [
     "health", "api", "chat", "tracking", "usage", "webhooks", "portal",
-    "legal", "research", "tracking_dispatch", "task_worker",
+    "legal", "research", "search", "knowledge", "tracking_dispatch", "task_worker",
   ]
 
   # `api` serves every route from one function; only deployed on request.
@@ -75,6 +75,11 @@ locals {
     OIDC_JWKS_URL = var.oidc_jwks_url
 
     PUBLIC_BASE_URL = var.public_base_url
+
+    EMBEDDINGS_BACKEND   = "vertex"
+    EMBEDDINGS_MODEL     = var.embeddings_model
+    EMBEDDINGS_DIMENSION = tostring(var.embeddings_dimension)
+    EMBEDDINGS_LOCATION  = var.embeddings_location
   }
 }
 

@@ -47,6 +47,7 @@ resource "google_project_iam_member" "runtime" {
   for_each = toset([
     "roles/datastore.user",      # Firestore read/write
     "roles/cloudtasks.enqueuer", # create tasks on the queue
+    "roles/aiplatform.user",     # Vertex AI text embeddings (search, knowledge)
   ])
 
   project = var.project_id

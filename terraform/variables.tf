@@ -211,3 +211,25 @@ variable "labels" {
   type        = map(string)
   default     = {}
 }
+
+# ---------------------------------------------------------------------------
+# Embeddings (search and knowledge)
+# ---------------------------------------------------------------------------
+
+variable "embeddings_model" {
+  description = "EMBEDDINGS_MODEL: Vertex AI text embedding model."
+  type        = string
+  default     = "text-embedding-005"
+}
+
+variable "embeddings_dimension" {
+  description = "EMBEDDINGS_DIMENSION: vector size asked of the model; also the dimension of the Firestore vector indexes (changing it needs `python -m admin reindex`)."
+  type        = number
+  default     = 768
+}
+
+variable "embeddings_location" {
+  description = "EMBEDDINGS_LOCATION: Vertex AI region of the embedding model."
+  type        = string
+  default     = "europe-west1"
+}

@@ -1,78 +1,15 @@
 """Rule-based entity extraction for ``extractedInfo`` (DESIGN.md §3). Keys appear only when
-found; values are short strings taken from the message (or normalised enumerations)."""
+found; values are short strings taken from the message (or normalised enumerations). The words
+it looks for (roles, jurisdictions, content types, platforms...) are data:
+data/offline/entities.toml (common.offline.lexicon)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from functions.tracking.topics import TOPICS
-
-# Words that point at a topic of the catalog (the slug's own words count too).
-TOPIC_WORDS: dict[str, tuple[str, ...]] = {
-    "factory-farming": ("factory farm", "intensive farming", "cafo", "broiler", "sow stall",
-                        "gestation crate", "battery cage"),
-    "legislation": ("bill", "legislation", "law", "regulation", "ballot", "statute", "vote"),
-    "wildlife": ("wildlife", "wild animal", "habitat", "poaching"),
-    "cage-free": ("cage-free", "cage free", "cage-free eggs", "egg pledge"),
-    "ag-gag": ("ag-gag", "ag gag"),
-    "animal-testing": ("animal testing", "animal test", "vivisection", "lab animals",
-                       "tested on animals", "cosmetics testing"),
-    "fur": ("fur", "mink"),
-    "aquaculture": ("aquaculture", "fish farm", "salmon farm", "shrimp farm"),
-    "fishing": ("fishing", "bycatch", "trawling", "fisheries"),
-    "live-export": ("live export", "live transport", "live animal export"),
-    "slaughter": ("slaughter", "abattoir", "stunning"),
-    "dairy": ("dairy", "milk", "calves"),
-    "plant-based": ("plant-based", "plant based", "vegan", "meat alternative"),
-    "cultivated-meat": ("cultivated meat", "cultured meat", "lab-grown meat", "cell-based"),
-    "companion-animals": ("companion animal", "pet", "dogs", "cats", "shelter", "puppy mill"),
-    "marine-mammals": ("marine mammal", "whale", "dolphin", "seal", "orca"),
-    "zoos-aquariums": ("zoo", "aquarium", "captivity"),
-    "wildlife-trade": ("wildlife trade", "wildlife trafficking", "ivory", "exotic pet"),
-    "zoonotic-disease": ("zoonotic", "bird flu", "avian influenza", "pandemic", "zoonoses"),
-    "corporate-campaigns": ("corporate campaign", "corporate pledge", "commitment tracker"),
-}  # fmt: skip
-
-CONTENT_TYPES = {
-    "thread": "thread", "tweet": "social_post", "post": "social_post", "caption": "caption",
-    "press release": "press_release", "newsletter": "newsletter", "email": "email",
-    "petition": "petition", "op-ed": "op_ed", "blog": "blog_post", "article": "article",
-    "flyer": "flyer", "leaflet": "flyer", "script": "video_script",
-    "talking points": "talking_points", "letter": "letter", "slogan": "slogan",
-}  # fmt: skip
-PLATFORMS = {
-    "twitter": "twitter", "tweet": "twitter", " x ": "twitter", "instagram": "instagram",
-    "facebook": "facebook", "linkedin": "linkedin", "tiktok": "tiktok", "youtube": "youtube",
-    "threads": "threads", "bluesky": "bluesky", "email": "email", "newsletter": "email",
-}  # fmt: skip
-ROLES = ("ceo", "chief executive", "founder", "chair", "chairman", "chairwoman", "president",
-         "director", "senator", "representative", "congressman", "congresswoman", "mp",
-         "minister", "secretary", "commissioner", "governor", "mayor", "spokesperson",
-         "head of sustainability", "cfo", "coo", "councillor", "lobbyist", "professor")  # fmt: skip
-ACTIVITIES = ("protest", "demonstration", "leafleting", "leaflet", "picket", "vigil", "march",
-              "open rescue", "undercover investigation", "filming", "drone", "boycott",
-              "foia", "freedom of information", "petition", "civil disobedience", "sit-in",
-              "banner", "trespass", "whistleblow")  # fmt: skip
-JURISDICTIONS = ("Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado",
-                 "Connecticut", "Delaware", "Florida", "Georgia", "Hawaii", "Idaho", "Illinois",
-                 "Indiana", "Iowa", "Kansas", "Kentucky", "Louisiana", "Maine", "Maryland",
-                 "Massachusetts", "Michigan", "Minnesota", "Mississippi", "Missouri", "Montana",
-                 "Nebraska", "Nevada", "New Hampshire", "New Jersey", "New Mexico", "New York",
-                 "North Carolina", "North Dakota", "Ohio", "Oklahoma", "Oregon", "Pennsylvania",
-                 "Rhode Island", "South Carolina", "South Dakota", "Tennessee", "Texas", "Utah",
-                 "Vermont", "Virginia", "Washington", "West Virginia", "Wisconsin", "Wyoming",
-                 "UK", "United Kingdom", "England", "Scotland", "Wales", "Ireland", "EU",
-                 "European Union", "Germany", "France", "Spain", "Italy", "Netherlands",
-                 "Canada", "Australia", "New Zealand", "India", "Brazil", "Mexico", "US",
-                 "United States", "Ontario", "Quebec", "British Columbia", "Queensland",
-                 "New South Wales", "Victoria")  # fmt: skip
-FREQUENCIES = (
-    ("realtime", ("real-time", "realtime", "real time", "as soon as", "immediately",
-                  "instantly", "right away", "breaking")),
-    ("weekly", ("weekly", "every week", "each week", "once a week")),
-    ("daily", ("daily", "every day", "each day", "every morning", "every evening")),
-)  # fmt: skip
+from common.offline import lexicon
+from common.topics import catalog as topic_catalog
 
 _ORG_SUFFIX = (
     r"(?:Inc|Ltd|LLC|Corp|Co|Group|Foods?|Farms?|Poultry|Dairy|Brands|Holdings|"
@@ -80,14 +17,6 @@ _ORG_SUFFIX = (
 )
 _CAP = r"[A-Z][\w&'.-]*"
 _NAME = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,3}}"
-_STOP_CAPS = {"I", "I'm", "Can", "Could", "Please", "What", "Who", "How", "Help", "Write",
-              "Draft", "Make", "Create", "Tell", "Find", "Look", "Give", "Research", "Dig",
-              "Investigate", "Keep", "Track", "Monitor", "Send", "Is", "Are", "Do", "Does",
-              "The", "A", "An", "Hi", "Hey", "Hello", "Thanks", "We", "Our", "My", "Let",
-              "Need", "Want", "Any", "Compile", "Pull", "Put", "Show", "Check", "Notify",
-              "Alert", "Follow", "Update", "Watch", "Senator", "CEO", "Profile", "Background",
-              "Bio", "Summarize", "Summarise", "Brief", "Get", "Run", "Who's", "About"}  # fmt: skip
-_STOP_CAPS |= set(JURISDICTIONS)
 
 
 # The extractedInfo keys of each intent (DESIGN.md §3).
@@ -102,17 +31,22 @@ INTENT_KEYS: dict[str, tuple[str, ...]] = {
 
 
 def topics_in(text: str) -> list[str]:
+    """The catalog's topics the text mentions (data/topics.toml: ``mentions``, and the words of
+    the topic's id), in catalog order."""
     lowered = f" {text.lower()} "
-    found = []
-    for slug, words in TOPIC_WORDS.items():
-        if any(re.search(rf"\b{re.escape(w)}", lowered) for w in (slug.replace("-", " "), *words)):
-            found.append(slug)
-    return [slug for slug in found if slug in TOPICS]
+    return [
+        slug
+        for slug, topic in topic_catalog().items()
+        if any(
+            re.search(rf"\b{re.escape(w)}", lowered)
+            for w in (slug.replace("-", " "), *topic.mentions)
+        )
+    ]
 
 
 def frequency_in(text: str) -> str | None:
     lowered = text.lower()
-    for value, words in FREQUENCIES:
+    for value, words in lexicon.entities().frequencies.items():
         if any(word in lowered for word in words):
             return value
     return None
@@ -132,21 +66,22 @@ def company_in(text: str) -> str | None:
     cue = re.search(rf"\b(?:{cues})\s+({_NAME})", text)
     if cue:
         name = _trim_leading_stopwords(cue.group(1))
-        if name and name.split()[0] not in _STOP_CAPS:
+        if name and name.split()[0] not in lexicon.not_names():
             return name
     return None
 
 
 def _trim_leading_stopwords(name: str) -> str:
-    words = name.split()
-    while words and words[0] in _STOP_CAPS:
+    words, stop = name.split(), lexicon.not_names()
+    while words and words[0] in stop:
         words.pop(0)
     return " ".join(words)
 
 
 def person_in(text: str) -> tuple[str | None, str | None]:
     """(personName, role) of a message about a person's public role."""
-    role = next((r for r in ROLES if re.search(rf"\b{re.escape(r)}\b", text.lower())), None)
+    roles = lexicon.entities().roles
+    role = next((r for r in roles if re.search(rf"\b{re.escape(r)}\b", text.lower())), None)
     titled = re.search(r"\b(?:Senator|Sen\.|Rep\.|Representative|Minister|Mayor|Governor|"
                        r"Commissioner|Dr\.|Professor|MP|CEO|Director)\s+([A-Z][a-z'-]+"
                        r"(?:\s+[A-Z][a-z'-]+){1,2})", text)  # fmt: skip
@@ -163,9 +98,10 @@ def person_in(text: str) -> tuple[str | None, str | None]:
 def extract(intent: str, text: str) -> dict[str, Any]:
     info: dict[str, Any] = {}
     lowered = text.lower()
+    words = lexicon.entities()
     if intent == "CREATE_CONTENT":
-        info["contentType"] = _first(CONTENT_TYPES, text)
-        info["platform"] = _first(PLATFORMS, text)
+        info["contentType"] = _first(words.content_types, text)
+        info["platform"] = _first(words.platforms, text)
         about = re.search(r"\babout\s+(.{3,80}?)(?:[.?!]|$)", text, flags=re.IGNORECASE)
         topics = topics_in(text)
         info["topic"] = about.group(1).strip() if about else (topics[0] if topics else None)
@@ -185,9 +121,9 @@ def extract(intent: str, text: str) -> dict[str, Any]:
                 info["companyName"] = name
                 break
     elif intent == "LEGAL_HELP":
-        info["activity"] = next((a for a in ACTIVITIES if a in lowered), None)
+        info["activity"] = next((a for a in words.legal_activities if a in lowered), None)
         info["jurisdiction"] = next(
-            (j for j in JURISDICTIONS if re.search(rf"\b{re.escape(j)}\b", text)), None
+            (j for j in words.jurisdictions if re.search(rf"\b{re.escape(j)}\b", text)), None
         )
     elif intent == "TRACK_ISSUES":
         info["topics"] = topics_in(text) or None

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from common.offline.entities import _ORG_SUFFIX, topics_in
-from functions.tracking.topics import TOPICS
+from common.topics import is_topic
 
 _ORG = re.compile(
     r"\b(?:I (?:work|volunteer|campaign) (?:at|for|with)|I(?:'m| am) (?:with|from|at)|"
@@ -115,7 +115,7 @@ def normalize(memory: dict[str, Any]) -> dict[str, Any]:
 
     organization = memory.get("organization")
     role = memory.get("role")
-    topics = [t for t in strings("researchTopics") if t in TOPICS]
+    topics = [t for t in strings("researchTopics") if is_topic(t)]
     companies = [c for value in strings("researchTopics") for c in companies_in(value)
                  if organization_like(c)]  # fmt: skip
     preferences = [p for value in strings("preferences")
@@ -128,7 +128,7 @@ def normalize(memory: dict[str, Any]) -> dict[str, Any]:
         if isinstance(role, str) and role_like(role.strip().lower()) else None,
         "causeAreas": list(dict.fromkeys(
             slug for value in strings("causeAreas")
-            for slug in ([value] if value in TOPICS else topics_in(value))))[:20],
+            for slug in ([value] if is_topic(value) else topics_in(value))))[:20],
         "researchTopics": list(dict.fromkeys(topics + companies))[:20],
         "preferences": list(dict.fromkeys(preferences))[:20],
     }  # fmt: skip

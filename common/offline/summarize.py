@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from common.text import clip
+
 MAX_CHARS = 800
+LINE_MAX_CHARS = 200
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _DECISION = re.compile(
     r"\b(decid\w*|agree\w*|let's|we will|we'll|i will|i'll|plan\w*|go with|final\w*|"
@@ -18,26 +21,22 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def summarize(messages: Sequence[dict[str, str]]) -> str:
     """A few labelled lines, at most MAX_CHARS characters."""
     user = [m["content"] for m in messages if m["role"] == "user"]
     assistant = [m["content"] for m in messages if m["role"] == "assistant"]
     lines: list[str] = []
     if user:
-        lines.append(f"The user asked: {_clip(sentences(user[0])[0])}")
+        lines.append(f"The user asked: {clip(sentences(user[0])[0], LINE_MAX_CHARS)}")
     followups = [s for text in user[1:] for s in sentences(text) if s.endswith("?")]
     if followups:
-        lines.append(f"Then asked: {_clip(followups[0])}")
+        lines.append(f"Then asked: {clip(followups[0], LINE_MAX_CHARS)}")
     decisions = [s for text in user + assistant for s in sentences(text) if _DECISION.search(s)]
     for decision in decisions[:3]:
-        lines.append(f"Decided: {_clip(decision)}")
+        lines.append(f"Decided: {clip(decision, LINE_MAX_CHARS)}")
     if assistant:
-        lines.append(f"Last answer: {_clip(sentences(assistant[-1])[0])}")
+        lines.append(f"Last answer: {clip(sentences(assistant[-1])[0], LINE_MAX_CHARS)}")
     if messages and messages[-1]["role"] == "user" and messages[-1]["content"].strip():
-        lines.append(f"Open: {_clip(sentences(messages[-1]['content'])[-1])}")
+        lines.append(f"Open: {clip(sentences(messages[-1]['content'])[-1], LINE_MAX_CHARS)}")
     summary = "\n".join(dict.fromkeys(lines))
-    return summary if len(summary) <= MAX_CHARS else summary[: MAX_CHARS - 1] + "…"
+    return clip(summary, MAX_CHARS)

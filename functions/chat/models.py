@@ -6,13 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.models import Input
+
 Intent = Literal["CREATE_CONTENT", "INVESTIGATE_COMPANY", "RESEARCH_INDIVIDUAL", "LEGAL_HELP",
                  "TRACK_ISSUES", "GENERAL_CHAT"]  # fmt: skip
 MAX_HISTORY = 50
-
-
-class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class ChatMessage(Input):

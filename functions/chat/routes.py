@@ -6,8 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
-from collections.abc import Iterator
-from functools import cache
+from collections.abc import Iterator, Sequence
 
 from common.http import Call, Route, Streamed
 from functions.chat import service
@@ -28,11 +27,9 @@ from functions.chat.models import (
 ENGINE_HEADER = "X-Chat-Engine"
 
 
-@cache
-def available_operations() -> frozenset[str]:
-    from functions.registry import all_routes
-
-    return frozenset(f"{route.method} {route.path}" for route in all_routes())
+def available_operations(routes: Sequence[Route]) -> frozenset[str]:
+    """The "METHOD /path" of every operation of the API (``Call.api_routes``)."""
+    return frozenset(f"{route.method} {route.path}" for route in routes)
 
 
 def _turns(messages) -> list[dict[str, str]]:
@@ -42,7 +39,7 @@ def _turns(messages) -> list[dict[str, str]]:
 def message(call: Call) -> MessageResponse | Streamed:
     body: MessageRequest = call.body
     args = (call.principal.consumer_id, body.message, _turns(body.history),
-            available_operations())  # fmt: skip
+            available_operations(call.api_routes()))  # fmt: skip
     if "text/event-stream" in call.headers.get("Accept", ""):
         pieces, intent, engine = service.respond_stream(*args)
         pieces = iter(pieces)

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-TASK_TYPE = "legal.guidance"
-ESTIMATED_TIME = "1-2 minutes"
+from common.models import Input
+
 MAX_TEXT = 2000
 MAX_TIMELINE = 200
 MAX_JURISDICTION = 100
@@ -30,13 +30,8 @@ Jurisdiction = Annotated[
 ONE_OF = "Send a prompt or a situation (or both): at least one of 'prompt' and 'situation'."
 
 
-class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
 class GuidanceRequest(Input):
     model_config = ConfigDict(
-        extra="forbid",
         strict=True,
         json_schema_extra={
             "anyOf": [

@@ -16,8 +16,9 @@ from common.consumers import get_consumer
 from common.errors import BackendUnavailable
 from common.suppressions import is_suppressed
 from common.tasks import Enqueued, Task, enqueue
+from common.text import clip
 from functions.tasks import records
-from functions.tasks.worker import email_state, recover, send_once
+from functions.tasks.email_once import email_state, recover, send_once
 
 KIND = "legal.guidance"
 ESTIMATED_TIME = "1-2 minutes"
@@ -93,4 +94,4 @@ def run_guidance(task: Task) -> str:
 
 def _request_summary(request: dict[str, Any]) -> str:
     text = request.get("situation") or request.get("prompt") or ""
-    return text if len(text) <= 300 else text[:299].rstrip() + "…"
+    return clip(text, 300)

@@ -5,19 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from common.fields import JsonInt
+from common.models import Input
 
 
-class KeyCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class KeyCreate(Input):
     name: str = Field(min_length=1, max_length=100, pattern=r"\S")
     expires_in_days: JsonInt | None = Field(None, ge=1, le=365, description="Never, when omitted.")
 
 
-class KeyPath(BaseModel):
+class KeyPath(Input):
     id: str = Field(pattern=r"^key_[0-9a-f]{20}$", description="Key id (key_...).")
 
 

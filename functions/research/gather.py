@@ -1,7 +1,7 @@
 """Gathering and ranking news items for topics and keywords.
 
 Shared by the one-shot research endpoint and tracking digests, so both rank the same way. The
-sources are the topic catalog's feeds (``FEED_CATALOG_PATH``) and one news-search feed per
+sources are the topic catalog's feeds (``common.topics``) and one news-search feed per
 keyword (``NEWS_SEARCH_URL``). Ranking is plain, explainable arithmetic (see ``rank``) rather
 than a model: a subscriber can be told why an item was picked (``RankedItem.matched``), and the
 same feeds always give the same order.
@@ -9,19 +9,17 @@ same feeds always give the same order.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, lru_cache
-from pathlib import Path
 from urllib.parse import quote_plus
 
+from common import topics as topic_catalog
 from common.config import get_settings
+from common.content import Content, LowerWords, load
 from common.feeds import FeedItem, fetch_all
-
-ROOT = Path(__file__).resolve().parents[2]
 
 KEYWORD_IN_TITLE = 3.0
 KEYWORD_IN_SUMMARY = 1.0
@@ -33,18 +31,15 @@ INTEREST_CAP = 2.0
 RECENCY_MAX = 1.0
 INTEREST_MIN_LENGTH = 4
 
-# Words of four letters or more that say nothing about what a subscriber is interested in.
-_STOP_WORDS_TEXT = """
-    about above after again against also among anything around because been before being
-    below between both could does doing down during each either else even every from further
-    have having here into itself just like make many more most much must near news only
-    other over really same should some such than that their them then there these they thing
-    things this those through under until upon very want were what when where which while
-    will with within without would your yours interested interest interests particularly
-    especially mainly specific specifically latest recent updates update stories story
-    articles article focus focused including include related regarding concerning everything
-"""
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+
+class _StopWords(Content):
+    words: LowerWords
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    """Words that say nothing about what a subscriber is interested in (data, decision 0020)."""
+    return load("research/stop_words.toml", _StopWords).words
 
 
 @dataclass(frozen=True)
@@ -82,26 +77,13 @@ class TopicFeeds:
 
 
 def catalog() -> dict[str, TopicFeeds]:
-    """The topic catalog of the configured path (read once per path and process)."""
-    path = Path(get_settings().feed_catalog_path)
-    return _load_catalog(str(path if path.is_absolute() else ROOT / path))
-
-
-@cache
-def _load_catalog(path: str) -> dict[str, TopicFeeds]:
-    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    """Each topic's relevance terms and feeds: the topic catalog's (``common.topics``), whose
+    feeds FEED_CATALOG_PATH may replace."""
+    feeds = topic_catalog.feeds()
     return {
-        topic: TopicFeeds(
-            tuple(term.lower() for term in entry.get("terms", [])),
-            tuple(entry.get("feeds", [])),
-        )
-        for topic, entry in document["topics"].items()
+        topic_id: TopicFeeds(topic.terms, feeds.get(topic_id, ()))
+        for topic_id, topic in topic_catalog.catalog().items()
     }
-
-
-def reset_catalog() -> None:
-    """Forget loaded catalogs (tests that rewrite a catalog file in place)."""
-    _load_catalog.cache_clear()
 
 
 def sources_for(topics: list[str], keywords: list[str]) -> list[Source]:
@@ -294,10 +276,11 @@ def _distinct(values: Iterable[str]) -> list[str]:
 
 def _interest_tokens(interests: str | None) -> list[str]:
     tokens = re.findall(r"\w+", (interests or "").casefold())
+    stop = stop_words()
     return _distinct(
         token
         for token in tokens
-        if len(token) >= INTEREST_MIN_LENGTH and token not in STOP_WORDS and not token.isdigit()
+        if len(token) >= INTEREST_MIN_LENGTH and token not in stop and not token.isdigit()
     )
 
 

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from common.fields import JsonInt
-from functions.tracking.models import Interests, Keywords, Topics
+from common.models import Input
+from functions.tracking.models import Interests, Keywords, Topics, TopicsOrKeywords
 
-_ONE_OF = "Send at least one topic or custom keyword."
+_RULE = TopicsOrKeywords("topics", "customKeywords")
 
 
-class ResearchRequest(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "anyOf": [
-                {"required": ["topics"], "properties": {"topics": {"minItems": 1}}},
-                {
-                    "required": ["customKeywords"],
-                    "properties": {"customKeywords": {"minItems": 1}},
-                },
-            ]
-        },
-    )
+class ResearchRequest(Input):
+    model_config = ConfigDict(json_schema_extra=_RULE.schema())
 
     topics: Topics = Field(
         default_factory=list, description="Topic identifiers from GET /v1/tracking/topics."
@@ -35,8 +25,4 @@ class ResearchRequest(BaseModel):
     )
     limit: JsonInt = Field(10, ge=1, le=50, description="Most items streamed, 1..50.")
 
-    @model_validator(mode="after")
-    def _topics_or_keywords(self) -> ResearchRequest:
-        if not self.topics and not self.customKeywords:
-            raise ValueError(_ONE_OF)
-        return self
+    _topics_or_keywords = _RULE.validator()

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from common.llm import ProviderError, get_provider
 from common.offline.summarize import sentences
 from common.prompts import prompt
+from common.text import clip
 
 if TYPE_CHECKING:
     from common.feeds import FeedItem
@@ -40,7 +41,7 @@ def extractive(item: FeedItem) -> str:
     """The first one or two sentences of the item's text (its title when it has none)."""
     picked = sentences(item.summary)[:2] if item.summary else []
     text = " ".join(picked) or item.title
-    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"
+    return clip(text, MAX_CHARS)
 
 
 def summarise_items(items: Sequence[FeedItem], context: str = "") -> dict[str, str]:

@@ -12,7 +12,7 @@ def health(call: Call) -> Health:
 
 
 def openapi(call: Call) -> OpenApiDocument:
-    return OpenApiDocument(service.openapi_document())
+    return OpenApiDocument(service.openapi_document(call.api_routes()))
 
 
 ROUTES = [

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from common.config import get_settings
 from common.firestore import get_db
+
+if TYPE_CHECKING:
+    from common.http import Route
 
 HEALTH_CACHE_S = 5.0
 _last_ok = float("-inf")
@@ -28,8 +32,8 @@ def check_health() -> dict[str, Any]:
     }
 
 
-def openapi_document() -> dict[str, Any]:
+def openapi_document(routes: Sequence[Route]) -> dict[str, Any]:
+    """The OpenAPI document of ``routes`` (every route of the API, from the registry)."""
     from common.openapi import build_openapi
-    from functions.registry import all_routes
 
-    return build_openapi(all_routes(), version=get_settings().service_version)
+    return build_openapi(routes, version=get_settings().service_version)

@@ -5,18 +5,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
 from common.fields import document_id
+from common.models import Input
 
 # Also a Firestore document id: "__x__" matches the pattern but is reserved (a 400, not a 502).
 TaskId = document_id(StringConstraints(min_length=1, max_length=500, pattern=r"^[A-Za-z0-9_-]+$"))
 Status = Literal["queued", "running", "succeeded", "skipped", "failed"]
 
 
-class TaskPath(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class TaskPath(Input):
     taskId: TaskId = Field(description="The taskId returned when the job was accepted.")
 
 
@@ -36,10 +35,8 @@ class TaskView(BaseModel):
     error: str | None = None
 
 
-class WorkerTask(BaseModel):
+class WorkerTask(Input):
     """What Cloud Tasks (or the inline queue) delivers to the task worker."""
-
-    model_config = ConfigDict(extra="forbid")
 
     taskId: TaskId
     kind: Annotated[str, StringConstraints(min_length=1, max_length=100)]

@@ -1,4 +1,5 @@
-"""Task records (``tasks/{taskId}``) and the exactly-once email protocol shared by all jobs.
+"""Task records (``tasks/{taskId}``) and the states of the exactly-once email of a job (the
+protocol that drives them is ``functions.tasks.email_once``).
 
 A record holds who owns the job (``owner_id``), its ``status`` (queued, running, succeeded,
 skipped, failed), its attempts, its result and the state of its one email:
@@ -28,6 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from common.config import get_settings
@@ -116,19 +118,29 @@ def sending_is_stale(record: dict[str, Any]) -> bool:
 Guard = Callable[[Any], str | None]
 
 
-def begin_send(task_id: str, pending: dict[str, Any], guard: Guard | None = None) -> str:
-    """Move the email from ``none`` to ``sending``, storing ``pending``. Returns ``begun``;
-    ``ended`` if the task ended meanwhile; ``busy`` if another attempt is sending or sent;
-    or ``skipped:<reason>`` when ``guard(transaction)`` (e.g. "the subscription was paused
-    or deleted meanwhile") gives a reason not to send -- the task then ends ``skipped``."""
+class SendStart(StrEnum):
+    """What ``begin_send`` found."""
+
+    BEGUN = "begun"  # this attempt sends the email
+    ENDED = "ended"  # the task ended meanwhile: nothing to send
+    BUSY = "busy"  # another attempt is sending the email or sent it
+    SKIPPED = "skipped"  # the guard gave a reason not to send; the task ended ``skipped``
+
+
+def begin_send(
+    task_id: str, pending: dict[str, Any], guard: Guard | None = None
+) -> tuple[SendStart, str | None]:
+    """Move the email from ``none`` to ``sending``, storing ``pending``. Returns what it found
+    and, for ``SKIPPED``, the reason ``guard(transaction)`` gave not to send (e.g. "the
+    subscription was paused or deleted meanwhile"); the task then ends ``skipped``."""
     task_ref = ref(task_id)
 
-    def begin(transaction: Any) -> str:
+    def begin(transaction: Any) -> tuple[SendStart, str | None]:
         record = task_ref.get(transaction=transaction).to_dict() or {}
         if record.get("status") in TERMINAL or not record:
-            return "ended"
+            return SendStart.ENDED, None
         if record.get("email", {}).get("state", "none") != "none":
-            return "busy"
+            return SendStart.BUSY, None
         reason = guard(transaction) if guard is not None else None
         now = datetime.now(UTC)
         if reason:
@@ -137,12 +149,12 @@ def begin_send(task_id: str, pending: dict[str, Any], guard: Guard | None = None
                 {"status": "skipped", "result": {"reason": reason, "sent": False},
                  "updated_at": now},
             )  # fmt: skip
-            return f"skipped:{reason}"
+            return SendStart.SKIPPED, reason
         transaction.update(
             task_ref,
             {"email": {"state": "sending", "since": now}, "pending": pending, "updated_at": now},
         )
-        return "begun"
+        return SendStart.BEGUN, None
 
     return run_transaction(begin)
 

@@ -14,7 +14,8 @@ from urllib.parse import quote, urlsplit
 
 from common.config import get_settings
 from common.templates import render
-from functions.tracking.topics import TOPICS
+from common.text import clip
+from common.topics import name_of as topic_name
 
 SUMMARY_MAX_CHARS = 400
 TITLE_MAX_CHARS = 300
@@ -93,9 +94,7 @@ def _context(
     subscription: dict, items: list[DigestItem], pause_link: str, subject: str
 ) -> dict[str, Any]:
     settings = get_settings()
-    topics = [
-        TOPICS[topic][0] if topic in TOPICS else topic for topic in subscription.get("topics") or []
-    ]
+    topics = [topic_name(topic) for topic in subscription.get("topics") or []]
     return {
         "subject": subject,
         "frequency": subscription.get("frequency", "daily"),
@@ -110,20 +109,13 @@ def _context(
 
 def _item(item: DigestItem) -> dict[str, Any]:
     return {
-        "title": _shorten(_one_line(item.title), TITLE_MAX_CHARS) or "(untitled)",
+        "title": clip(_one_line(item.title), TITLE_MAX_CHARS) or "(untitled)",
         "link": safe_link(item.link),
         "source": _one_line(item.source),
         "date": format_date(item.published),
-        "summary": _shorten(_one_line(item.summary), SUMMARY_MAX_CHARS),
+        "summary": clip(_one_line(item.summary), SUMMARY_MAX_CHARS),
     }
 
 
 def _one_line(text: str) -> str:
     return " ".join((text or "").split())
-
-
-def _shorten(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
-    return cut.rstrip(" .,;:") + "…"

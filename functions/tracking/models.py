@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
 from pydantic import (
@@ -12,12 +13,13 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
-    WithJsonSchema,
     model_validator,
 )
 
 from common.fields import Email
-from functions.tracking.topics import TOPICS
+from common.models import Input
+from common.topics import ids as topic_ids
+from common.topics import is_topic
 
 MAX_TOPICS = 20
 MAX_KEYWORDS = 20
@@ -29,7 +31,7 @@ DeliveryMethod = Literal["email"]
 
 
 def _known_topic(value: str) -> str:
-    if value not in TOPICS:
+    if not is_topic(value):
         raise ValueError(f"Unknown topic '{value[:100]}'; GET /v1/tracking/topics lists them.")
     return value
 
@@ -38,11 +40,15 @@ def _unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-Topic = Annotated[
-    str,
-    AfterValidator(_known_topic),
-    WithJsonSchema({"type": "string", "enum": list(TOPICS)}),
-]
+class _TopicIdsSchema:
+    """A topic id's JSON schema: an enum of the catalog's ids, read from data/topics.toml when
+    a schema is generated (never at import)."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {"type": "string", "enum": list(topic_ids())}
+
+
+Topic = Annotated[str, AfterValidator(_known_topic), _TopicIdsSchema()]
 Keyword = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"\S")
 ]
@@ -52,26 +58,36 @@ Interests = Annotated[str, Field(max_length=MAX_INTERESTS)]
 
 _TOPICS_DOC = "Topic identifiers from GET /v1/tracking/topics (at most 20)."
 _KEYWORDS_DOC = "Custom keywords, 1..100 characters each (at most 20)."
-_ONE_OF = "Send at least one topic or custom keyword."
 
 
-class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class TopicsOrKeywords:
+    """The rule of a request naming topics and custom keywords (a subscription, a research run):
+    at least one of the two lists is sent and not empty. The model publishes it in its JSON
+    schema (``schema()``) and checks it (``validator()``); the field names differ by group."""
+
+    topics: str
+    keywords: str
+    message: ClassVar[str] = "Send at least one topic or custom keyword."
+
+    def schema(self) -> dict[str, Any]:
+        fields = (self.topics, self.keywords)
+        return {"anyOf": [{"required": [f], "properties": {f: {"minItems": 1}}} for f in fields]}
+
+    def validator(self) -> Any:
+        def check(model: BaseModel) -> BaseModel:
+            if not getattr(model, self.topics) and not getattr(model, self.keywords):
+                raise ValueError(self.message)
+            return model
+
+        return model_validator(mode="after")(check)
+
+
+_CREATE_RULE = TopicsOrKeywords("topics", "custom_keywords")
 
 
 class SubscriptionCreate(Input):
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "anyOf": [
-                {"required": ["topics"], "properties": {"topics": {"minItems": 1}}},
-                {
-                    "required": ["custom_keywords"],
-                    "properties": {"custom_keywords": {"minItems": 1}},
-                },
-            ]
-        },
-    )
+    model_config = ConfigDict(json_schema_extra=_CREATE_RULE.schema())
 
     topics: Topics = Field(default_factory=list, description=_TOPICS_DOC)
     custom_keywords: Keywords = Field(default_factory=list, description=_KEYWORDS_DOC)
@@ -84,18 +100,14 @@ class SubscriptionCreate(Input):
     )
     delivery_method: DeliveryMethod = "email"
 
-    @model_validator(mode="after")
-    def _topics_or_keywords(self) -> SubscriptionCreate:
-        if not self.topics and not self.custom_keywords:
-            raise ValueError(_ONE_OF)
-        return self
+    _topics_or_keywords = _CREATE_RULE.validator()
 
 
 class SubscriptionPatch(Input):
     """Every field is optional; a field that is sent must not be null, except
     ``specific_interests``, where null clears it. (The defaults below mean "not sent".)"""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
     topics: Topics = Field(None, description=_TOPICS_DOC)  # type: ignore[assignment]
     custom_keywords: Keywords = Field(None, description=_KEYWORDS_DOC)  # type: ignore[assignment]
@@ -115,7 +127,7 @@ class SubscriptionPatch(Input):
         return {name: getattr(self, name) for name in self.model_fields_set}
 
 
-class SubscriptionPath(BaseModel):
+class SubscriptionPath(Input):
     id: UUID = Field(description="Subscription id (uuid).")
 
 

@@ -245,7 +245,7 @@ class ConfirmPayload(BaseModel):
 
 def run_confirmation(task: Task) -> str:
     from common.consumers import get_consumer
-    from functions.tasks.worker import email_state, recover, send_once
+    from functions.tasks.email_once import email_state, recover, send_once
 
     payload = ConfirmPayload.model_validate(task.payload)
     record = records.claim(task.task_id, {"kind": KIND, "owner_id": payload.ownerId})

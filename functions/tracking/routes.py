@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from common.http import Auth, Call, Html, Route
+from common.models import Input
 from common.templates import render
+from common.topics import catalog as topic_catalog
 from functions.tasks.models import DispatchResult
 from functions.tracking import pause, recipients, service
 from functions.tracking.models import (
@@ -22,13 +24,15 @@ from functions.tracking.models import (
     TopicCatalog,
     TopicInfo,
 )
-from functions.tracking.topics import TOPICS
 
 BASE = "/v1/tracking/subscriptions"
 
 
 def list_topics(call: Call) -> TopicCatalog:
-    topics = [TopicInfo(id=k, name=name, description=d) for k, (name, d) in TOPICS.items()]
+    topics = [
+        TopicInfo(id=topic_id, name=topic.name, description=topic.description)
+        for topic_id, topic in topic_catalog().items()
+    ]
     return TopicCatalog(data=topics, total=len(topics))
 
 
@@ -71,9 +75,7 @@ def delete_subscription(call: Call) -> Deleted:
     return Deleted(deleted=True)
 
 
-class LinkQuery(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class LinkQuery(Input):
     token: str = Field(min_length=1, max_length=512, description="From the email's link.")
 
 

@@ -23,7 +23,7 @@ from common.errors import BackendUnavailable
 from common.firestore import RESULTS, SUBSCRIPTIONS, get_db
 from common.tasks import Task
 from functions.tasks import records
-from functions.tasks.worker import email_state, recover, send_once
+from functions.tasks.email_once import email_state, recover, send_once
 from functions.tracking import recipients
 
 logger = logging.getLogger("ars.tracking")

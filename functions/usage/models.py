@@ -7,12 +7,13 @@ from datetime import UTC, date, datetime
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from common.fields import IsoDate
+from common.models import Input
 
 MAX_DAYS = 366
 
 
-class UsageQuery(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+class UsageQuery(Input):
+    model_config = ConfigDict(populate_by_name=True)
 
     from_: IsoDate | None = Field(None, alias="from", description="First day (UTC), YYYY-MM-DD.")
     to: IsoDate | None = Field(None, description="Last day (UTC), YYYY-MM-DD. Default: today.")

@@ -41,9 +41,9 @@ def healthy_within(base: str, seconds: float) -> bool:
 
 
 def admin(emulator: Emulator, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m common.admin ...`` as an operator runs it."""
+    """``python -m admin ...`` as an operator runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "common.admin", *args],
+        [sys.executable, "-m", "admin", *args],
         env=server_env(emulator),
         cwd=ROOT,
         capture_output=True,

@@ -35,8 +35,8 @@ def _feed_server() -> Iterator[FakeFeedServer]:
 def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServer:
     """The catalog and the news search point at the loopback fixture feeds."""
     from common.feeds import reset_cache
+    from common.topics import reset_feeds
     from devtools.feedserver import search_template, write_catalog
-    from functions.research.gather import reset_catalog
 
     catalog = write_catalog(_feed_server.url, tmp_path / "feeds.json")
     settings_env(
@@ -45,11 +45,11 @@ def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServe
         FEED_TIMEOUT_S="1.5",
     )
     reset_cache()
-    reset_catalog()
+    reset_feeds()
     _feed_server.clear_requests()
     yield _feed_server
     reset_cache()
-    reset_catalog()
+    reset_feeds()
 
 
 @pytest.fixture

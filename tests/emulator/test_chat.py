@@ -77,6 +77,15 @@ def test_message_routes_to_the_operation_that_does_the_job(alice):
     assert "POST /v1/tracking/subscriptions" in data["response"]
 
 
+def test_the_chat_entry_point_knows_the_operations_other_entry_points_serve(alice):
+    """The chat function serves only /v1/chat/*; the registry hands it the whole API's routes
+    (Call.api_routes), so it still points at the tracking function's operation."""
+    body = {"message": "Send me weekly updates about fur farming"}
+    data = client("chat").post("/v1/chat/message", json=body, headers=alice).get_json()
+    assert "POST /v1/tracking/subscriptions" in data["response"]
+    assert "not available here" not in data["response"]
+
+
 def test_each_chat_operation_is_metered_at_its_price(alice):
     post("message", {"message": "hello"}, alice)
     post("intent", {"message": "hello"}, alice)

@@ -320,9 +320,9 @@ def test_a_failing_source_does_not_stop_the_run(alice, feeds, sendgrid, tmp_path
     path = tmp_path / "with-broken.json"
     path.write_text(json.dumps(catalog))
     settings_env(FEED_CATALOG_PATH=str(path))
-    from functions.research.gather import reset_catalog
+    from common.topics import reset_feeds
 
-    reset_catalog()
+    reset_feeds()
     _, auth = alice
     task = the_run(subscribe(auth))
 

@@ -20,6 +20,7 @@ PROD = {
     "sendgrid_api_key": "SG.real-key",
     "pause_link_secret": "a-long-random-pause-link-secret-of-48-characters!",
     "public_base_url": "https://api.advocacy.example.org",
+    "embeddings_backend": "vertex",
     "sendgrid_webhook_public_key": (
         "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE4AKjeJYE4y4z5RuqzoZM6nQ9"
         "CNDgmvpq7jC23hSK4HgdgRob9Y3m3mKUWOMI0d1HYM+Cmd8qpyrvzF9B7aQCag=="
@@ -61,6 +62,7 @@ def test_production_with_real_values_starts(monkeypatch):
         ({"pause_link_secret": "local-pause-link-secret-not-for-production"}, "PAUSE_LINK_SECRET"),
         ({"pause_link_secret": "short"}, "PAUSE_LINK_SECRET"),
         ({"sendgrid_webhook_public_key": ""}, "SENDGRID_WEBHOOK_PUBLIC_KEY"),
+        ({"embeddings_backend": "offline"}, "EMBEDDINGS_BACKEND"),
         ({"sendgrid_webhook_public_key": "bm90IGEga2V5"}, "SENDGRID_WEBHOOK_PUBLIC_KEY"),
     ],
 )

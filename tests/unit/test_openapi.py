@@ -1,10 +1,14 @@
+from enum import StrEnum
+
 import pytest
+from pydantic import BaseModel, Field
 
 from common.errors import InvalidRequest
-from common.http import Auth
+from common.http import Auth, Call, Route
 from common.idempotency import HEADER
 from common.openapi import build_openapi, error_statuses
-from functions.registry import all_routes
+from registry import all_routes
+from tests.conftest import refresh_settings
 
 
 def test_every_route_is_documented_with_its_errors():
@@ -25,15 +29,26 @@ def test_every_route_is_documented_with_its_errors():
         assert secured == (route.auth is Auth.API_KEY)
 
 
-def test_schema_references_resolve():
-    doc = build_openapi(all_routes(), version="1")
-    schemas = doc["components"]["schemas"]
-    refs = []
+def references(doc: dict) -> list[str]:
+    """Every ``$ref`` anywhere in ``doc``, each resolved as a JSON pointer into ``doc`` itself:
+    an AssertionError names the first that is external or points at nothing."""
+    found: list[str] = []
 
-    def walk(node):
+    def resolve(ref: str) -> object:
+        assert ref.startswith("#/"), f"{ref}: not a reference into this document"
+        node: object = doc
+        for token in ref[2:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            assert isinstance(node, dict), f"{ref}: dangling"
+            assert token in node, f"{ref}: dangling"
+            node = node[token]
+        return node
+
+    def walk(node: object) -> None:
         if isinstance(node, dict):
-            if "$ref" in node and node["$ref"].startswith("#/components/schemas/"):
-                refs.append(node["$ref"].rsplit("/", 1)[1])
+            if "$ref" in node:
+                found.append(node["$ref"])
+                resolve(node["$ref"])
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -41,9 +56,93 @@ def test_schema_references_resolve():
                 walk(value)
 
     walk(doc)
-    assert refs
-    assert all(ref in schemas for ref in refs)
+    return found
 
+
+def test_every_reference_of_the_document_resolves():
+    refs = references(build_openapi(all_routes(), version="1"))
+    assert "#/components/schemas/Problem" in refs
+    assert "#/components/headers/CorrelationId" in refs
+    assert any(ref.startswith("#/components/schemas/Subscription") for ref in refs)
+
+
+class Colour(StrEnum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Shade(StrEnum):
+    DARK = "dark"
+    LIGHT = "light"
+
+
+class Window(BaseModel):
+    days: int = Field(7, ge=1)
+
+
+class PaintQuery(BaseModel):
+    colour: Colour = Field(description="Which colour.")
+    shade: Shade | None = None
+    window: Window | None = None
+
+
+class PaintPath(BaseModel):
+    shade: Shade
+
+
+class Paint(BaseModel):
+    colour: Colour
+
+
+def _paint(call: Call) -> Paint:
+    return Paint(colour=call.query.colour)
+
+
+def test_enums_and_models_in_parameters_are_published_with_the_document():
+    """A parameter model's field may refer to a definition of its own (an enum, a nested
+    model): the definition is published in components, never left dangling."""
+    routes = [
+        Route("GET", "/paint", _paint, "paint", "Paint", "Test", query=PaintQuery),
+        Route("GET", "/paint/{shade}", _paint, "paintShade", "Paint", "Test",
+              path_params=PaintPath, query=PaintQuery, response=Paint),
+    ]  # fmt: skip
+    doc = build_openapi(routes, version="1")
+    refs = references(doc)
+    schemas = doc["components"]["schemas"]
+    params = {p["name"]: p for p in doc["paths"]["/paint"]["get"]["parameters"]}
+    assert params["colour"]["schema"]["$ref"] == "#/components/schemas/Colour"
+    assert params["colour"]["required"] is True
+    assert params["colour"]["description"] == "Which colour."
+    assert schemas["Colour"]["enum"] == ["red", "green"]
+    assert schemas["Window"]["properties"]["days"]["minimum"] == 1
+    assert {"#/components/schemas/Shade", "#/components/schemas/Window"} <= set(refs)
+    path_params = doc["paths"]["/paint/{shade}"]["get"]["parameters"]
+    assert path_params[0] == {
+        "name": "shade",
+        "in": "path",
+        "required": True,
+        "schema": {"$ref": "#/components/schemas/Shade"},
+    }
+    # The parameter models themselves are spread into parameters, not published.
+    assert not {"PaintQuery", "PaintPath"} & set(schemas)
+
+
+def test_the_documented_body_limit_is_the_setting(monkeypatch):
+    monkeypatch.setenv("MAX_BODY_BYTES", str(64 * 1024))
+    refresh_settings()
+    try:
+        doc = build_openapi(all_routes(), version="1")
+    finally:
+        monkeypatch.delenv("MAX_BODY_BYTES")
+        refresh_settings()
+    create = doc["paths"]["/v1/tracking/subscriptions"]["post"]
+    assert create["responses"]["413"]["description"] == "The request body is larger than 64 KiB."
+    default = build_openapi(all_routes(), version="1")["paths"]["/v1/tracking/subscriptions"]
+    assert "larger than 1 MiB." in default["post"]["responses"]["413"]["description"]
+
+
+# A POST with an API key and a JSON body, which honours Idempotency-Key.
+KEYED_POST = {"200", "400", "401", "408", "409", "413", "415", "422", "429", "502"}
 
 EXPECTED = {
     ("get", "/health"): {"200", "502"},
@@ -182,6 +281,9 @@ EXPECTED = {
         "429",
         "502",
     },
+    ("post", "/v1/search"): KEYED_POST,
+    ("post", "/v1/search/{table}"): KEYED_POST | {"404"},
+    ("post", "/v1/knowledge/search"): KEYED_POST,
 }
 
 

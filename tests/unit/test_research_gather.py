@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from common import feeds
+from common import feeds, topics
 from common.feeds import FeedItem
 from devtools.feedserver import search_template, write_catalog
 from functions.research.gather import Source, gather, rank, sources_for
-from functions.tracking.topics import TOPICS
+from functions.research.gather import catalog as gather_catalog
 from tests.fakes.feed_server import FakeFeedServer
 
-ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
@@ -61,27 +58,15 @@ SEARCH_FEED = Source("https://search.example.org/?q=battery+cages", "search", "b
 # --- the catalog ---------------------------------------------------------------------------
 
 
-def test_catalog_topics_are_the_tracking_topics():
-    document = json.loads((ROOT / "data" / "feeds.json").read_text())
-
-    assert list(document["topics"]) == list(TOPICS)
-    for topic, entry in document["topics"].items():
-        assert 4 <= len(entry["terms"]) <= 10, topic
-        assert all(term == term.lower() and term.strip() for term in entry["terms"]), topic
-        assert len(set(entry["terms"])) == len(entry["terms"]), topic
-        assert 1 <= len(entry["feeds"]) <= 3, topic
-        assert all(re.fullmatch(r"https://[^\s/]+/\S*", url) for url in entry["feeds"]), topic
-
-
-def test_write_catalog_points_every_topic_at_the_server(tmp_path):
+def test_write_catalog_points_every_topic_of_the_catalog_at_the_server(tmp_path, settings_env):
     path = write_catalog("http://127.0.0.1:9", tmp_path / "c.json")
-    document = json.loads(path.read_text())
-    original = json.loads((ROOT / "data" / "feeds.json").read_text())
+    settings_env(FEED_CATALOG_PATH=str(path))
 
-    assert list(document["topics"]) == list(TOPICS)
-    for topic, entry in document["topics"].items():
-        assert entry["terms"] == original["topics"][topic]["terms"]
-        assert entry["feeds"] == [f"http://127.0.0.1:9/feeds/{topic}.xml"]
+    assert list(topics.feeds()) == list(topics.ids())
+    for topic, urls in topics.feeds().items():
+        assert urls == (f"http://127.0.0.1:9/feeds/{topic}.xml",)
+    # the terms stay the catalog's
+    assert gather_catalog()["cage-free"].terms == topics.catalog()["cage-free"].terms
 
 
 # --- sources -------------------------------------------------------------------------------
@@ -272,10 +257,9 @@ def test_gather_reports_failed_sources_and_keeps_the_others(server, settings_env
             {
                 "topics": {
                     "cage-free": {
-                        "terms": ["cage-free", "laying hens"],
-                        "feeds": [f"{server.url}/error.xml", f"{server.url}/feeds/cage-free.xml"],
+                        "feeds": [f"{server.url}/error.xml", f"{server.url}/feeds/cage-free.xml"]
                     },
-                    "fur": {"terms": ["fur"], "feeds": [f"{server.url}/broken.xml"]},
+                    "fur": {"feeds": [f"{server.url}/broken.xml"]},
                 }
             }
         )

@@ -2,9 +2,11 @@ import pytest
 from pydantic import ValidationError
 
 from common.errors import InvalidRequest
+from common.topics import ids as topic_ids
 from functions.tracking.models import SubscriptionCreate, SubscriptionPatch
 from functions.tracking.service import _decode_cursor, _encode_cursor
-from functions.tracking.topics import TOPICS
+
+TOPICS = topic_ids()
 
 
 def fields_of(exc: ValidationError) -> set[str]:

@@ -1,9 +1,13 @@
-"""Admin CLI for operators and local bootstrap: ``python -m common.admin COMMAND``.
+"""Admin CLI for operators and local bootstrap: ``python -m admin COMMAND``.
 
 Outside production it talks to the local emulator (127.0.0.1:EMULATOR_PORT); with
 ENVIRONMENT=prod and Application Default Credentials it talks to the project's Firestore.
-``issue-key`` prints only the key on stdout, so ``KEY=$(python -m common.admin issue-key ...)``
+``issue-key`` prints only the key on stdout, so ``KEY=$(python -m admin issue-key ...)``
 works; everything else a command says goes to stderr.
+
+An entry point, like ``main.py`` (decision 0019): it may use ``functions/`` and ``common/``,
+and nothing deployed imports it. The local identity-provider commands are in
+``devtools.idp``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import Any
 from pydantic import EmailStr, TypeAdapter, ValidationError
 
 
-def _email(value: str) -> str:
+def email_arg(value: str) -> str:
+    """An argparse type: a valid email address, or a usage error naming the value."""
     try:
         return TypeAdapter(EmailStr).validate_python(value)
     except ValidationError:
@@ -125,50 +130,6 @@ def _month(value: str) -> str:
     return value
 
 
-def _local_only(command: str) -> None:
-    from common.config import get_settings
-
-    if get_settings().environment == "prod":
-        _say(f"{command} is for local development only.")
-        raise SystemExit(2)
-
-
-def dev_token(args: argparse.Namespace) -> None:
-    """An ID token from the local IdP stand-in, as the portal's sign-in would give."""
-    _local_only("dev-token")
-    from common.config import get_settings
-    from devtools import localidp
-
-    settings = get_settings()
-    token = localidp.id_token(
-        localidp.load_or_create_key(),
-        sub=localidp.local_user_id(args.email),
-        issuer=settings.oidc_issuer,
-        audience=settings.oidc_audience,
-        email=args.email,
-        lifetime_s=args.minutes * 60,
-    )
-    print(token)
-
-
-def dev_webhook(args: argparse.Namespace) -> None:
-    """Send a signed IdP user event to the local server, as the IdP would."""
-    _local_only("dev-webhook")
-    import httpx
-
-    from common.config import get_settings
-    from devtools import localidp
-
-    settings = get_settings()
-    secret = settings.idp_webhook_secret.split()[0]
-    body, headers = localidp.signed_webhook(localidp.user_event(args.type, args.email), secret)
-    url = args.url or f"http://127.0.0.1:{settings.port}/webhooks/idp"
-    response = httpx.post(url, content=body, headers=headers, timeout=10)
-    _say(f"{args.type} for {args.email}: HTTP {response.status_code} {response.text}".strip())
-    if response.status_code >= 300:
-        raise SystemExit(1)
-
-
 def seed_demo(args: argparse.Namespace) -> None:
     """The demo consumer of `make run`: revoke its earlier demo keys, print a fresh one."""
     from common.config import get_settings
@@ -177,7 +138,7 @@ def seed_demo(args: argparse.Namespace) -> None:
     from common.keys import list_keys as keys_of
     from common.keys import revoke_key as revoke
 
-    consumer, _ = get_or_create_by_email(_email(get_settings().demo_email))
+    consumer, _ = get_or_create_by_email(email_arg(get_settings().demo_email))
     for record in keys_of(consumer["id"]):
         if record["name"] == "demo" and record["revoked_at"] is None:
             revoke(record["id"])
@@ -191,10 +152,13 @@ def tick(args: argparse.Namespace) -> None:
     on the server's inline queue with the server's feeds and outbox. Otherwise the dispatcher
     runs here: with Cloud Tasks it only enqueues; with the inline backend this command runs the
     tasks itself and waits for them."""
+    from common import tasks
     from common.config import get_settings
+    from functions.tasks.worker import execute
     from functions.tracking.dispatch import dispatch
 
     settings = get_settings()
+    tasks.set_runner(execute)  # the inline queue runs the dispatched runs in this process
     if settings.environment == "local" and settings.tasks_backend == "inline":
         served = _tick_local_server(settings.port)
         if served is not None:
@@ -202,12 +166,10 @@ def tick(args: argparse.Namespace) -> None:
             return
     report = dispatch()
     print(json.dumps(report.as_dict()))
-    if settings.tasks_backend == "inline" and report.enqueued:
-        from common.tasks import inline_queue
-
-        if not inline_queue().drain(args.wait):
-            _say(f"Some runs were still going after {args.wait} s.")
-            raise SystemExit(1)
+    waited = settings.tasks_backend == "inline" and report.enqueued
+    if waited and not tasks.inline_queue().drain(args.wait):
+        _say(f"Some runs were still going after {args.wait} s.")
+        raise SystemExit(1)
 
 
 def _tick_local_server(port: int) -> str | None:
@@ -230,30 +192,101 @@ def _tick_local_server(port: int) -> str | None:
     return answer.text
 
 
+def _progress(label: str) -> Any:
+    """A progress line on a terminal (stderr), rewritten in place; nothing when piped."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        print(f"\r{label}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+    return show
+
+
+def import_records(args: argparse.Namespace) -> None:
+    """Load a JSONL or CSV file into a search table (upsert by id); rejected rows are listed
+    with their line numbers, the valid ones still load. Exit 1 if any row was rejected."""
+    from pathlib import Path
+
+    from functions.search.importer import ImportFileError
+    from functions.search.importer import import_records as load
+    from functions.search.tables import TABLES
+
+    try:
+        report = load(
+            TABLES[args.table],
+            Path(args.path),
+            dry_run=args.dry_run,
+            progress=_progress(f"{args.table}"),
+        )
+    except ImportFileError as exc:
+        _say(str(exc))
+        raise SystemExit(2) from None
+    for line, reason in report.rejected:
+        _say(f"{args.path}:{line}: {reason}")
+    print(json.dumps({**report.as_dict(), "rejected": len(report.rejected)}))
+    if report.rejected:
+        raise SystemExit(1)
+
+
+def import_knowledge(args: argparse.Namespace) -> None:
+    """Load Markdown, text or JSONL documents (files or directories) into the knowledge corpus;
+    re-importing a document replaces its passages."""
+    from pathlib import Path
+
+    from functions.knowledge.importer import import_knowledge as load
+
+    report = load(
+        [Path(p) for p in args.paths], dry_run=args.dry_run, progress=_progress("documents")
+    )
+    for where, reason in report.rejected:
+        _say(f"{where}: {reason}")
+    print(json.dumps({**report.as_dict(), "rejected": len(report.rejected)}))
+    if report.rejected:
+        raise SystemExit(1)
+
+
+def reindex(args: argparse.Namespace) -> None:
+    """Embed every record and passage again with the configured embedder (after changing
+    EMBEDDINGS_BACKEND, the model or its dimension)."""
+    from functions.knowledge.importer import reindex as reindex_knowledge
+    from functions.search.importer import reindex as reindex_table
+    from functions.search.tables import TABLES
+
+    counts = {}
+    for name in args.tables or [*TABLES, "knowledge"]:
+        if name == "knowledge":
+            counts[name] = reindex_knowledge(progress=_progress(name))
+        else:
+            counts[name] = reindex_table(TABLES[name], progress=_progress(name))
+    print(json.dumps(counts))
+
+
 def _iso(value: Any) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
-        prog="python -m common.admin",
+        prog="python -m admin",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = root.add_subparsers(dest="command", required=True)
 
     cmd = commands.add_parser("create-consumer", help="create a consumer; prints its id")
-    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--email", type=email_arg, required=True)
     cmd.set_defaults(run=create_consumer)
 
     cmd = commands.add_parser("issue-key", help="issue an API key; prints only the key")
-    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--email", type=email_arg, required=True)
     cmd.add_argument("--name", default="default")
     cmd.add_argument("--expires-in-days", type=_days, default=None)
     cmd.set_defaults(run=issue_key)
 
     cmd = commands.add_parser("list-keys", help="list a consumer's keys (never the key itself)")
-    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--email", type=email_arg, required=True)
     cmd.set_defaults(run=list_keys)
 
     cmd = commands.add_parser("revoke-key", help="revoke a key by its id (key_...)")
@@ -265,19 +298,8 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("--grace-hours", type=float, default=24.0)
     cmd.set_defaults(run=rotate_key)
 
-    cmd = commands.add_parser("dev-token", help="local only: an ID token for the portal API")
-    cmd.add_argument("--email", type=_email, required=True)
-    cmd.add_argument("--minutes", type=int, default=60)
-    cmd.set_defaults(run=dev_token)
-
-    cmd = commands.add_parser("dev-webhook", help="local only: send a signed IdP user event")
-    cmd.add_argument("type", choices=["user.created", "user.updated", "user.deleted"])
-    cmd.add_argument("--email", type=_email, required=True)
-    cmd.add_argument("--url", default=None, help="default: http://127.0.0.1:$PORT/webhooks/idp")
-    cmd.set_defaults(run=dev_webhook)
-
     cmd = commands.add_parser("usage", help="a consumer's requests and cost for a month")
-    cmd.add_argument("--email", type=_email, required=True)
+    cmd.add_argument("--email", type=email_arg, required=True)
     cmd.add_argument("--month", type=_month, default=None, help="YYYY-MM (default: this one)")
     cmd.add_argument("--csv", action="store_true", help="CSV on stdout")
     cmd.set_defaults(run=usage)
@@ -288,15 +310,35 @@ def parser() -> argparse.ArgumentParser:
 
     cmd = commands.add_parser("seed-demo", help="seed the demo consumer; prints a new demo key")
     cmd.set_defaults(run=seed_demo)
+
+    tables = ["campaigns", "organizations", "public_figures", "actions", "content"]
+    cmd = commands.add_parser("import-records", help="load a JSONL or CSV file into a table")
+    cmd.add_argument("table", choices=tables)
+    cmd.add_argument("path")
+    cmd.add_argument("--dry-run", action="store_true", help="validate only; write nothing")
+    cmd.set_defaults(run=import_records)
+
+    cmd = commands.add_parser("import-knowledge", help="load documents into the knowledge corpus")
+    cmd.add_argument("paths", nargs="+", help=".md, .txt or .jsonl files, or directories")
+    cmd.add_argument("--dry-run", action="store_true", help="validate and chunk only")
+    cmd.set_defaults(run=import_knowledge)
+
+    cmd = commands.add_parser("reindex", help="re-embed every record and passage")
+    cmd.add_argument("tables", nargs="*", choices=[*tables, "knowledge"], metavar="TABLE")
+    cmd.set_defaults(run=reindex)
     return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from common.errors import AppError
     from common.firestore import is_backend_error
 
     args = parser().parse_args(argv)
     try:
         args.run(args)
+    except AppError as exc:  # e.g. an index of another embedding model: run reindex
+        _say(exc.detail)
+        return 1
     except Exception as exc:
         if not is_backend_error(exc):
             raise

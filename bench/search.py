@@ -1,0 +1,598 @@
+"""Search and knowledge benchmark, printed as JSON: import throughput, latency of each search type
+at 1,000 and 10,000 records, and retrieval quality on a labelled query set.
+
+THE EVALUATION SET IS KEPT APART. ``bench/data/search_queries.jsonl`` was written from the demo
+documents and records (``data/knowledge``, ``data/sample``) to measure the engine, never to tune
+it: do not change the engine, the corpus, the stop words or any other list of words to make a
+query of that file succeed. A fix for a weakness it shows must be justified, and checked, on
+other queries.
+
+Everything runs on a Firestore emulator of its own (a free port) with
+``EMBEDDINGS_BACKEND=offline`` (all-MiniLM-L6-v2 in NumPy), in one process:
+
+1. ``import``: the real importers, timed. ``functions.knowledge.importer.import_knowledge`` on
+   the demo corpus (documents and passages per second) and
+   ``functions.search.importer.import_records`` on the five demo tables (records per second).
+   Both embed every passage or record; ``embedding_share`` is the part of the time spent in the
+   embedder (the offline model's load is timed apart, ``model_load_s``).
+2. ``quality``: every query of the evaluation set, with each search type, ``limit`` 10, through
+   ``functions.search.service.search`` (tables) and, for knowledge, ``common.retrieval``'s
+   ``text_search`` / ``semantic_search`` on the passages and ``functions.knowledge.service.search``
+   for hybrid (the only type the knowledge endpoint offers). Knowledge is judged by document: a
+   passage is a hit when its document is relevant; recall@k counts the relevant documents among
+   the documents of the first k passages, MRR uses the rank of the first relevant passage
+   (within 10), hit_at_5 is the share of queries with a relevant result in the first 5.
+   Tables: relevant record ids. Macro-averaged over queries, on the demo data only; the
+   queries a type misses are listed (``misses_at_10``, ``misses_at_5``), and those that find
+   only part of their relevant items (``incomplete_at_10``). ``--details`` adds each query's
+   rank of its first relevant result.
+3. ``latency``: sequential requests, p50/p99 (nearest rank). Through the real HTTP pipeline in
+   process (the functions-framework app of ``main.api`` with its Flask test client:
+   authentication, rate limit, validation, metering) when ``/v1/search/{table}`` is routed,
+   otherwise directly through ``functions.search.service.search`` (``via`` says which;
+   ``--via`` forces one). Knowledge search (``POST /v1/knowledge/search``, limit 5) on the demo
+   corpus; then the demo campaigns are deleted and synthetic campaigns imported, 1,000 then
+   9,000 more (10,000 in all): the sample campaigns recombined with a fixed seed (the target of
+   one, the ask of another, two or three sentences of other descriptions), so that the
+   vectors differ. Each search type is timed on ``POST /v1/search/campaigns`` (limit
+   10) at each size, and ``text_candidate_cap`` checks, for the latency queries, how many
+   documents hold a query term against the text search's candidate cap and how much of the
+   top 10 changes when the cap is lifted.
+
+Embedding is the importers' main cost: on a shared two-core machine the offline model embeds
+roughly 10 to 40 short records per second, so the 10,000 records take 5 to 15 minutes (the
+output gives the time) and the full run 30 to 45 minutes. ``--quick`` stops at 1,000 records and
+makes fewer requests (5 to 7 minutes, most of it embedding the demo data and the 1,000 records).
+Latencies are of one process on a shared machine: compare runs made side by side.
+
+Run: ``.venv/bin/python bench/search.py [--quick] [--requests N] [--via auto|http|service]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devtools.emulator import Emulator, free_port  # noqa: E402
+
+QUERIES_PATH = ROOT / "bench" / "data" / "search_queries.jsonl"
+SAMPLE = ROOT / "data" / "sample"
+KNOWLEDGE_DIR = ROOT / "data" / "knowledge"
+SEARCH_TYPES = ("text", "semantic", "hybrid")
+SEED = 20261112
+K = 10
+
+# Latency queries: not the evaluation set (kept apart), a mix of words and questions.
+LATENCY_QUERIES = (
+    "cage-free eggs",
+    "supermarket egg pledge deadline",
+    "stop live sheep exports by sea",
+    "broiler chickens stocking density",
+    "fur-free fashion brand",
+    "salmon farming mortality data",
+    "how do we get a restaurant chain to drop caged eggs",
+    "dolphins in marine parks",
+    "animal testing cosmetics",
+    "which campaigns target airlines",
+    "sow stalls and farrowing crates",
+    "bycatch of dolphins in trawl nets",
+    "puppy sales in pet shops",
+    "ag-gag law repeal",
+    "plant-based menu",
+    "slaughterhouse CCTV",
+    "wildlife products sold online",
+    "dairy calves separated early",
+    "shareholder proposal on welfare",
+    "what happened to the mink farming bill",
+)
+KNOWLEDGE_LATENCY_QUERIES = (
+    "how do I plan a safe protest",
+    "what space do hens need",
+    "rules for transporting pigs",
+    "is fish stunning required by law",
+    "how to run a corporate campaign",
+    "ag-gag court decisions",
+    "what is Proposition 12",
+    "how to get a petition debated",
+    "shareholder resolutions in the UK",
+    "fur farming disease",
+)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile of an ascending list."""
+    index = max(0, min(len(sorted_values) - 1, round(q * (len(sorted_values) - 1))))
+    return sorted_values[index]
+
+
+def timing(latencies_ms: list[float]) -> dict[str, Any]:
+    values = sorted(latencies_ms)
+    return {
+        "requests": len(values),
+        "p50_ms": round(statistics.median(values), 1),
+        "p99_ms": round(percentile(values, 0.99), 1),
+        "mean_ms": round(statistics.mean(values), 1),
+        "max_ms": round(values[-1], 1),
+    }
+
+
+# --- setup -------------------------------------------------------------------------------------
+
+
+def environment(emulator: Emulator) -> None:
+    os.environ.update(
+        {
+            "ENVIRONMENT": "test",
+            "FIRESTORE_EMULATOR_HOST": emulator.address,
+            "GOOGLE_CLOUD_PROJECT": emulator.project,
+            "LOG_LEVEL": "WARNING",
+            "EMBEDDINGS_BACKEND": "offline",
+        }
+    )
+
+
+def api_key() -> str:
+    """A consumer allowed far more requests than the bench makes, and its key."""
+    from common import keys
+    from common.consumers import get_or_create_by_email
+    from common.firestore import CONSUMERS, get_db
+    from common.keys import issue_key
+
+    consumer, _ = get_or_create_by_email("bench-search@example.org")
+    get_db().collection(CONSUMERS).document(consumer["id"]).update({"rate_limit": [10_000_000, 60]})
+    keys.clear_cache()
+    return issue_key(consumer["id"]).plaintext
+
+
+class Searcher:
+    """One search request, over HTTP in process or through the service."""
+
+    def __init__(self, via: str) -> None:
+        self.via = via
+        self.note = ""
+        self._client = None
+        self._auth: dict[str, str] = {}
+        if via in ("auto", "http"):
+            import functions_framework
+
+            app = functions_framework.create_app(target="api", source=str(ROOT / "main.py"))
+            self._client = app.test_client()
+            self._auth = {"Authorization": f"Bearer {api_key()}"}
+            probe = self._client.post(
+                "/v1/search/campaigns",
+                json={"query": "cage-free", "search_type": "text", "limit": 1},
+                headers=self._auth,
+            )
+            if probe.status_code == 200:
+                self.via = "http"
+            elif via == "http":
+                raise SystemExit(f"POST /v1/search/campaigns answered {probe.status_code}")
+            else:
+                self.via = "service"
+                self.note = (
+                    f"POST /v1/search/campaigns answered {probe.status_code} (not routed?): "
+                    "measured through functions.search.service.search and "
+                    "functions.knowledge.service.search instead"
+                )
+
+    def table(self, name: str, query: str, search_type: str, limit: int = K) -> int:
+        if self.via == "http":
+            response = self._client.post(
+                f"/v1/search/{name}",
+                json={"query": query, "search_type": search_type, "limit": limit},
+                headers=self._auth,
+            )
+            assert response.status_code == 200, response.get_data(as_text=True)[:500]
+            return response.get_json()["total"]
+        from functions.search import service
+
+        return len(service.search([service.table(name)], query, search_type, limit))
+
+    def knowledge(self, query: str, limit: int = 5) -> int:
+        if self.via == "http":
+            response = self._client.post(
+                "/v1/knowledge/search", json={"query": query, "limit": limit}, headers=self._auth
+            )
+            assert response.status_code == 200, response.get_data(as_text=True)[:500]
+            return response.get_json()["total"]
+        from functions.knowledge import service
+
+        return len(service.search(query, limit))
+
+
+def measure(call: Callable[[str], int], queries: tuple[str, ...], n: int) -> dict[str, Any]:
+    for query in queries[:3]:  # warm caches and connections
+        call(query)
+    latencies, empty = [], 0
+    for i in range(n):
+        started = time.perf_counter()
+        found = call(queries[i % len(queries)])
+        latencies.append((time.perf_counter() - started) * 1000)
+        empty += found == 0
+    return {**timing(latencies), "empty_results": empty}
+
+
+# --- import ------------------------------------------------------------------------------------
+
+
+class TimedEmbedder:
+    """The process's embedder, counting the seconds spent embedding (the importers' main cost)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.seconds = 0.0
+        self.texts = 0
+
+    def embed(self, texts: list[str], purpose: Any) -> list[list[float]]:
+        started = time.perf_counter()
+        try:
+            return self.inner.embed(texts, purpose)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.texts += len(texts)
+
+
+def timed_embedder() -> TimedEmbedder:
+    from common import embeddings
+
+    current = embeddings.get_embedder()
+    if not isinstance(current, TimedEmbedder):
+        current = TimedEmbedder(current)
+        embeddings._embedder = current  # instrumentation only: the same model, timed
+    return current
+
+
+def embedding_share(before: tuple[float, int], seconds: float) -> dict[str, Any]:
+    timer = timed_embedder()
+    spent, texts = timer.seconds - before[0], timer.texts - before[1]
+    return {
+        "embedding_s": round(spent, 2),
+        "embedding_share": round(spent / seconds, 2) if seconds else None,
+        "embedded_texts_per_s": round(texts / spent, 1) if spent else None,
+    }
+
+
+def _mark() -> tuple[float, int]:
+    timer = timed_embedder()
+    return timer.seconds, timer.texts
+
+
+def import_knowledge() -> dict[str, Any]:
+    from functions.knowledge.importer import import_knowledge as run
+
+    before = _mark()
+    started = time.perf_counter()
+    report = run([KNOWLEDGE_DIR])
+    seconds = time.perf_counter() - started
+    assert not report.rejected, report.rejected
+    return {
+        "documents": report.documents,
+        "passages": report.passages,
+        "embedded": report.embedded,
+        "seconds": round(seconds, 2),
+        "documents_per_s": round(report.documents / seconds, 2),
+        "passages_per_s": round(report.passages / seconds, 1),
+        **embedding_share(before, seconds),
+    }
+
+
+def import_table(name: str, path: Path) -> dict[str, Any]:
+    from functions.search.importer import import_records
+    from functions.search.tables import TABLES
+
+    before = _mark()
+    started = time.perf_counter()
+    report = import_records(TABLES[name], path)
+    seconds = time.perf_counter() - started
+    assert not report.rejected, report.rejected[:3]
+    return {
+        "records": report.valid,
+        "written": report.written,
+        "seconds": round(seconds, 2),
+        "records_per_s": round(report.written / seconds, 1),
+        **embedding_share(before, seconds),
+    }
+
+
+def import_demo_tables() -> dict[str, Any]:
+    per_table = {name: import_table(name, SAMPLE / f"{name}.jsonl") for name in TABLE_ORDER}
+    records = sum(t["records"] for t in per_table.values())
+    seconds = sum(t["seconds"] for t in per_table.values())
+    embedding = sum(t["embedding_s"] for t in per_table.values())
+    return {
+        "records": records,
+        "seconds": round(seconds, 2),
+        "records_per_s": round(records / seconds, 1),
+        "embedding_s": round(embedding, 2),
+        "embedding_share": round(embedding / seconds, 2),
+        "tables": per_table,
+    }
+
+
+TABLE_ORDER = ("campaigns", "organizations", "public_figures", "actions", "content")
+
+
+# --- quality -----------------------------------------------------------------------------------
+
+
+def load_queries() -> list[dict[str, Any]]:
+    with QUERIES_PATH.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
+    """``ranked``: the item (document or record id) of each result, best first, duplicates
+    kept (several passages of one document)."""
+    first = next((rank for rank, item in enumerate(ranked[:K], 1) if item in relevant), None)
+
+    def recall(k: int) -> float:
+        return len(relevant & set(ranked[:k])) / len(relevant)
+
+    return {
+        "recall_at_5": recall(5),
+        "recall_at_10": recall(10),
+        "mrr": 1 / first if first else 0.0,
+        "hit_at_5": 1.0 if first is not None and first <= 5 else 0.0,
+        "first_rank": first or 0,
+    }
+
+
+def knowledge_ranking(query: str, search_type: str) -> list[str]:
+    from common import retrieval
+    from common.embeddings import get_embedder
+    from common.firestore import KNOWLEDGE
+    from functions.knowledge import service
+
+    if search_type == "text":
+        return [hit.doc["doc_id"] for hit in retrieval.text_search(KNOWLEDGE, query, K)]
+    if search_type == "semantic":
+        embedder = get_embedder()
+        vector = retrieval.embed_query(query, embedder)
+        hits = retrieval.semantic_search(KNOWLEDGE, vector, embedder, K)
+        return [hit.doc["doc_id"] for hit in hits]
+    return [DOC_BY_TITLE[hit["title"]] for hit in service.search(query, K)]
+
+
+DOC_BY_TITLE: dict[str, str] = {}
+
+
+def table_ranking(query: dict[str, Any], search_type: str) -> list[str]:
+    from functions.search import service
+    from functions.search.tables import TABLES
+
+    tables = [TABLES[query["table"]]] if query.get("table") else list(TABLES.values())
+    return [hit["id"] for hit in service.search(tables, query["query"], search_type, K)]
+
+
+def evaluate(queries: list[dict[str, Any]], rank: Callable[[dict, str], list[str]]) -> dict:
+    results: dict[str, Any] = {"queries": len(queries)}
+    for search_type in SEARCH_TYPES:
+        rows = []
+        for query in queries:
+            row = scores(rank(query, search_type), set(query["relevant"]))
+            rows.append((query, row))
+        metric_names = ("recall_at_5", "recall_at_10", "mrr", "hit_at_5")
+        summary: dict[str, Any] = {
+            name: round(statistics.mean(row[name] for _, row in rows), 3) for name in metric_names
+        }
+        summary["misses_at_10"] = [_label(q) for q, row in rows if row["first_rank"] == 0]
+        summary["misses_at_5"] = [
+            _label(q) for q, row in rows if row["first_rank"] == 0 or row["first_rank"] > 5
+        ]
+        summary["incomplete_at_10"] = {
+            _label(q): f"{round(row['recall_at_10'] * len(q['relevant']))}/{len(q['relevant'])}"
+            for q, row in rows
+            if row["first_rank"] and row["recall_at_10"] < 1
+        }
+        summary["first_relevant_rank"] = {_label(q): row["first_rank"] for q, row in rows}
+        results[search_type] = summary
+    return results
+
+
+def _label(query: dict[str, Any]) -> str:
+    if query["corpus"] == "tables":
+        return f"[{query.get('table') or 'all'}] {query['query']}"
+    return query["query"]
+
+
+def quality(details: bool) -> dict[str, Any]:
+    from functions.knowledge.importer import read_documents
+
+    for _, document in read_documents([KNOWLEDGE_DIR]):
+        if not isinstance(document, str):
+            DOC_BY_TITLE[document.title] = document.id
+    queries = load_queries()
+    knowledge = [q for q in queries if q["corpus"] == "knowledge"]
+    tables = [q for q in queries if q["corpus"] == "tables"]
+    started = time.perf_counter()
+    out = {
+        "knowledge": evaluate(knowledge, lambda q, t: knowledge_ranking(q["query"], t)),
+        "tables": evaluate(tables, table_ranking),
+        "seconds": None,
+    }
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    if not details:
+        for corpus in ("knowledge", "tables"):
+            for search_type in SEARCH_TYPES:
+                out[corpus][search_type].pop("first_relevant_rank")
+    return out
+
+
+# --- synthetic campaigns -----------------------------------------------------------------------
+
+
+def synthetic_campaigns(count: int, seed: int = SEED) -> list[dict[str, Any]]:
+    """``count`` campaigns recombined from the sample ones, deterministically."""
+    with (SAMPLE / "campaigns.jsonl").open(encoding="utf-8") as handle:
+        sample = [json.loads(line) for line in handle if line.strip()]
+    rng = random.Random(seed)
+    targets = sorted({r["target"] for r in sample if r.get("target")})
+    asks = [r["title"].split(": ", 1)[-1] for r in sample]
+    sentences = [
+        s.strip().rstrip(".") + "."
+        for r in sample
+        for s in r.get("description", "").split(". ")
+        if s.strip()
+    ]
+    rows = []
+    for i in range(count):
+        a, b = rng.sample(sample, 2)
+        target = rng.choice(targets)
+        description = " ".join(rng.sample(sentences, rng.choice((2, 3))))
+        rows.append(
+            {
+                "id": f"syn-{i:05d}",
+                "title": f"{target}: {rng.choice(asks)}",
+                "description": description,
+                "status": rng.choice(("active", "won", "lost", "paused")),
+                "target": target,
+                "organization": a["organization"],
+                "topics": sorted(set(a.get("topics", [])[:2] + b.get("topics", [])[:1])),
+                "country": b.get("country"),
+                "start_date": f"{rng.randint(2019, 2026)}-{rng.randint(1, 12):02d}-"
+                f"{rng.randint(1, 28):02d}",
+                "url": f"https://example.org/campaigns/syn-{i:05d}",
+            }
+        )
+    return rows
+
+
+def text_candidates(collection: str, queries: tuple[str, ...]) -> dict[str, Any]:
+    """Text search scores at most ``TEXT_CANDIDATES`` documents holding any query term, taken
+    in Firestore's order (by id), not by relevance. For each query: how many documents hold a
+    term, and how many of the top 10 stay the same when every such document is scored (the
+    engine's own ``text_search`` with the cap lifted for the check)."""
+    from common import retrieval
+    from common.firestore import get_db
+    from common.textindex import terms
+
+    cap = retrieval.TEXT_CANDIDATES
+    matching, overlaps = [], []
+    for query in queries:
+        wanted = terms(query)[: retrieval.MAX_QUERY_TERMS]
+        counted = (
+            get_db()
+            .collection(collection)
+            .where(filter=retrieval._filter("search_terms", "array_contains_any", wanted))
+            .count()
+            .get()
+        )
+        matching.append(int(counted[0][0].value))
+        capped = [hit.id for hit in retrieval.text_search(collection, query, K)]
+        retrieval.TEXT_CANDIDATES = 10**7
+        try:
+            full = [hit.id for hit in retrieval.text_search(collection, query, K)]
+        finally:
+            retrieval.TEXT_CANDIDATES = cap
+        overlaps.append(len(set(capped) & set(full)) / max(1, len(full)))
+    return {
+        "cap": cap,
+        "queries": len(queries),
+        "queries_over_cap": sum(m > cap for m in matching),
+        "matching_docs_median": int(statistics.median(matching)),
+        "matching_docs_max": max(matching),
+        "top10_overlap_with_uncapped_mean": round(statistics.mean(overlaps), 3),
+        "top10_overlap_with_uncapped_min": round(min(overlaps), 3),
+    }
+
+
+def delete_collection(name: str) -> None:
+    from common.firestore import get_db
+
+    db = get_db()
+    db.recursive_delete(db.collection(name))
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    return path
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1,000 records only, fewer requests")
+    parser.add_argument("--requests", type=int, help="requests per search type and size")
+    parser.add_argument("--via", choices=("auto", "http", "service"), default="auto")
+    parser.add_argument("--details", action="store_true", help="each query's first relevant rank")
+    args = parser.parse_args()
+    sizes = (1_000,) if args.quick else (1_000, 10_000)
+    n = args.requests or (20 if args.quick else 100)
+
+    began = time.perf_counter()
+    emulator = Emulator("127.0.0.1", free_port(), "demo-bench-search").start()
+    environment(emulator)
+    try:
+        from common.offline.minilm import get_model
+
+        started = time.perf_counter()
+        get_model()
+        timed_embedder()
+        results: dict[str, Any] = {
+            "mode": "quick" if args.quick else "full",
+            "machine": {"cpus": os.cpu_count(), "loadavg_at_start": os.getloadavg()},
+            "embeddings": "offline: all-MiniLM-L6-v2 (NumPy)",
+            "model_load_s": round(time.perf_counter() - started, 2),
+        }
+        results["notes"] = [
+            "Imports embed every record with the offline model in process: at 10,000 records "
+            "this takes minutes (latency.campaigns_limit_10.*.import_of_new_records.seconds).",
+            "Quality is measured on the demo data only (data/knowledge, data/sample), with the "
+            "evaluation set bench/data/search_queries.jsonl, which is kept apart from tuning.",
+        ]
+        results["import"] = {"knowledge": import_knowledge(), "demo_tables": import_demo_tables()}
+        results["quality"] = quality(args.details)
+
+        searcher = Searcher(args.via)
+        latency: dict[str, Any] = {"via": searcher.via}
+        if searcher.note:
+            latency["note"] = searcher.note
+        latency["knowledge_hybrid_limit_5"] = {
+            "passages": results["import"]["knowledge"]["passages"],
+            **measure(searcher.knowledge, KNOWLEDGE_LATENCY_QUERIES, n),
+        }
+
+        delete_collection("campaigns")
+        rows = synthetic_campaigns(max(sizes))
+        scale: dict[str, Any] = {}
+        done = 0
+        with tempfile.TemporaryDirectory() as tmp:
+            for size in sizes:
+                path = write_jsonl(Path(tmp) / f"campaigns-{size}.jsonl", rows[done:size])
+                imported = import_table("campaigns", path)
+                done = size
+                entry: dict[str, Any] = {"import_of_new_records": imported}
+                for search_type in SEARCH_TYPES:
+                    entry[search_type] = measure(
+                        lambda q, t=search_type: searcher.table("campaigns", q, t),
+                        LATENCY_QUERIES,
+                        n,
+                    )
+                entry["text_candidate_cap"] = text_candidates("campaigns", LATENCY_QUERIES)
+                scale[f"{size}_records"] = entry
+        latency["campaigns_limit_10"] = scale
+        results["latency"] = latency
+        results["seconds_total"] = round(time.perf_counter() - began, 1)
+        print(json.dumps(results, indent=2, ensure_ascii=False))
+    finally:
+        emulator.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Search terms of a text: the words that text search stores and matches.
+
+Lower-cased, accents folded (``café`` -> ``cafe``), split on anything that is not a letter or
+digit (hyphenated words also give their joined form: ``cage-free`` -> ``cage``, ``free``,
+``cagefree``), English stop words dropped (``data/search/stopwords.txt``), and stemmed with the
+Snowball English stemmer, so ``campaigns``, ``campaigning`` and ``campaign`` are one term.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+STOPWORDS_PATH = Path(__file__).resolve().parent.parent / "data" / "search" / "stopwords.txt"
+MAX_TERMS = 400  # per stored text: Firestore indexes each array value
+_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+@cache
+def _stopwords() -> frozenset[str]:
+    lines = STOPWORDS_PATH.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+@cache
+def _stemmer() -> object:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)  # type: ignore[attr-defined]
+
+
+def fold(text: str) -> str:
+    """Lower case without accents."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def terms(text: str) -> list[str]:
+    """The distinct search terms of ``text``, in order of first appearance."""
+    stop = _stopwords()
+    found: dict[str, None] = {}
+    for match in _WORD.finditer(fold(text)):
+        token = match.group()
+        parts = token.split("-")
+        words = [*parts, "".join(parts)] if len(parts) > 1 else parts
+        for word in words:
+            if word in stop or (len(word) < 2 and not word.isdigit()):
+                continue
+            found.setdefault(stem(word), None)
+        if len(found) >= MAX_TERMS:
+            break
+    return list(found)[:MAX_TERMS]

@@ -1,0 +1,31 @@
+"""HTTP routes of the knowledge group: search the advocacy knowledge corpus."""
+
+from __future__ import annotations
+
+from common.http import Call, Route
+from functions.knowledge import service
+from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passage
+
+
+def search_knowledge(call: Call) -> KnowledgeResults:
+    body: KnowledgeRequest = call.body
+    hits = service.search(body.query, body.limit, body.tags)
+    data = [Passage.model_validate(hit) for hit in hits]
+    return KnowledgeResults(data=data, total=len(data))
+
+
+ROUTES = [
+    Route(
+        method="POST",
+        path="/v1/knowledge/search",
+        handler=search_knowledge,
+        operation_id="searchKnowledge",
+        summary="Find the passages of the knowledge corpus that answer a question",
+        tag="Knowledge",
+        body=KnowledgeRequest,
+        response=KnowledgeResults,
+        price="knowledge.search",
+        description="Semantic (vector) and word search over the corpus's passages, fused by "
+        "reciprocal rank. Each passage cites its document's title, URL and section.",
+    ),
+]

@@ -1,0 +1,39 @@
+"""Knowledge search: the corpus's passages closest to a question, by meaning and by words.
+No Flask here. Both rankings are fused by reciprocal rank (the answer's ``score``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from common import retrieval
+from common.embeddings import get_embedder
+from common.firestore import KNOWLEDGE
+
+POOL = 3  # each ranking looks at this many times the wanted passages
+
+
+def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
+    """``[{passage, title, url, section, score}]``, best first, at most ``limit``."""
+    embedder = get_embedder()
+    retrieval.check_index([KNOWLEDGE], embedder)
+    wanted = set(tags or ())
+
+    def keep(doc: dict[str, Any]) -> bool:
+        return not wanted or bool(wanted & set(doc.get("tags") or ()))
+
+    pool = limit * POOL
+    words = retrieval.text_search(KNOWLEDGE, query, pool, keep if wanted else None)
+    vector = retrieval.embed_query(query, embedder)
+    prefilter = ("tags", "array_contains_any", sorted(wanted)) if wanted else None
+    meaning = retrieval.semantic_search(KNOWLEDGE, vector, embedder, pool, prefilter=prefilter)
+    fused = retrieval.fuse([meaning, words], key=lambda hit: hit.id, limit=limit)
+    return [
+        {
+            "passage": hit.doc["passage"],
+            "title": hit.doc["title"],
+            "url": hit.doc.get("url"),
+            "section": hit.doc.get("section") or hit.doc["title"],
+            "score": score,
+        }
+        for hit, score in fused
+    ]

@@ -1,0 +1,74 @@
+"""The five searchable tables: their record model, which field is the title, and which fields
+make up the text that is indexed and embedded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from functions.search.models import (
+    TABLE_NAMES,
+    Action,
+    Campaign,
+    Content,
+    Organization,
+    PublicFigure,
+    TableName,
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    name: TableName
+    model: type[BaseModel]
+    title: str  # the required first field
+    text: tuple[str, ...]  # indexed and embedded, in this order, after the title
+
+    @property
+    def collection(self) -> str:
+        return self.name
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(self.model.model_fields)
+
+    def title_of(self, record: dict[str, Any]) -> str:
+        return str(record.get(self.title) or "")
+
+    def text_of(self, record: dict[str, Any]) -> str:
+        """The record's searchable text: its text fields, lists joined, dates as written."""
+        parts = []
+        for name in self.text:
+            value = record.get(name)
+            if isinstance(value, list):
+                value = ", ".join(str(item).replace("-", " ") for item in value)
+            if value:
+                parts.append(str(value))
+        return "\n".join(parts)
+
+
+TABLES: dict[str, Table] = {
+    "campaigns": Table(
+        "campaigns",
+        Campaign,
+        "title",
+        ("description", "target", "organization", "topics", "country", "status"),
+    ),
+    "organizations": Table(
+        "organizations",
+        Organization,
+        "name",
+        ("description", "type", "focus_areas", "country"),
+    ),
+    "public_figures": Table(
+        "public_figures",
+        PublicFigure,
+        "name",
+        ("role", "organization", "summary", "country"),
+    ),
+    "actions": Table("actions", Action, "title", ("description", "action_type", "date")),
+    "content": Table("content", Content, "title", ("body", "content_type", "topics")),
+}
+assert tuple(TABLES) == TABLE_NAMES

@@ -1,0 +1,336 @@
+"""Search and knowledge on the real emulator with the offline embedder: import, find by words
+and by meaning, refuse bad input and mixed models, lose nothing already stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from common import embeddings, retrieval
+from common.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
+from functions.knowledge.importer import import_knowledge
+from functions.search.importer import import_records, reindex
+from functions.search.tables import TABLES
+from tests.helpers import client
+
+pytestmark = pytest.mark.emulator
+
+CAMPAIGNS = [
+    {
+        "id": "camp-1",
+        "title": "Harlow Foods: keep your cage-free egg pledge",
+        "description": "Harlow Foods promised to stop selling eggs from caged hens by 2025.",
+        "status": "active",
+        "target": "Harlow Foods",
+        "organization": "Hope for Hens",
+        "topics": ["cage-free", "corporate-campaigns"],
+        "country": "GB",
+        "start_date": "2023-04-01",
+    },
+    {
+        "id": "camp-2",
+        "title": "End mink farming in Poland",
+        "description": "A coalition asks parliament to ban fur farms.",
+        "status": "won",
+        "target": "Sejm",
+        "topics": ["fur", "legislation"],
+        "country": "PL",
+    },
+    {
+        "id": "camp-3",
+        "title": "Better lives for broiler chickens at QuickBite",
+        "description": "Asks the restaurant chain to adopt slower-growing breeds and more space.",
+        "status": "active",
+        "target": "QuickBite",
+        "topics": ["factory-farming", "corporate-campaigns"],
+        "country": "US",
+    },
+]
+
+KNOWLEDGE_DOCS = {
+    "undercover.md": """---
+id: undercover-filming
+title: Undercover filming on farms
+url: https://example.org/undercover
+tags: legal, jurisdiction-us
+---
+# Undercover filming on farms
+
+## Ag-gag laws
+
+Several US states passed ag-gag statutes that make it a crime to gain access to an agricultural
+facility under false pretences or to record audio or video there without the owner's consent.
+
+## Courts
+
+Federal courts struck down parts of some of these statutes on free speech grounds.
+""",
+    "hens.md": """---
+id: hen-welfare
+title: Laying hen welfare
+url: https://example.org/hens
+tags: welfare-science, cage-free
+---
+# Laying hen welfare
+
+## Space
+
+A hen in a barren battery cage has less floor space than a sheet of A4 paper and cannot
+spread her wings, dust-bathe or nest.
+
+## Enrichment
+
+Perches, litter and nest boxes let hens perform their strongly motivated natural behaviours.
+""",
+    "protest.md": """---
+id: protest-planning
+title: Planning a peaceful protest
+url: https://example.org/protest
+tags: campaign-tactics
+---
+# Planning a peaceful protest
+
+## Safety
+
+Agree on roles, brief every participant, and keep the route and exits clear.
+""",
+}
+
+
+@pytest.fixture
+def auth(alice) -> dict[str, str]:
+    return alice[1]
+
+
+@pytest.fixture
+def offline(settings_env):
+    embeddings.reset_embedder()
+    settings_env(EMBEDDINGS_BACKEND="offline")
+    yield
+    embeddings.reset_embedder()
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def campaigns(db, offline, tmp_path) -> None:
+    report = import_records(TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS))
+    assert (report.written, report.rejected) == (3, [])
+
+
+@pytest.fixture
+def corpus(db, offline, tmp_path) -> Path:
+    for name, text in KNOWLEDGE_DOCS.items():
+        (tmp_path / name).write_text(text)
+    report = import_knowledge([tmp_path])
+    assert (report.documents, report.rejected) == (3, [])
+    return tmp_path
+
+
+def search(auth, body, table: str | None = None):
+    path = "/v1/search" + (f"/{table}" if table else "")
+    return client().post(path, json=body, headers=auth)
+
+
+def ids(response) -> list[str]:
+    assert response.status_code == 200, response.get_json()
+    return [hit["id"] for hit in response.get_json()["data"]]
+
+
+# --- import ------------------------------------------------------------------------------------
+
+
+def test_an_import_reports_bad_rows_by_line_and_still_loads_the_good_ones(db, offline, tmp_path):
+    path = write_jsonl(
+        tmp_path / "mixed.jsonl",
+        [
+            CAMPAIGNS[0],
+            "{not json",
+            {"id": "camp-x", "status": "active"},
+            {"id": "camp-y", "title": "Y", "status": "maybe"},
+            CAMPAIGNS[1],
+        ],
+    )
+
+    report = import_records(TABLES["campaigns"], path)
+
+    assert report.written == 2
+    assert [line for line, _ in report.rejected] == [2, 3, 4]
+    assert "title: required" in report.rejected[1][1]
+    assert "status" in report.rejected[2][1]
+    stored = {doc.id for doc in get_db().collection("campaigns").stream()}
+    assert stored == {"camp-1", "camp-2"}
+
+
+def test_importing_the_same_file_again_writes_nothing_and_changes_update(campaigns, tmp_path):
+    again = import_records(TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS))
+    assert (again.written, again.unchanged) == (0, 3)
+
+    changed = [{**CAMPAIGNS[1], "status": "lost"}]
+    report = import_records(TABLES["campaigns"], write_jsonl(tmp_path / "d.jsonl", changed))
+
+    assert report.written == 1
+    assert get_db().collection("campaigns").document("camp-2").get().get("status") == "lost"
+    assert get_db().collection("campaigns").document("camp-1").get().exists  # nothing lost
+
+
+def test_a_dry_run_writes_nothing(db, offline, tmp_path):
+    report = import_records(
+        TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS), dry_run=True
+    )
+
+    assert (report.valid, report.written) == (3, 0)
+    assert list(get_db().collection("campaigns").stream()) == []
+
+
+# --- search ------------------------------------------------------------------------------------
+
+
+def test_words_find_records_with_stemmed_terms(campaigns, auth):
+    found = ids(search(auth, {"query": "caged hens eggs", "search_type": "text"}, "campaigns"))
+
+    assert found[0] == "camp-1"
+    assert "camp-2" not in found
+
+
+def test_meaning_finds_records_that_share_no_word_with_the_query(campaigns, auth):
+    query = {"query": "lawmakers outlawing pelt production", "search_type": "semantic"}
+
+    found = ids(search(auth, query, "campaigns"))
+
+    assert found[0] == "camp-2"  # mink farming / fur farms
+
+
+def test_hybrid_is_the_default_and_answers_the_documented_shape(campaigns, auth, alice):
+    response = search(auth, {"query": "cage-free pledge", "limit": 2}, "campaigns")
+
+    body = response.get_json()
+    assert body["searchType"] == "hybrid"
+    assert body["total"] == len(body["data"]) == 2
+    first = body["data"][0]
+    assert first["table"] == "campaigns"
+    assert first["id"] == "camp-1"
+    assert first["record"]["title"] == CAMPAIGNS[0]["title"]
+    assert first["record"]["start_date"] == "2023-04-01"
+    assert not {"embedding", "search_terms", "embedding_model"} & set(first["record"])
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+    assert [u.get("operation") for u in usage.stream()] == ["search.query"]
+
+
+def test_every_table_is_searched_and_filters_apply(campaigns, auth, tmp_path):
+    orgs = [{"id": "org-1", "name": "Hope for Hens", "description": "Cage-free campaigners."}]
+    import_records(TABLES["organizations"], write_jsonl(tmp_path / "o.jsonl", orgs))
+
+    both = search(auth, {"query": "hens cage-free", "search_type": "text"}).get_json()["data"]
+    only_orgs = search(auth, {"query": "hens", "tables": ["organizations"]}).get_json()["data"]
+    filtered = ids(search(auth, {"query": "campaign", "filters": {"status": "won"}}, "campaigns"))
+    by_topic = ids(search(auth, {"query": "chickens", "filters": {"topics": "fur"}}, "campaigns"))
+
+    assert {hit["table"] for hit in both} == {"campaigns", "organizations"}
+    assert {hit["table"] for hit in only_orgs} == {"organizations"}
+    assert filtered == ["camp-2"]
+    assert by_topic == ["camp-2"]
+
+
+@pytest.mark.parametrize(
+    ("body", "table", "status", "field"),
+    [
+        ({"query": "hens"}, "whales", 404, None),
+        ({"query": ""}, "campaigns", 400, "query"),
+        ({"query": "   "}, "campaigns", 400, "query"),
+        ({"query": "hens", "limit": 0}, "campaigns", 400, "limit"),
+        ({"query": "hens", "limit": 51}, "campaigns", 400, "limit"),
+        ({"query": "hens", "search_type": "fuzzy"}, "campaigns", 400, "search_type"),
+        ({"query": "hens", "filters": {"colour": "red"}}, "campaigns", 400, "filters.colour"),
+        ({"query": "hens", "tables": ["whales"]}, None, 400, "tables.0"),
+        ({"query": "x" * 501}, "campaigns", 400, "query"),
+    ],
+)
+def test_bad_searches_are_clear_errors_and_not_billed(
+    campaigns, auth, alice, body, table, status, field
+):
+    response = search(auth, body, table)
+
+    assert response.status_code == status
+    problem = response.get_json()
+    if field:
+        assert field in [e["field"] for e in problem["errors"]]
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+    assert list(usage.stream()) == []
+
+
+def test_vectors_of_another_model_are_never_mixed(campaigns, auth, tmp_path):
+    get_db().collection(SEARCH_INDEXES).document("campaigns").update(
+        {"model": "vertex:text-embedding-005@768"}
+    )
+
+    semantic = search(auth, {"query": "fur", "search_type": "semantic"}, "campaigns")
+    text = search(auth, {"query": "fur", "search_type": "text"}, "campaigns")
+    report_error = None
+    try:
+        import_records(TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS))
+    except retrieval.IndexMismatch as exc:
+        report_error = str(exc)
+
+    assert semantic.status_code == 502
+    assert "reindex" in semantic.get_json()["detail"]
+    assert ids(text) == ["camp-2"]  # words still work
+    assert report_error is not None
+    assert "reindex" in report_error
+
+    assert reindex(TABLES["campaigns"]) == 3
+    assert (
+        ids(
+            search(
+                auth,
+                {"query": "lawmakers outlawing pelt production", "search_type": "semantic"},
+                "campaigns",
+            )
+        )[0]
+        == "camp-2"
+    )
+
+
+# --- knowledge ---------------------------------------------------------------------------------
+
+
+def test_a_paraphrased_question_finds_its_passage(corpus, auth):
+    response = client().post(
+        "/v1/knowledge/search",
+        json={"query": "Can I get in trouble for secretly videoing inside a farm?", "limit": 5},
+        headers=auth,
+    )
+
+    assert response.status_code == 200
+    data = response.get_json()["data"]
+    assert data[0]["title"] == "Undercover filming on farms"
+    assert data[0]["section"] == "Undercover filming on farms > Ag-gag laws"
+    assert data[0]["url"] == "https://example.org/undercover"
+    assert "ag-gag" in data[0]["passage"]
+
+
+def test_tags_narrow_the_passages(corpus, auth):
+    response = client().post(
+        "/v1/knowledge/search",
+        json={"query": "space for hens", "tags": ["campaign-tactics"]},
+        headers=auth,
+    )
+
+    assert {p["title"] for p in response.get_json()["data"]} == {"Planning a peaceful protest"}
+
+
+def test_importing_a_document_again_replaces_its_passages(corpus, tmp_path):
+    shorter = KNOWLEDGE_DOCS["hens.md"].split("## Enrichment")[0]
+    (corpus / "hens.md").write_text(shorter)
+
+    report = import_knowledge([corpus / "hens.md"])
+
+    passages = get_db().collection(KNOWLEDGE).where(filter=where_eq("doc_id", "hen-welfare"))
+    sections = sorted(doc.get("section") for doc in passages.stream())
+    assert sections == ["Laying hen welfare > Space"]
+    assert (report.embedded, report.removed) == (0, 1)  # the kept passage is not re-embedded
