@@ -32,6 +32,7 @@ test: $(STAMP) $(TASKS_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache --no-logo
+	$(PY) -m mypy
 	$(PY) -m pytest
 	terraform fmt -check -recursive terraform/
 
@@ -40,4 +41,4 @@ format: $(STAMP)
 	$(PY) -m ruff format .
 
 clean:
-	rm -rf $(VENV) $(TASKS_VENV) .local .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(TASKS_VENV) .local .pytest_cache .ruff_cache .mypy_cache

@@ -58,7 +58,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +158,10 @@ def api_key() -> str:
     return issue_key(consumer["id"]).plaintext
 
 
+class Failed(Exception):
+    """A search that did not answer 200 (HTTP status) or raised (service: exception type)."""
+
+
 class Searcher:
     """One search request, over HTTP in process or through the service."""
 
@@ -194,34 +200,53 @@ class Searcher:
                 json={"query": query, "search_type": search_type, "limit": limit},
                 headers=self._auth,
             )
-            assert response.status_code == 200, response.get_data(as_text=True)[:500]
-            return response.get_json()["total"]
+            return _total(response)
         from functions.search import service
 
-        return len(service.search([service.table(name)], query, search_type, limit))
+        try:
+            return len(service.search([service.table(name)], query, search_type, limit))
+        except Exception as exc:  # reported, not fatal: a slow backend is a finding
+            raise Failed(type(exc).__name__) from exc
 
     def knowledge(self, query: str, limit: int = 5) -> int:
         if self.via == "http":
             response = self._client.post(
                 "/v1/knowledge/search", json={"query": query, "limit": limit}, headers=self._auth
             )
-            assert response.status_code == 200, response.get_data(as_text=True)[:500]
-            return response.get_json()["total"]
+            return _total(response)
         from functions.knowledge import service
 
-        return len(service.search(query, limit))
+        try:
+            return len(service.search(query, limit))
+        except Exception as exc:  # reported, not fatal
+            raise Failed(type(exc).__name__) from exc
+
+
+def _total(response: Any) -> int:
+    if response.status_code != 200:
+        body = response.get_json(silent=True) or {}
+        raise Failed(f"{response.status_code} {body.get('detail', '')}".strip())
+    return response.get_json()["total"]
 
 
 def measure(call: Callable[[str], int], queries: tuple[str, ...], n: int) -> dict[str, Any]:
+    """``n`` sequential requests cycling through ``queries`` (after 3 warm-up requests). Timings
+    cover every request, failed ones included; ``failed`` counts them by answer."""
+    failed: Counter[str] = Counter()
     for query in queries[:3]:  # warm caches and connections
-        call(query)
+        try:
+            call(query)
+        except Failed as exc:
+            failed[f"warm-up: {exc}"] += 1
     latencies, empty = [], 0
     for i in range(n):
         started = time.perf_counter()
-        found = call(queries[i % len(queries)])
+        try:
+            empty += call(queries[i % len(queries)]) == 0
+        except Failed as exc:
+            failed[str(exc)] += 1
         latencies.append((time.perf_counter() - started) * 1000)
-        empty += found == 0
-    return {**timing(latencies), "empty_results": empty}
+    return {**timing(latencies), "empty_results": empty, "failed": dict(failed)}
 
 
 # --- import ------------------------------------------------------------------------------------
@@ -475,38 +500,58 @@ def text_candidates(collection: str, queries: tuple[str, ...]) -> dict[str, Any]
     """Text search scores at most ``TEXT_CANDIDATES`` documents holding any query term, taken
     in Firestore's order (by id), not by relevance. For each query: how many documents hold a
     term, and how many of the top 10 stay the same when every such document is scored (the
-    engine's own ``text_search`` with the cap lifted for the check)."""
+    engine's own ``text_search`` with the cap lifted, on a client given the longest deadline
+    the settings allow, 60 s, for the check only)."""
     from common import retrieval
-    from common.firestore import get_db
+    from common.config import get_settings
+    from common.firestore import get_db, reset_client
     from common.textindex import terms
 
     cap = retrieval.TEXT_CANDIDATES
-    matching, overlaps = [], []
-    for query in queries:
-        wanted = terms(query)[: retrieval.MAX_QUERY_TERMS]
-        counted = (
-            get_db()
-            .collection(collection)
-            .where(filter=retrieval._filter("search_terms", "array_contains_any", wanted))
-            .count()
-            .get()
-        )
-        matching.append(int(counted[0][0].value))
-        capped = [hit.id for hit in retrieval.text_search(collection, query, K)]
-        retrieval.TEXT_CANDIDATES = 10**7
-        try:
-            full = [hit.id for hit in retrieval.text_search(collection, query, K)]
-        finally:
-            retrieval.TEXT_CANDIDATES = cap
-        overlaps.append(len(set(capped) & set(full)) / max(1, len(full)))
+    matching, overlaps, failed = [], [], Counter()
+    saved = os.environ.get("FIRESTORE_TIMEOUT_S")
+    os.environ["FIRESTORE_TIMEOUT_S"] = "60"
+    get_settings.cache_clear()
+    reset_client()
+    try:
+        for query in queries:
+            wanted = terms(query)[: retrieval.MAX_QUERY_TERMS]
+            counted = (
+                get_db()
+                .collection(collection)
+                .where(filter=retrieval._filter("search_terms", "array_contains_any", wanted))
+                .count()
+                .get()
+            )
+            matching.append(int(counted[0][0].value))
+            try:
+                capped = [hit.id for hit in retrieval.text_search(collection, query, K)]
+                retrieval.TEXT_CANDIDATES = 10**7
+                full = [hit.id for hit in retrieval.text_search(collection, query, K)]
+            except Exception as exc:  # reported, not fatal
+                failed[type(exc).__name__] += 1
+                continue
+            finally:
+                retrieval.TEXT_CANDIDATES = cap
+            overlaps.append(len(set(capped) & set(full)) / max(1, len(full)))
+    finally:
+        if saved is None:
+            os.environ.pop("FIRESTORE_TIMEOUT_S", None)
+        else:
+            os.environ["FIRESTORE_TIMEOUT_S"] = saved
+        get_settings.cache_clear()
+        reset_client()
     return {
         "cap": cap,
         "queries": len(queries),
         "queries_over_cap": sum(m > cap for m in matching),
         "matching_docs_median": int(statistics.median(matching)),
         "matching_docs_max": max(matching),
-        "top10_overlap_with_uncapped_mean": round(statistics.mean(overlaps), 3),
-        "top10_overlap_with_uncapped_min": round(min(overlaps), 3),
+        "top10_overlap_with_uncapped_mean": (
+            round(statistics.mean(overlaps), 3) if overlaps else None
+        ),
+        "top10_overlap_with_uncapped_min": round(min(overlaps), 3) if overlaps else None,
+        "failed": dict(failed),
     }
 
 
@@ -525,6 +570,10 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 # --- main --------------------------------------------------------------------------------------
 
 
+def progress(message: str) -> None:
+    print(f"[bench/search {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1,000 records only, fewer requests")
@@ -539,59 +588,71 @@ def main() -> None:
     emulator = Emulator("127.0.0.1", free_port(), "demo-bench-search").start()
     environment(emulator)
     try:
-        from common.offline.minilm import get_model
-
-        started = time.perf_counter()
-        get_model()
-        timed_embedder()
-        results: dict[str, Any] = {
-            "mode": "quick" if args.quick else "full",
-            "machine": {"cpus": os.cpu_count(), "loadavg_at_start": os.getloadavg()},
-            "embeddings": "offline: all-MiniLM-L6-v2 (NumPy)",
-            "model_load_s": round(time.perf_counter() - started, 2),
-        }
-        results["notes"] = [
-            "Imports embed every record with the offline model in process: at 10,000 records "
-            "this takes minutes (latency.campaigns_limit_10.*.import_of_new_records.seconds).",
-            "Quality is measured on the demo data only (data/knowledge, data/sample), with the "
-            "evaluation set bench/data/search_queries.jsonl, which is kept apart from tuning.",
-        ]
-        results["import"] = {"knowledge": import_knowledge(), "demo_tables": import_demo_tables()}
-        results["quality"] = quality(args.details)
-
-        searcher = Searcher(args.via)
-        latency: dict[str, Any] = {"via": searcher.via}
-        if searcher.note:
-            latency["note"] = searcher.note
-        latency["knowledge_hybrid_limit_5"] = {
-            "passages": results["import"]["knowledge"]["passages"],
-            **measure(searcher.knowledge, KNOWLEDGE_LATENCY_QUERIES, n),
-        }
-
-        delete_collection("campaigns")
-        rows = synthetic_campaigns(max(sizes))
-        scale: dict[str, Any] = {}
-        done = 0
-        with tempfile.TemporaryDirectory() as tmp:
-            for size in sizes:
-                path = write_jsonl(Path(tmp) / f"campaigns-{size}.jsonl", rows[done:size])
-                imported = import_table("campaigns", path)
-                done = size
-                entry: dict[str, Any] = {"import_of_new_records": imported}
-                for search_type in SEARCH_TYPES:
-                    entry[search_type] = measure(
-                        lambda q, t=search_type: searcher.table("campaigns", q, t),
-                        LATENCY_QUERIES,
-                        n,
-                    )
-                entry["text_candidate_cap"] = text_candidates("campaigns", LATENCY_QUERIES)
-                scale[f"{size}_records"] = entry
-        latency["campaigns_limit_10"] = scale
-        results["latency"] = latency
+        # The service's JSON logs go to stdout: keep stdout for the results alone.
+        with redirect_stdout(sys.stderr):
+            results = run(args.quick, sizes, n, args.via, args.details)
         results["seconds_total"] = round(time.perf_counter() - began, 1)
         print(json.dumps(results, indent=2, ensure_ascii=False))
     finally:
         emulator.stop()
+
+
+def run(quick: bool, sizes: tuple[int, ...], n: int, via: str, details: bool) -> dict[str, Any]:
+    from common.offline.minilm import get_model
+
+    started = time.perf_counter()
+    get_model()
+    timed_embedder()
+    results: dict[str, Any] = {
+        "mode": "quick" if quick else "full",
+        "machine": {"cpus": os.cpu_count(), "loadavg_at_start": os.getloadavg()},
+        "embeddings": "offline: all-MiniLM-L6-v2 (NumPy)",
+        "model_load_s": round(time.perf_counter() - started, 2),
+        "notes": [
+            "Imports embed every record with the offline model in process: at 10,000 records "
+            "this takes minutes (latency.campaigns_limit_10.*.import_of_new_records.seconds).",
+            "Quality is measured on the demo data only (data/knowledge, data/sample), with the "
+            "evaluation set bench/data/search_queries.jsonl, which is kept apart from tuning.",
+        ],
+    }
+    progress("importing the demo corpus and tables")
+    results["import"] = {"knowledge": import_knowledge(), "demo_tables": import_demo_tables()}
+    progress("quality on the evaluation set")
+    results["quality"] = quality(details)
+
+    searcher = Searcher(via)
+    latency: dict[str, Any] = {"via": searcher.via}
+    if searcher.note:
+        latency["note"] = searcher.note
+    progress(f"knowledge latency ({searcher.via})")
+    latency["knowledge_hybrid_limit_5"] = {
+        "passages": results["import"]["knowledge"]["passages"],
+        **measure(searcher.knowledge, KNOWLEDGE_LATENCY_QUERIES, n),
+    }
+
+    delete_collection("campaigns")
+    rows = synthetic_campaigns(max(sizes))
+    scale: dict[str, Any] = {}
+    latency["campaigns_limit_10"] = scale
+    results["latency"] = latency
+    done = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            progress(f"importing synthetic campaigns {done + 1}..{size}")
+            path = write_jsonl(Path(tmp) / f"campaigns-{size}.jsonl", rows[done:size])
+            entry: dict[str, Any] = {"import_of_new_records": import_table("campaigns", path)}
+            done = size
+            for search_type in SEARCH_TYPES:
+                progress(f"{search_type} latency at {size} records")
+                entry[search_type] = measure(
+                    lambda q, t=search_type: searcher.table("campaigns", q, t),
+                    LATENCY_QUERIES,
+                    n,
+                )
+            progress(f"text candidate cap at {size} records")
+            entry["text_candidate_cap"] = text_candidates("campaigns", LATENCY_QUERIES)
+            scale[f"{size}_records"] = entry
+    return results
 
 
 if __name__ == "__main__":

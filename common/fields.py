@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from pydantic import AfterValidator, BeforeValidator, EmailStr, Field, WithJsonSchema
+
+if TYPE_CHECKING:
+    from pydantic.json_schema import JsonDict
 
 SPECIAL_USE_TLDS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -88,21 +91,18 @@ def _document_id(value: str) -> str:
     return value
 
 
-_NOT_RESERVED = {"not": {"pattern": r"^__[\s\S]*__$|^\.\.?$|/"}}
+_NOT_RESERVED: JsonDict = {"not": {"pattern": r"^__[\s\S]*__$|^\.\.?$|/"}}
+_Id = TypeVar("_Id")
 
-
-def document_id(*constraints: Any) -> Any:
-    """``DocumentId`` narrowed by ``constraints`` (e.g. a ``StringConstraints`` pattern).
-
-    The constraints go before the id rules: pydantic checks a constraint listed after a
-    validator separately and leaves it out of the JSON schema."""
-    return Annotated[
-        str, *constraints, AfterValidator(_document_id), Field(json_schema_extra=_NOT_RESERVED)
-    ]
+# ``DocumentId`` narrowed by constraints: ``DocumentIdOf[Annotated[str, StringConstraints(...)]]``.
+# The constraints go before the id rules (nested Annotated metadata is flattened in order):
+# pydantic checks a constraint listed after a validator separately and leaves it out of the
+# JSON schema.
+DocumentIdOf = Annotated[_Id, AfterValidator(_document_id), Field(json_schema_extra=_NOT_RESERVED)]
 
 
 # An id that becomes a Firestore document id (decision 0016): valid UTF-8, at most 1,500
 # bytes, no "/", not "." or "..", not "__...__" (reserved). An id breaking these rules can
 # name nothing that exists, so it is a 400 naming the field -- never a database request that
 # fails and is reported as an outage (502).
-DocumentId = document_id()
+DocumentId = DocumentIdOf[str]

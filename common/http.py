@@ -26,10 +26,11 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias
 
 from flask import Request, Response
 from pydantic import BaseModel, ValidationError
+from typing_extensions import TypeVar  # typing's TypeVar takes a default from Python 3.13
 
 from common import logging as log
 from common.config import get_settings
@@ -47,7 +48,15 @@ from common.errors import (
 )
 
 if TYPE_CHECKING:
+    from werkzeug.datastructures import Headers
+
+    from common.consumers import PortalUser
     from common.idempotency import Reservation
+    from common.internal import InternalCaller
+    from common.keys import Principal
+
+    # A request's headers: werkzeug's (case-insensitive) in the pipeline, a dict in tests.
+    HeaderMap: TypeAlias = Headers | Mapping[str, str]
 
 PROBLEM_JSON = "application/problem+json"
 CORRELATION_HEADER = "x-correlation-id"
@@ -75,20 +84,54 @@ class Auth(StrEnum):
 _CALLERS = (Auth.API_KEY, Auth.ID_TOKEN)  # routes whose bodies are people's text
 
 
+class Consumer(Protocol):
+    """Who calls an ``Auth.API_KEY`` route (``common.keys.Principal``) or an ``Auth.ID_TOKEN``
+    one (``common.consumers.PortalUser``, which has no key)."""
+
+    @property
+    def consumer_id(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def plan(self) -> str: ...
+    @property
+    def key_id(self) -> str | None: ...
+    @property
+    def rate_limit(self) -> tuple[int, int] | None: ...
+
+
+# The types of a handler's inputs (decision 0023): ``Call[Body, Query, Path, Caller]``, each
+# model None when the route has none; the caller is a Consumer unless the route's auth says
+# otherwise (None for Auth.NONE, the message id for Auth.WEBHOOK, an InternalCaller...).
+Body = TypeVar("Body", bound=BaseModel | None, default=None)
+Query = TypeVar("Query", bound=BaseModel | None, default=None)
+Path = TypeVar("Path", bound=BaseModel | None, default=None)
+Caller = TypeVar("Caller", default=Consumer)
+# The same for Route, without defaults: a bare ``Route`` is any route.
+_B = TypeVar("_B", bound=BaseModel | None)
+_Q = TypeVar("_Q", bound=BaseModel | None)
+_P = TypeVar("_P", bound=BaseModel | None)
+_C = TypeVar("_C")
+
+
 @dataclass(frozen=True)
-class Route:
-    """One operation: what it accepts, who may call it, what it answers and what it costs."""
+class Route(Generic[_B, _Q, _P, _C]):
+    """One operation: what it accepts, who may call it, what it answers and what it costs.
+
+    Generic so that the type checker matches ``body``, ``query`` and ``path_params`` with the
+    ``Call`` the handler declares; a bare ``Route`` (a table, ``Sequence[Route]``) is any route.
+    """
 
     method: str
     path: str
-    handler: Callable[[Call], BaseModel | Streamed | Html | None]
+    handler: Callable[[Call[_B, _Q, _P, _C]], BaseModel | Streamed | Html | None]
     operation_id: str
     summary: str
     tag: str
     auth: Auth = Auth.API_KEY
-    body: type[BaseModel] | None = None
-    query: type[BaseModel] | None = None
-    path_params: type[BaseModel] | None = None
+    body: type[_B] | None = None
+    query: type[_Q] | None = None
+    path_params: type[_P] | None = None
     response: type[BaseModel] | None = None
     status: int = 200
     price: str | None = None  # operation name in the price table; None: free, not metered
@@ -104,16 +147,20 @@ class Route:
 
 
 @dataclass
-class Call:
-    """What a handler receives: the validated inputs and who is asking."""
+class Call(Generic[Body, Query, Path, Caller]):
+    """What a handler receives: the validated inputs and who is asking.
 
-    principal: Any  # common.keys.Principal for API-key routes, None for public ones
-    body: Any = None
-    query: Any = None
-    path: Any = None
+    A handler declares what its route validates, e.g. ``Call[SubscriptionCreate]`` (a body),
+    ``Call[None, ListQuery]``, ``Call[SubscriptionPatch, None, SubscriptionPath]``,
+    ``Call[None, None, None, None]`` (a public route: no caller)."""
+
+    principal: Caller
+    body: Body  # each None exactly when the route declares no model for it
+    query: Query
+    path: Path
     correlation_id: str = ""
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: HeaderMap = field(default_factory=dict)
     response_headers: dict[str, str] = field(default_factory=dict)  # set by the handler
     # Every route of the whole API, not only this entry point's (see Api): for /openapi.json and
     # the assistant's list of operations. The registry provides it; the groups never import it.
@@ -225,18 +272,21 @@ class Api:
         correlation_id: str,
         extra_headers: dict[str, str],
     ) -> Response:
-        principal = None
+        principal: Consumer | InternalCaller | str | None = None  # see Caller
         if route.auth in (Auth.API_KEY, Auth.ID_TOKEN):
             # Behind API Gateway the caller's header arrives as X-Forwarded-Authorization (the
             # gateway puts its own identity token in Authorization).
             header = request.headers.get("X-Forwarded-Authorization") or request.headers.get(
                 "Authorization"
             )
-            principal = (authenticate if route.auth is Auth.API_KEY else portal_user)(header)
-            log.consumer_id_var.set(principal.consumer_id)
+            consumer: Consumer = (
+                authenticate(header) if route.auth is Auth.API_KEY else portal_user(header)
+            )
+            log.consumer_id_var.set(consumer.consumer_id)
             from common import ratelimit  # both kinds of caller count against the consumer
 
-            extra_headers.update(ratelimit.admit(principal).headers())  # or 429
+            extra_headers.update(ratelimit.admit(consumer).headers())  # or 429
+            principal = consumer
         elif route.auth.internal:
             from common.internal import verify as verify_internal
 
@@ -267,7 +317,10 @@ class Api:
 
 
 def _execute(
-    route: Route, call: Call, extra_headers: dict[str, str], reservation: Reservation | None = None
+    route: Route,
+    call: Call[Any, Any, Any, Any],
+    extra_headers: dict[str, str],
+    reservation: Reservation | None = None,
 ) -> Response:
     """Handler -> metering -> response."""
     principal = call.principal
@@ -295,7 +348,7 @@ def _idempotency_key(route: Route, request: Request) -> str | None:
 
 def _once(
     route: Route,
-    call: Call,
+    call: Call[Any, Any, Any, Any],
     extra_headers: dict[str, str],
     key: str,
     request: Request,
@@ -328,7 +381,7 @@ def _streamed(
     stream: Streamed,
     route: Route,
     principal: Any,
-    call: Call,
+    call: Call[Any, Any, Any, Any],
     reservation: Reservation | None = None,
 ) -> Iterator[str]:
     """The stream's chunks, produced with the request's log context, then metered.
@@ -363,7 +416,7 @@ def _streamed(
             var.reset(token)
 
 
-def authenticate(header: str | None) -> Any:
+def authenticate(header: str | None) -> Principal:
     """The principal of a valid ``Authorization: Bearer <key>`` header, or 401.
 
     Every kind of bad key -- missing, malformed, unknown, revoked, expired, or a disabled
@@ -376,7 +429,7 @@ def authenticate(header: str | None) -> Any:
     return principal
 
 
-def portal_user(header: str | None) -> Any:
+def portal_user(header: str | None) -> PortalUser:
     """The consumer signed in to the developer portal, from the IdP's ID token."""
     from common.consumers import portal_principal
     from common.oidc import InvalidToken, verify_id_token

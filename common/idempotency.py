@@ -22,10 +22,9 @@ import hashlib
 import re
 import uuid
 import zlib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from common import logging as log
 from common.errors import (
@@ -35,6 +34,9 @@ from common.errors import (
     InvalidRequest,
 )
 from common.firestore import IDEMPOTENCY_KEYS, get_db, is_backend_error
+
+if TYPE_CHECKING:
+    from common.http import HeaderMap
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -62,7 +64,7 @@ def applies(method: str, api_key: bool) -> bool:
     return api_key and method in METHODS
 
 
-def key_from(headers: Mapping[str, str]) -> str | None:
+def key_from(headers: HeaderMap) -> str | None:
     """The request's Idempotency-Key, None without one; 400 naming the header if malformed."""
     value = headers.get(HEADER)
     if value is None:
@@ -84,7 +86,7 @@ def fingerprint(method: str, path: str, query: bytes, body: bytes) -> str:
     return digest.hexdigest()
 
 
-def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
+def kept_headers(headers: HeaderMap) -> dict[str, str]:
     """The headers of an answer that a replay repeats (the handler's own are added to them)."""
     return {name: headers[name] for name in REPLAYED_HEADERS if name in headers}
 
@@ -168,7 +170,7 @@ def begin(
         snapshot = ref.get()
         if not snapshot.exists:
             continue
-        stored = snapshot.to_dict()
+        stored = snapshot.to_dict() or {}
         expired = stored["expires_at"] <= now
         if not expired:
             generation = stored["generation"]

@@ -52,7 +52,7 @@ def generate_key(environment: str = "live") -> str:
 
 def is_well_formed(key: str) -> bool:
     match = KEY_PATTERN.match(key)
-    return bool(match) and hmac.compare_digest(checksum(match.group(2)), match.group(3))
+    return match is not None and hmac.compare_digest(checksum(match.group(2)), match.group(3))
 
 
 def hash_key(key: str) -> str:
@@ -178,7 +178,7 @@ def _expired(record: dict[str, Any], now: datetime) -> bool:
 
 def list_keys(consumer_id: str) -> list[dict[str, Any]]:
     query = get_db().collection(API_KEYS).where(filter=where_eq("consumer_id", consumer_id))
-    records = [doc.to_dict() for doc in query.stream()]
+    records = [doc.to_dict() or {} for doc in query.stream()]
     for record in records:
         record.pop("key_hash", None)
     return sorted(records, key=lambda r: r["created_at"], reverse=True)
@@ -284,7 +284,7 @@ def _load_principal(key_hash: str, now: datetime) -> Principal | None:
     docs = list(query.limit(1).stream())
     if not docs:
         return None
-    record = docs[0].to_dict()
+    record = docs[0].to_dict() or {}
     if not hmac.compare_digest(record["key_hash"], key_hash) or record.get("revoked_at"):
         return None
     consumer = get_consumer(record["consumer_id"])

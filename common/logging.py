@@ -17,7 +17,7 @@ import re
 import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TextIO
 
 correlation_id_var: ContextVar[str | None] = ContextVar("correlation_id", default=None)
 consumer_id_var: ContextVar[str | None] = ContextVar("consumer_id", default=None)
@@ -64,8 +64,8 @@ class JsonFormatter(logging.Formatter):
 class _StdoutHandler(logging.StreamHandler):
     """Writes to whatever ``sys.stdout`` is at the time (captured output in tests)."""
 
-    @property  # type: ignore[override]
-    def stream(self):
+    @property
+    def stream(self) -> TextIO:
         return sys.stdout
 
     @stream.setter

@@ -84,11 +84,10 @@ def summary(consumer_id: str, first: date, last: date) -> tuple[list[Line], Line
     )
     lines = []
     for operation in prices():
-        aggregate = (
-            base.where(filter=where_eq("operation", operation))
-            .count(alias="requests")
-            .sum("cost_micros", alias="cost")
-        )
+        # google-cloud-firestore 2.x annotates count() as returning the class AggregationQuery
+        # (it returns an instance), so sum() reads as an unbound call: hence the ignore.
+        counted = base.where(filter=where_eq("operation", operation)).count(alias="requests")
+        aggregate = counted.sum("cost_micros", alias="cost")  # type: ignore[call-arg, arg-type]
         values = {r.alias: r.value for r in aggregate.get()[0]}
         if values["requests"]:
             lines.append(Line(operation, int(values["requests"]), int(values["cost"] or 0)))

@@ -79,7 +79,10 @@ _REPLAYED = {
     "same Idempotency-Key.",
     "schema": {"type": "string", "enum": ["true"]},
 }
-_SECURITY = {Auth.API_KEY: [{"bearerAuth": []}], Auth.ID_TOKEN: [{"idToken": []}]}
+_SECURITY: dict[Auth, list[dict[str, list[str]]]] = {
+    Auth.API_KEY: [{"bearerAuth": []}],
+    Auth.ID_TOKEN: [{"idToken": []}],
+}
 
 
 def error_statuses(route: Route) -> list[int]:

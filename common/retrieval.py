@@ -123,7 +123,7 @@ def reindex(
         docs = list(page.stream())
         if not docs:
             break
-        pairs = [title_and_text(public(doc.to_dict())) for doc in docs]
+        pairs = [title_and_text(public(doc.to_dict() or {})) for doc in docs]
         vectors = embedder.embed([f"{title}\n{text}" for title, text in pairs], "document")
         batch = db.batch()
         for doc, (title, text), vector in zip(docs, pairs, vectors, strict=True):
@@ -170,7 +170,8 @@ def text_search(
         .collection(collection)
         .where(filter=_filter("search_terms", "array_contains_any", wanted))
     )
-    candidates = [(doc.id, doc.to_dict()) for doc in query_ref.limit(TEXT_CANDIDATES).stream()]
+    found = query_ref.limit(TEXT_CANDIDATES).stream()
+    candidates = [(doc.id, doc.to_dict() or {}) for doc in found]
     candidates = [(i, d) for i, d in candidates if keep is None or keep(d)]
     if not candidates:
         return []
@@ -222,8 +223,10 @@ def semantic_search(
         distance_result_field="vector_distance",
     )
     hits = []
-    for doc in nearest.stream():
-        data = doc.to_dict()
+    # google-cloud-firestore 2.x annotates find_nearest() as returning the class VectorQuery
+    # (it returns an instance), so stream() reads as an unbound call: hence the ignore.
+    for doc in nearest.stream():  # type: ignore[call-arg]
+        data = doc.to_dict() or {}
         distance = data.pop("vector_distance", 1.0)
         if keep is None or keep(data):
             hits.append(Hit(doc.id, round(1.0 - float(distance), 6), data))

@@ -39,9 +39,9 @@ MAX_ERRORS = 20
 
 def unsafe_text(data: Any, where: str = "body") -> list[FieldError]:
     """One error per string (value or object key) in ``data`` holding a refused character."""
-    errors: list[FieldError] = []
-    _walk(data, [], errors)
-    return [FieldError(".".join(path) or where, message) for path, message in errors]
+    found: list[tuple[list[str], str]] = []
+    _walk(data, [], found)
+    return [FieldError(".".join(path) or where, message) for path, message in found]
 
 
 def _walk(value: Any, path: list[str], errors: list[tuple[list[str], str]]) -> None:

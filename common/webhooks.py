@@ -9,10 +9,13 @@ compared in constant time by the ``standardwebhooks`` library.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from common.config import get_settings
 from common.errors import AppError
+
+if TYPE_CHECKING:
+    from common.http import HeaderMap
 
 _NAMES = ("id", "timestamp", "signature")
 
@@ -21,7 +24,7 @@ class InvalidSignature(AppError):
     status, code, title = 401, "invalid_signature", "Invalid webhook signature"
 
 
-def standard_headers(headers: Mapping[str, str]) -> dict[str, str]:
+def standard_headers(headers: HeaderMap) -> dict[str, str]:
     """The ``webhook-*`` headers, taken from the ``svix-*`` spelling when that is what came."""
     found = {}
     for name in _NAMES:
@@ -31,7 +34,7 @@ def standard_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
-def verify(raw: bytes, headers: Mapping[str, str]) -> str:
+def verify(raw: bytes, headers: HeaderMap) -> str:
     """Verify the signature of ``raw``; returns the message id. Raises InvalidSignature."""
     from standardwebhooks.webhooks import Webhook
 
@@ -54,7 +57,7 @@ SENDGRID_SIGNATURE = "X-Twilio-Email-Event-Webhook-Signature"
 SENDGRID_TIMESTAMP = "X-Twilio-Email-Event-Webhook-Timestamp"
 
 
-def verify_sendgrid(raw: bytes, headers: Mapping[str, str]) -> str:
+def verify_sendgrid(raw: bytes, headers: HeaderMap) -> str:
     """Verify SendGrid's signed Event Webhook: an ECDSA P-256 / SHA-256 signature (base64 DER)
     over the timestamp header followed by the raw body, checked with the public key of
     ``SENDGRID_WEBHOOK_PUBLIC_KEY`` (base64 DER, as SendGrid shows it). Returns the timestamp.

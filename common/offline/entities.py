@@ -82,9 +82,12 @@ def person_in(text: str) -> tuple[str | None, str | None]:
     """(personName, role) of a message about a person's public role."""
     roles = lexicon.entities().roles
     role = next((r for r in roles if re.search(rf"\b{re.escape(r)}\b", text.lower())), None)
-    titled = re.search(r"\b(?:Senator|Sen\.|Rep\.|Representative|Minister|Mayor|Governor|"
-                       r"Commissioner|Dr\.|Professor|MP|CEO|Director)\s+([A-Z][a-z'-]+"
-                       r"(?:\s+[A-Z][a-z'-]+){1,2})", text)  # fmt: skip
+    titled = re.search(
+        r"\b(?:Senator|Sen\.|Rep\.|Representative|Minister|Mayor|Governor|"
+        r"Commissioner|Dr\.|Professor|MP|CEO|Director)\s+([A-Z][a-z'-]+"
+        r"(?:\s+[A-Z][a-z'-]+){1,2})",
+        text,
+    )
     if titled:
         return titled.group(1), role
     plain = re.findall(r"\b([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){1,3})\b", text)
@@ -107,8 +110,12 @@ def extract(intent: str, text: str) -> dict[str, Any]:
         info["topic"] = about.group(1).strip() if about else (topics[0] if topics else None)
     elif intent == "INVESTIGATE_COMPANY":
         info["companyName"] = company_in(text)
-        focus = re.search(r"\b(?:focus(?:ing)? on|regarding|especially|particularly|their)\s+"
-                          r"(.{3,80}?)(?:[.?!,]|$)", text, flags=re.IGNORECASE)  # fmt: skip
+        focus = re.search(
+            r"\b(?:focus(?:ing)? on|regarding|especially|particularly|their)\s+"
+            r"(.{3,80}?)(?:[.?!,]|$)",
+            text,
+            flags=re.IGNORECASE,
+        )
         topics = topics_in(text)
         info["focus"] = focus.group(1).strip() if focus else (topics[0] if topics else None)
     elif intent == "RESEARCH_INDIVIDUAL":

@@ -23,43 +23,134 @@ _ORG = re.compile(
     r"(?: is| is called|,)?|we are|we're)\s+((?:the\s+)?[A-Z][\w&'-]*(?:\s+(?:of\s+|for\s+|"
     r"in\s+|the\s+|&\s+)?[A-Z][\w&'-]*){0,5})"
 )
-_ORG_WORDS = {"for", "of", "in", "the", "animal", "animals", "rescue", "sanctuary", "society",
-              "league", "coalition", "alliance", "foundation", "project", "network", "action",
-              "humane", "welfare", "rights", "protection", "trust", "fund", "group",
-              "association", "center", "centre", "institute", "campaign", "campaigns",
-              "initiative", "collective", "council", "federation", "equality", "liberation",
-              "compassion", "mercy", "friends", "advocates", "watch", "now", "international",
-              "ngo", "org", "farm", "farming", "wildlife", "ocean", "oceans", "sea"}  # fmt: skip
-_TITLES = re.compile(r"^(?:mr|mrs|ms|miss|dr|prof|professor|senator|sen|rep|sir|dame|lord|"
-                     r"lady|mayor|governor|minister)\b\.?", re.IGNORECASE)  # fmt: skip
-_ROLE_WORDS = ("manager", "director", "coordinator", "campaigner", "researcher", "volunteer",
-               "lawyer", "attorney", "organizer", "organiser", "officer", "lead", "head",
-               "founder", "writer", "analyst", "strategist", "intern", "advocate", "editor",
-               "investigator", "specialist", "executive", "fundraiser")  # fmt: skip
-_ROLE = re.compile(r"\bI(?:'m| am) (?:a|an|the|our) ([a-z][a-z -]{2,50}?)(?= at| for| with|"
-                   r"[.,!;]|$)", re.IGNORECASE)  # fmt: skip
-_RESEARCH = re.compile(r"\b(?:research(?:ing)?|investigat(?:e|ing)|look(?:ing)? into|"
-                       r"stud(?:y|ying)|track(?:ing)?|monitor(?:ing)?)\s+([^.?!;]{3,120})",
-                       re.IGNORECASE)  # fmt: skip
+_ORG_WORDS = {
+    "for",
+    "of",
+    "in",
+    "the",
+    "animal",
+    "animals",
+    "rescue",
+    "sanctuary",
+    "society",
+    "league",
+    "coalition",
+    "alliance",
+    "foundation",
+    "project",
+    "network",
+    "action",
+    "humane",
+    "welfare",
+    "rights",
+    "protection",
+    "trust",
+    "fund",
+    "group",
+    "association",
+    "center",
+    "centre",
+    "institute",
+    "campaign",
+    "campaigns",
+    "initiative",
+    "collective",
+    "council",
+    "federation",
+    "equality",
+    "liberation",
+    "compassion",
+    "mercy",
+    "friends",
+    "advocates",
+    "watch",
+    "now",
+    "international",
+    "ngo",
+    "org",
+    "farm",
+    "farming",
+    "wildlife",
+    "ocean",
+    "oceans",
+    "sea",
+}
+_TITLES = re.compile(
+    r"^(?:mr|mrs|ms|miss|dr|prof|professor|senator|sen|rep|sir|dame|lord|"
+    r"lady|mayor|governor|minister)\b\.?",
+    re.IGNORECASE,
+)
+_ROLE_WORDS = (
+    "manager",
+    "director",
+    "coordinator",
+    "campaigner",
+    "researcher",
+    "volunteer",
+    "lawyer",
+    "attorney",
+    "organizer",
+    "organiser",
+    "officer",
+    "lead",
+    "head",
+    "founder",
+    "writer",
+    "analyst",
+    "strategist",
+    "intern",
+    "advocate",
+    "editor",
+    "investigator",
+    "specialist",
+    "executive",
+    "fundraiser",
+)
+_ROLE = re.compile(
+    r"\bI(?:'m| am) (?:a|an|the|our) ([a-z][a-z -]{2,50}?)(?= at| for| with|"
+    r"[.,!;]|$)",
+    re.IGNORECASE,
+)
+_RESEARCH = re.compile(
+    r"\b(?:research(?:ing)?|investigat(?:e|ing)|look(?:ing)? into|"
+    r"stud(?:y|ying)|track(?:ing)?|monitor(?:ing)?)\s+([^.?!;]{3,120})",
+    re.IGNORECASE,
+)
 _COMPANY = re.compile(rf"\b((?:[A-Z][\w&'-]*\s+){{1,3}}{_ORG_SUFFIX})\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _PHONE = re.compile(r"\+?\d[\d\s().-]{6,}\d")
-_ADDRESS = re.compile(r"\b\d{1,5}\s+\w+(?:\s+\w+)*\s+(?:street|st|avenue|ave|road|rd|lane|ln|"
-                      r"boulevard|blvd|drive|dr|way|court|ct)\b", re.IGNORECASE)  # fmt: skip
+_ADDRESS = re.compile(
+    r"\b\d{1,5}\s+\w+(?:\s+\w+)*\s+(?:street|st|avenue|ave|road|rd|lane|ln|"
+    r"boulevard|blvd|drive|dr|way|court|ct)\b",
+    re.IGNORECASE,
+)
 _PREFERENCES = (
-    (re.compile(r"\b(formal|casual|friendly|serious|hopeful|urgent|neutral|warm|playful)\b"
-                r"(?:\s+tone)?", re.IGNORECASE), "tone: {}"),
+    (
+        re.compile(
+            r"\b(formal|casual|friendly|serious|hopeful|urgent|neutral|warm|playful)\b"
+            r"(?:\s+tone)?",
+            re.IGNORECASE,
+        ),
+        "tone: {}",
+    ),
     (re.compile(r"\b(short|brief|concise)\b", re.IGNORECASE), "length: short"),
     (re.compile(r"\b(detailed|in-depth|thorough|long)\b", re.IGNORECASE), "length: detailed"),
-    (re.compile(r"\bin (English|Spanish|French|German|Portuguese|Hindi|Italian|Dutch)\b",
-                re.IGNORECASE), "language: {}"),
+    (
+        re.compile(
+            r"\bin (English|Spanish|French|German|Portuguese|Hindi|Italian|Dutch)\b", re.IGNORECASE
+        ),
+        "language: {}",
+    ),
     (re.compile(r"\bbullet(?:ed)? (?:points?|lists?)\b", re.IGNORECASE), "format: bullet points"),
     (re.compile(r"\btables?\b", re.IGNORECASE), "format: tables"),
     (re.compile(r"\b(?:cite|citations?|sources?)\b", re.IGNORECASE), "format: cite sources"),
-)  # fmt: skip
-_PREFERENCE_CUE = re.compile(r"\b(prefer|like|want|need|please|keep it|make it|always|tone|"
-                             r"in (?:English|Spanish|French|German|Portuguese|Hindi|Italian|"
-                             r"Dutch))\b", re.IGNORECASE)  # fmt: skip
+)
+_PREFERENCE_CUE = re.compile(
+    r"\b(prefer|like|want|need|please|keep it|make it|always|tone|"
+    r"in (?:English|Spanish|French|German|Portuguese|Hindi|Italian|"
+    r"Dutch))\b",
+    re.IGNORECASE,
+)
 
 
 _CLOSED_PREFERENCE = re.compile(
@@ -87,8 +178,12 @@ def organization_like(value: str) -> bool:
 
 
 def role_like(value: str) -> bool:
-    return (value == value.lower() and any(w in value for w in _ROLE_WORDS)
-            and not contact_details(value) and len(value) <= 60)  # fmt: skip
+    return (
+        value == value.lower()
+        and any(w in value for w in _ROLE_WORDS)
+        and not contact_details(value)
+        and len(value) <= 60
+    )
 
 
 def companies_in(text: str) -> list[str]:
@@ -116,22 +211,36 @@ def normalize(memory: dict[str, Any]) -> dict[str, Any]:
     organization = memory.get("organization")
     role = memory.get("role")
     topics = [t for t in strings("researchTopics") if is_topic(t)]
-    companies = [c for value in strings("researchTopics") for c in companies_in(value)
-                 if organization_like(c)]  # fmt: skip
-    preferences = [p for value in strings("preferences")
-                   for p in ([value] if _CLOSED_PREFERENCE.match(value)
-                             else preferences_in(f"I prefer {value}"))]  # fmt: skip
+    companies = [
+        c
+        for value in strings("researchTopics")
+        for c in companies_in(value)
+        if organization_like(c)
+    ]
+    preferences = [
+        p
+        for value in strings("preferences")
+        for p in (
+            [value] if _CLOSED_PREFERENCE.match(value) else preferences_in(f"I prefer {value}")
+        )
+    ]
     return {
         "organization": organization.strip()[:100]
-        if isinstance(organization, str) and organization_like(organization.strip()) else None,
+        if isinstance(organization, str) and organization_like(organization.strip())
+        else None,
         "role": role.strip().lower()[:60]
-        if isinstance(role, str) and role_like(role.strip().lower()) else None,
-        "causeAreas": list(dict.fromkeys(
-            slug for value in strings("causeAreas")
-            for slug in ([value] if is_topic(value) else topics_in(value))))[:20],
+        if isinstance(role, str) and role_like(role.strip().lower())
+        else None,
+        "causeAreas": list(
+            dict.fromkeys(
+                slug
+                for value in strings("causeAreas")
+                for slug in ([value] if is_topic(value) else topics_in(value))
+            )
+        )[:20],
         "researchTopics": list(dict.fromkeys(topics + companies))[:20],
         "preferences": list(dict.fromkeys(preferences))[:20],
-    }  # fmt: skip
+    }
 
 
 def extract_memory(messages: Sequence[dict[str, str]]) -> dict[str, Any]:
@@ -139,11 +248,13 @@ def extract_memory(messages: Sequence[dict[str, str]]) -> dict[str, Any]:
     research = [m.group(1) for m in _RESEARCH.finditer(text)]
     roles = [m.group(1) for m in _ROLE.finditer(text)]
     organizations = [m.group(1) for m in _ORG.finditer(text)]
-    return normalize({
-        "organization": next((o for o in organizations if organization_like(o)), None),
-        "role": next((r.lower() for r in roles if role_like(r.lower())), None),
-        "causeAreas": topics_in(text),
-        "researchTopics": [slug for r in research for slug in topics_in(r)]
-        + [c for r in research for c in companies_in(r)],
-        "preferences": preferences_in(text),
-    })  # fmt: skip
+    return normalize(
+        {
+            "organization": next((o for o in organizations if organization_like(o)), None),
+            "role": next((r.lower() for r in roles if role_like(r.lower())), None),
+            "causeAreas": topics_in(text),
+            "researchTopics": [slug for r in research for slug in topics_in(r)]
+            + [c for r in research for c in companies_in(r)],
+            "preferences": preferences_in(text),
+        }
+    )

@@ -12,11 +12,13 @@ DISCLAIMER = "This is general information, not legal advice."
 OPERATIONS = {
     "CREATE_CONTENT": ("POST /v1/content/generate", "generates campaign content"),
     "INVESTIGATE_COMPANY": ("POST /v1/osint/company-profile", "researches a company"),
-    "RESEARCH_INDIVIDUAL": ("POST /v1/osint/personal-profile",
-                            "profiles a person's public professional role"),
+    "RESEARCH_INDIVIDUAL": (
+        "POST /v1/osint/personal-profile",
+        "profiles a person's public professional role",
+    ),
     "LEGAL_HELP": ("POST /v1/legal/guidance", "emails a structured legal-information guide"),
     "TRACK_ISSUES": ("POST /v1/tracking/subscriptions", "emails periodic research digests"),
-}  # fmt: skip
+}
 
 
 def reply(

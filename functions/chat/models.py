@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.models import Input
 
-Intent = Literal["CREATE_CONTENT", "INVESTIGATE_COMPANY", "RESEARCH_INDIVIDUAL", "LEGAL_HELP",
-                 "TRACK_ISSUES", "GENERAL_CHAT"]  # fmt: skip
+Intent = Literal[
+    "CREATE_CONTENT",
+    "INVESTIGATE_COMPANY",
+    "RESEARCH_INDIVIDUAL",
+    "LEGAL_HELP",
+    "TRACK_ISSUES",
+    "GENERAL_CHAT",
+]
 MAX_HISTORY = 50
+
+
+def is_intent(label: str) -> TypeGuard[Intent]:
+    return label in get_args(Intent)
 
 
 class ChatMessage(Input):
@@ -53,9 +63,12 @@ class SummarizeResponse(BaseModel):
 class ExtractMemoryRequest(Input):
     messages: list[ChatMessage] = Field(min_length=4, max_length=200)
     conversationId: str | None = Field(
-        None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$",
+        None,
+        min_length=1,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9._:-]+$",
         description="Calling again with the same id replaces that conversation's memory.",
-    )  # fmt: skip
+    )
 
 
 class Memory(BaseModel):

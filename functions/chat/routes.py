@@ -6,11 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from common.http import Call, Route, Streamed
 from functions.chat import service
 from functions.chat.models import (
+    ChatMessage,
     ExtractMemoryRequest,
     ExtractMemoryResponse,
     IntentRequest,
@@ -32,23 +34,24 @@ def available_operations(routes: Sequence[Route]) -> frozenset[str]:
     return frozenset(f"{route.method} {route.path}" for route in routes)
 
 
-def _turns(messages) -> list[dict[str, str]]:
+def _turns(messages: Iterable[ChatMessage]) -> list[dict[str, str]]:
     return [m.model_dump() for m in messages]
 
 
-def message(call: Call) -> MessageResponse | Streamed:
-    body: MessageRequest = call.body
-    args = (call.principal.consumer_id, body.message, _turns(body.history),
-            available_operations(call.api_routes()))  # fmt: skip
+def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
+    consumer_id, body = call.principal.consumer_id, call.body
+    history, available = _turns(body.history), available_operations(call.api_routes())
     if "text/event-stream" in call.headers.get("Accept", ""):
-        pieces, intent, engine = service.respond_stream(*args)
-        pieces = iter(pieces)
+        produced, intent, engine = service.respond_stream(
+            consumer_id, body.message, history, available
+        )
+        pieces = iter(produced)
         first = next(pieces, "")  # a provider failing before any text is a plain 502
         call.response_headers[ENGINE_HEADER] = engine
         stream = Streamed([], "text/event-stream")
         stream.chunks = _sse(itertools.chain([first], pieces), intent, stream)
         return stream
-    text, intent, engine = service.respond(*args)
+    text, intent, engine = service.respond(consumer_id, body.message, history, available)
     call.response_headers[ENGINE_HEADER] = engine
     return MessageResponse(response=text, intent=intent)
 
@@ -72,27 +75,28 @@ def _sse(pieces: Iterator[str], intent: str, stream: Streamed) -> Iterator[str]:
     yield _event("done", {"intent": intent, "response": "".join(sent)})
 
 
-def _event(name: str, data: dict) -> str:
+def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def intent(call: Call) -> IntentResponse:
+def intent(call: Call[IntentRequest]) -> IntentResponse:
     detected, info, confidence, engine = service.detect_intent(call.body.message)
     call.response_headers[ENGINE_HEADER] = engine
     return IntentResponse(intent=detected, extractedInfo=info, confidence=round(confidence, 4))
 
 
-def summarize(call: Call) -> SummarizeResponse:
+def summarize(call: Call[SummarizeRequest]) -> SummarizeResponse:
     summary, engine = service.summarize(_turns(call.body.messages))
     call.response_headers[ENGINE_HEADER] = engine
     return SummarizeResponse(summary=summary)
 
 
-def extract_memory(call: Call) -> ExtractMemoryResponse:
-    body: ExtractMemoryRequest = call.body
+def extract_memory(call: Call[ExtractMemoryRequest]) -> ExtractMemoryResponse:
+    body = call.body
     conversation_id = body.conversationId or str(uuid.uuid4())
-    memory, engine = service.extract_memory(call.principal.consumer_id, _turns(body.messages),
-                                            conversation_id)  # fmt: skip
+    memory, engine = service.extract_memory(
+        call.principal.consumer_id, _turns(body.messages), conversation_id
+    )
     call.response_headers[ENGINE_HEADER] = engine
     return ExtractMemoryResponse(memory=Memory(**memory), conversationId=conversation_id)
 
@@ -103,28 +107,72 @@ def get_memory(call: Call) -> MemoryView:
 
 
 def delete_memory(call: Call) -> MemoryDeleted:
-    return MemoryDeleted(deleted=True, conversations=service.delete_memory(
-        call.principal.consumer_id))  # fmt: skip
+    conversations = service.delete_memory(call.principal.consumer_id)
+    return MemoryDeleted(deleted=True, conversations=conversations)
 
 
-ROUTES = [
-    Route("POST", "/v1/chat/message", message, "chatMessage",
-          "Message the advocacy assistant (JSON, or server-sent events with "
-          "Accept: text/event-stream)", "Chat", body=MessageRequest, response=MessageResponse,
-          price="chat.message"),
-    Route("POST", "/v1/chat/intent", intent, "chatIntent",
-          "Detect the intent of a message and extract its entities", "Chat",
-          body=IntentRequest, response=IntentResponse, price="chat.intent"),
-    Route("POST", "/v1/chat/summarize", summarize, "chatSummarize",
-          "Compress older conversation history into a summary", "Chat",
-          body=SummarizeRequest, response=SummarizeResponse, price="chat.summarize"),
-    Route("POST", "/v1/chat/extract-memory", extract_memory, "chatExtractMemory",
-          "Extract and remember non-personal facts from a finished conversation", "Chat",
-          body=ExtractMemoryRequest, response=ExtractMemoryResponse,
-          price="chat.extract_memory"),
-    Route("GET", "/v1/chat/memory", get_memory, "getChatMemory",
-          "What the assistant remembers about you", "Chat", response=MemoryView),
-    Route("DELETE", "/v1/chat/memory", delete_memory, "deleteChatMemory",
-          "Erase everything the assistant remembers about you", "Chat",
-          response=MemoryDeleted),
-]  # fmt: skip
+ROUTES = (
+    Route(
+        method="POST",
+        path="/v1/chat/message",
+        handler=message,
+        operation_id="chatMessage",
+        summary="Message the advocacy assistant (JSON, or server-sent events with "
+        "Accept: text/event-stream)",
+        tag="Chat",
+        body=MessageRequest,
+        response=MessageResponse,
+        price="chat.message",
+    ),
+    Route(
+        method="POST",
+        path="/v1/chat/intent",
+        handler=intent,
+        operation_id="chatIntent",
+        summary="Detect the intent of a message and extract its entities",
+        tag="Chat",
+        body=IntentRequest,
+        response=IntentResponse,
+        price="chat.intent",
+    ),
+    Route(
+        method="POST",
+        path="/v1/chat/summarize",
+        handler=summarize,
+        operation_id="chatSummarize",
+        summary="Compress older conversation history into a summary",
+        tag="Chat",
+        body=SummarizeRequest,
+        response=SummarizeResponse,
+        price="chat.summarize",
+    ),
+    Route(
+        method="POST",
+        path="/v1/chat/extract-memory",
+        handler=extract_memory,
+        operation_id="chatExtractMemory",
+        summary="Extract and remember non-personal facts from a finished conversation",
+        tag="Chat",
+        body=ExtractMemoryRequest,
+        response=ExtractMemoryResponse,
+        price="chat.extract_memory",
+    ),
+    Route(
+        method="GET",
+        path="/v1/chat/memory",
+        handler=get_memory,
+        operation_id="getChatMemory",
+        summary="What the assistant remembers about you",
+        tag="Chat",
+        response=MemoryView,
+    ),
+    Route(
+        method="DELETE",
+        path="/v1/chat/memory",
+        handler=delete_memory,
+        operation_id="deleteChatMemory",
+        summary="Erase everything the assistant remembers about you",
+        tag="Chat",
+        response=MemoryDeleted,
+    ),
+)

@@ -262,8 +262,13 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
     for passage_id, record in zip(ids, records, strict=True):
         digest = retrieval.content_hash(record)
         old = stored.get(passage_id)
-        fresh = old is not None and old.exists and old.get("content_hash") == digest
-        if not (fresh and old.get("embedding_model") == embedder.model_id):
+        fresh = (
+            old is not None
+            and old.exists
+            and old.get("content_hash") == digest
+            and old.get("embedding_model") == embedder.model_id
+        )
+        if not fresh:
             changed.append((passage_id, record, digest))
     vectors = embedder.embed([_embedded(r) for _, r, _ in changed], "document") if changed else []
     for start in range(0, len(changed), 200):
@@ -275,8 +280,9 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
             batch.set(collection.document(passage_id), {**record, **fields, "content_hash": digest})
         batch.commit()
     # Passages the new version no longer has (it got shorter).
-    old = collection.where(filter=where_eq("doc_id", document.id)).select([]).stream()
-    stale = [doc.reference for doc in old if doc.id not in set(ids)]
+    existing = collection.where(filter=where_eq("doc_id", document.id)).select([]).stream()
+    kept = set(ids)
+    stale = [doc.reference for doc in existing if doc.id not in kept]
     for start in range(0, len(stale), 400):
         batch = db.batch()
         for ref in stale[start : start + 400]:

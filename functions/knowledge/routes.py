@@ -7,14 +7,14 @@ from functions.knowledge import service
 from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passage
 
 
-def search_knowledge(call: Call) -> KnowledgeResults:
-    body: KnowledgeRequest = call.body
+def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
+    body = call.body
     hits = service.search(body.query, body.limit, body.tags)
     data = [Passage.model_validate(hit) for hit in hits]
     return KnowledgeResults(data=data, total=len(data))
 
 
-ROUTES = [
+ROUTES = (
     Route(
         method="POST",
         path="/v1/knowledge/search",
@@ -28,4 +28,4 @@ ROUTES = [
         description="Semantic (vector) and word search over the corpus's passages, fused by "
         "reciprocal rank. Each passage cites its document's title, URL and section.",
     ),
-]
+)

@@ -77,14 +77,16 @@ def write_guide(
         reply = provider.complete_json(
             [
                 {"role": "system", "content": load_prompt(PROMPT_NAME)},
-                {"role": "user", "content": _request_message(
-                    prompt, situation, timeline, jurisdiction)},
+                {
+                    "role": "user",
+                    "content": _request_message(prompt, situation, timeline, jurisdiction),
+                },
             ],
             GuideReply,
             schema_name="legal_guide",
             max_tokens=2500,
             temperature=0.2,
-        )  # fmt: skip
+        )
     except ProviderError as exc:
         logger.warning(
             "provider failed; legal guide from the offline rules",

@@ -6,11 +6,10 @@ from common.http import Call, Route
 from functions.legal.models import GuidanceRequest, TaskAccepted
 
 
-def request_guidance(call: Call) -> TaskAccepted:
+def request_guidance(call: Call[GuidanceRequest]) -> TaskAccepted:
     from functions.legal import service
 
-    body: GuidanceRequest = call.body
-    task_id = service.submit(call.principal.consumer_id, body.model_dump())
+    task_id = service.submit(call.principal.consumer_id, call.body.model_dump())
     return TaskAccepted(
         taskId=task_id,
         message="Your legal guidance is being written; it will be emailed to you and shown "
@@ -20,9 +19,18 @@ def request_guidance(call: Call) -> TaskAccepted:
     )
 
 
-ROUTES = [
-    Route("POST", "/v1/legal/guidance", request_guidance, "requestLegalGuidance",
-          "Ask for general legal information on an advocacy activity (async, emailed)", "Legal",
-          body=GuidanceRequest, response=TaskAccepted, status=202, price="legal.guidance",
-          description="Information, not legal advice. Poll GET /v1/tasks/{taskId} for the guide."),
-]  # fmt: skip
+ROUTES = (
+    Route(
+        method="POST",
+        path="/v1/legal/guidance",
+        handler=request_guidance,
+        operation_id="requestLegalGuidance",
+        summary="Ask for general legal information on an advocacy activity (async, emailed)",
+        tag="Legal",
+        body=GuidanceRequest,
+        response=TaskAccepted,
+        status=202,
+        price="legal.guidance",
+        description="Information, not legal advice. Poll GET /v1/tasks/{taskId} for the guide.",
+    ),
+)

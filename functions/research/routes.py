@@ -8,7 +8,7 @@ from functions.research.models import ResearchRequest
 NDJSON = "application/x-ndjson"
 
 
-def research_topics(call: Call) -> Streamed:
+def research_topics(call: Call[ResearchRequest]) -> Streamed:
     from functions.research.service import research_events
 
     stream = Streamed([], NDJSON)
@@ -20,10 +20,17 @@ def research_topics(call: Call) -> Streamed:
     return stream
 
 
-ROUTES = [
-    Route("POST", "/v1/research/topics", research_topics, "researchTopics",
-          "Research topics and keywords in the news now, streamed as NDJSON", "Research",
-          body=ResearchRequest, price="research.topics",
-          description="application/x-ndjson, one event per line: begin, item (best first), "
-          "summary, end; or error when no news source answered (not billed)."),
-]  # fmt: skip
+ROUTES = (
+    Route(
+        method="POST",
+        path="/v1/research/topics",
+        handler=research_topics,
+        operation_id="researchTopics",
+        summary="Research topics and keywords in the news now, streamed as NDJSON",
+        tag="Research",
+        body=ResearchRequest,
+        price="research.topics",
+        description="application/x-ndjson, one event per line: begin, item (best first), "
+        "summary, end; or error when no news source answered (not billed).",
+    ),
+)

@@ -158,8 +158,8 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> int:
     db = get_db()
     collection = db.collection(table.collection)
     refs = [collection.document(record["id"]) for record in records]
-    fields = ["content_hash", "embedding_model"]
-    stored = {snap.id: snap for snap in db.get_all(refs, field_paths=fields)}
+    compared = ["content_hash", "embedding_model"]
+    stored = {snap.id: snap for snap in db.get_all(refs, field_paths=compared)}
     changed = []
     for record in records:
         digest = retrieval.content_hash(record)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from common.http import Call, Route
 from functions.search import service
 from functions.search.models import (
@@ -10,27 +12,28 @@ from functions.search.models import (
     SearchHit,
     SearchRequest,
     SearchResults,
+    SearchType,
     TablePath,
 )
 
 
-def search_all(call: Call) -> SearchResults:
-    body: AllTablesRequest = call.body
+def search_all(call: Call[AllTablesRequest]) -> SearchResults:
+    body = call.body
     tables = [service.table(name) for name in (body.tables or TABLE_NAMES)]
     hits = service.search(tables, body.query, body.search_type, body.limit, body.filters)
     return _results(hits, body.search_type)
 
 
-def search_table(call: Call) -> SearchResults:
-    body: SearchRequest = call.body
+def search_table(call: Call[SearchRequest, None, TablePath]) -> SearchResults:
+    body = call.body
     table = service.table(call.path.table)
     hits = service.search([table], body.query, body.search_type, body.limit, body.filters)
     return _results(hits, body.search_type)
 
 
-def _results(hits: list[dict], search_type: str) -> SearchResults:
+def _results(hits: list[dict[str, Any]], search_type: SearchType) -> SearchResults:
     data = [SearchHit.model_validate(hit) for hit in hits]
-    return SearchResults(data=data, total=len(data), searchType=search_type)  # type: ignore[arg-type]
+    return SearchResults(data=data, total=len(data), searchType=search_type)
 
 
 _DESCRIPTION = (
@@ -39,7 +42,7 @@ _DESCRIPTION = (
     "hybrid (default) fuses both rankings by reciprocal rank. Results carry the whole record."
 )
 
-ROUTES = [
+ROUTES = (
     Route(
         method="POST",
         path="/v1/search",
@@ -66,4 +69,4 @@ ROUTES = [
         errors=(404,),
         description=_DESCRIPTION + " An unknown table is 404.",
     ),
-]
+)

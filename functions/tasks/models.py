@@ -7,11 +7,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from common.fields import document_id
+from common.fields import DocumentIdOf
 from common.models import Input
 
 # Also a Firestore document id: "__x__" matches the pattern but is reserved (a 400, not a 502).
-TaskId = document_id(StringConstraints(min_length=1, max_length=500, pattern=r"^[A-Za-z0-9_-]+$"))
+TaskId = DocumentIdOf[
+    Annotated[str, StringConstraints(min_length=1, max_length=500, pattern=r"^[A-Za-z0-9_-]+$")]
+]
 Status = Literal["queued", "running", "succeeded", "skipped", "failed"]
 
 

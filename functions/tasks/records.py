@@ -146,9 +146,12 @@ def begin_send(
         if reason:
             transaction.update(
                 task_ref,
-                {"status": "skipped", "result": {"reason": reason, "sent": False},
-                 "updated_at": now},
-            )  # fmt: skip
+                {
+                    "status": "skipped",
+                    "result": {"reason": reason, "sent": False},
+                    "updated_at": now,
+                },
+            )
             return SendStart.SKIPPED, reason
         transaction.update(
             task_ref,

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from common.http import Auth, Call, Route
 from common.tasks import WORKER_PATH, Task
 from functions.tasks import records
 from functions.tasks.models import TaskPath, TaskView, WorkerResult, WorkerTask
 
+if TYPE_CHECKING:
+    from common.internal import InternalCaller
 
-def get_task(call: Call) -> TaskView:
+
+def get_task(call: Call[None, None, TaskPath]) -> TaskView:
     record = records.get_owned(call.principal.consumer_id, call.path.taskId)
     return view(record)
 
 
-def view(record: dict) -> TaskView:
+def view(record: dict[str, Any]) -> TaskView:
     email_state = (record.get("email") or {}).get("state")
     return TaskView(
         taskId=record["id"],
@@ -30,27 +34,43 @@ def view(record: dict) -> TaskView:
     )
 
 
-def _public(result: dict | None) -> dict | None:
+def _public(result: dict[str, Any] | None) -> dict[str, Any] | None:
     if result is None:
         return None
     return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in result.items()}
 
 
-def run_task(call: Call) -> WorkerResult:
+def run_task(call: Call[WorkerTask, None, None, InternalCaller]) -> WorkerResult:
     from functions.tasks.worker import execute
 
-    body: WorkerTask = call.body
+    body = call.body
     outcome = execute(Task(body.taskId, body.kind, body.payload))
     return WorkerResult(taskId=body.taskId, outcome=outcome)
 
 
-ROUTES = [
-    Route("GET", "/v1/tasks/{taskId}", get_task, "getTask",
-          "Show one of your async jobs (legal guidance, tracking runs): status and result",
-          "Tasks", path_params=TaskPath, response=TaskView),
-]  # fmt: skip
+ROUTES = (
+    Route(
+        method="GET",
+        path="/v1/tasks/{taskId}",
+        handler=get_task,
+        operation_id="getTask",
+        summary="Show one of your async jobs (legal guidance, tracking runs): status and result",
+        tag="Tasks",
+        path_params=TaskPath,
+        response=TaskView,
+    ),
+)
 
-WORKER_ROUTES = [
-    Route("POST", WORKER_PATH, run_task, "runTask", "Run one queued task (Cloud Tasks only)",
-          "Internal", auth=Auth.TASK_QUEUE, body=WorkerTask, response=WorkerResult),
-]  # fmt: skip
+WORKER_ROUTES = (
+    Route(
+        method="POST",
+        path=WORKER_PATH,
+        handler=run_task,
+        operation_id="runTask",
+        summary="Run one queued task (Cloud Tasks only)",
+        tag="Internal",
+        auth=Auth.TASK_QUEUE,
+        body=WorkerTask,
+        response=WorkerResult,
+    ),
+)

@@ -109,8 +109,10 @@ class SubscriptionPatch(Input):
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
-    topics: Topics = Field(None, description=_TOPICS_DOC)  # type: ignore[assignment]
-    custom_keywords: Keywords = Field(None, description=_KEYWORDS_DOC)  # type: ignore[assignment]
+    # The types stay non-null (a null is refused, and the schema says so); None is only the
+    # default, which pydantic does not validate, so the ignores below are deliberate.
+    topics: Topics = Field(None, description=_TOPICS_DOC)  # type: ignore[arg-type]
+    custom_keywords: Keywords = Field(None, description=_KEYWORDS_DOC)  # type: ignore[arg-type]
     frequency: Frequency = None  # type: ignore[assignment]
     specific_interests: Interests | None = Field(None, description="null clears it.")
     delivery_email: Email = None  # type: ignore[assignment]

@@ -44,7 +44,7 @@ def pause(token: str) -> PauseClaim:
         snapshot = sub_ref.get(transaction=transaction)
         if not snapshot.exists:
             raise NotFound(_NOT_FOUND)
-        subscription = snapshot.to_dict()
+        subscription = snapshot.to_dict() or {}
         owner = (
             db.collection(CONSUMERS).document(subscription["user_id"]).get(transaction=transaction)
         )

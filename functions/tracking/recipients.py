@@ -59,7 +59,9 @@ def _consent_ref(consumer_id: str, address: str) -> Any:
 # --- status ------------------------------------------------------------------------------
 
 
-def statuses(consumer_id: str, owner_email: str, addresses: Iterable[str]) -> dict[str, str]:
+def statuses(
+    consumer_id: str, owner_email: str, addresses: Iterable[str]
+) -> dict[str, DeliveryStatus]:
     """``delivery_status`` of each address (keyed by its lower-case form), in one read."""
     wanted = {address.strip().lower() for address in addresses}
     if not wanted:
@@ -80,7 +82,7 @@ def statuses(consumer_id: str, owner_email: str, addresses: Iterable[str]) -> di
     return result
 
 
-def status(consumer_id: str, owner_email: str, address: str) -> str:
+def status(consumer_id: str, owner_email: str, address: str) -> DeliveryStatus:
     return statuses(consumer_id, owner_email, [address])[address.strip().lower()]
 
 

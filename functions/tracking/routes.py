@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -25,6 +26,9 @@ from functions.tracking.models import (
     TopicInfo,
 )
 
+if TYPE_CHECKING:
+    from common.internal import InternalCaller
+
 BASE = "/v1/tracking/subscriptions"
 
 
@@ -36,8 +40,8 @@ def list_topics(call: Call) -> TopicCatalog:
     return TopicCatalog(data=topics, total=len(topics))
 
 
-def list_subscriptions(call: Call) -> SubscriptionList:
-    query: ListQuery = call.query
+def list_subscriptions(call: Call[None, ListQuery]) -> SubscriptionList:
+    query = call.query
     consumer_id, email = call.principal.consumer_id, call.principal.email
     records, total, next_cursor = service.list_subscriptions(consumer_id, query.limit, query.cursor)
     found = recipients.statuses(consumer_id, email, [r["delivery_email"] for r in records])
@@ -45,18 +49,18 @@ def list_subscriptions(call: Call) -> SubscriptionList:
     return SubscriptionList(data=data, total=total, next_cursor=next_cursor)
 
 
-def create_subscription(call: Call) -> SubscriptionEnvelope:
-    body: SubscriptionCreate = call.body
+def create_subscription(call: Call[SubscriptionCreate]) -> SubscriptionEnvelope:
     consumer_id, email = call.principal.consumer_id, call.principal.email
-    record = service.create_subscription(consumer_id, email, body.model_dump())
+    record = service.create_subscription(consumer_id, email, call.body.model_dump())
     status = recipients.request_confirmation(consumer_id, email, record["delivery_email"])
     return SubscriptionEnvelope(data=_view(record, status))
 
 
-def update_subscription(call: Call) -> SubscriptionEnvelope:
-    body: SubscriptionPatch = call.body
+def update_subscription(
+    call: Call[SubscriptionPatch, None, SubscriptionPath],
+) -> SubscriptionEnvelope:
     consumer_id, email = call.principal.consumer_id, call.principal.email
-    changes = body.changes()
+    changes = call.body.changes()
     record = service.update_subscription(consumer_id, str(call.path.id), changes)
     address = record["delivery_email"]
     if "delivery_email" in changes or changes.get("active") is True:
@@ -66,11 +70,11 @@ def update_subscription(call: Call) -> SubscriptionEnvelope:
     return SubscriptionEnvelope(data=_view(record, status))
 
 
-def _view(record: dict, delivery_status: str) -> Subscription:
+def _view(record: dict[str, Any], delivery_status: str) -> Subscription:
     return Subscription.model_validate({**record, "delivery_status": delivery_status})
 
 
-def delete_subscription(call: Call) -> Deleted:
+def delete_subscription(call: Call[None, None, SubscriptionPath]) -> Deleted:
     service.delete_subscription(call.principal.consumer_id, str(call.path.id))
     return Deleted(deleted=True)
 
@@ -79,21 +83,25 @@ class LinkQuery(Input):
     token: str = Field(min_length=1, max_length=512, description="From the email's link.")
 
 
-def _link_page(check: Callable[[str], object], template: str) -> Callable[[Call], Html]:
+# An email link's page or action: public (the token is the credential), no caller.
+LinkCall = Call[None, LinkQuery, None, None]
+
+
+def _link_page(check: Callable[[str], object], template: str) -> Callable[[LinkCall], Html]:
     """GET of an email link: checks the token and shows a button that POSTs it (a GET changes
     nothing, so link scanners that prefetch URLs act for nobody)."""
 
-    def show(call: Call) -> Html:
+    def show(call: LinkCall) -> Html:
         check(call.query.token)
         return Html(render(template, token=call.query.token))
 
     return show
 
 
-def _link_action(act: Callable[[str], object], template: str) -> Callable[[Call], Html]:
+def _link_action(act: Callable[[str], object], template: str) -> Callable[[LinkCall], Html]:
     """POST of an email link (the page's button, or a mail client's RFC 8058 one-click)."""
 
-    def perform(call: Call) -> Html:
+    def perform(call: LinkCall) -> Html:
         act(call.query.token)
         return Html(render(template))
 
@@ -108,52 +116,145 @@ unsubscribe_page = _link_page(recipients.check_unsubscribe, "unsubscribe_page.ht
 unsubscribe_address = _link_action(recipients.unsubscribe, "unsubscribe_done.html.j2")
 
 
-def dispatch_now(call: Call) -> DispatchResult:
+def dispatch_now(call: Call[None, None, None, InternalCaller]) -> DispatchResult:
     from functions.tracking.dispatch import dispatch
 
     return DispatchResult(**dispatch().as_dict())
 
 
-ROUTES = [
-    Route("GET", "/v1/tracking/topics", list_topics, "listTrackingTopics",
-          "List the topic identifiers a subscription may use", "Tracking",
-          response=TopicCatalog),
-    Route("GET", BASE, list_subscriptions, "listSubscriptions",
-          "List your tracking subscriptions, newest first", "Tracking",
-          query=ListQuery, response=SubscriptionList),
-    Route("POST", BASE, create_subscription, "createSubscription",
-          "Create a tracking subscription (active, first digest at the next tick)", "Tracking",
-          body=SubscriptionCreate, response=SubscriptionEnvelope, status=201, errors=(409,)),
-    Route("PATCH", BASE + "/{id}", update_subscription, "updateSubscription",
-          "Change the supplied fields; active false pauses, true resumes", "Tracking",
-          body=SubscriptionPatch, path_params=SubscriptionPath, response=SubscriptionEnvelope,
-          errors=(409,)),
-    Route("DELETE", BASE + "/{id}", delete_subscription, "deleteSubscription",
-          "Delete a subscription and all its results", "Tracking",
-          path_params=SubscriptionPath, response=Deleted, errors=(409,)),
-    Route("GET", "/v1/tracking/pause", pause_page, "showPauseLink",
-          "The page a digest's pause link opens: asks to confirm (changes nothing)", "Tracking",
-          auth=Auth.NONE, query=LinkQuery, errors=(410,)),
-    Route("POST", "/v1/tracking/pause", pause_subscription, "pauseByLink",
-          "One-click pause from a digest email (RFC 8058); each link works once", "Tracking",
-          auth=Auth.NONE, query=LinkQuery, errors=(404, 409, 410)),
-    Route("GET", "/v1/tracking/confirm", confirm_page, "showConfirmLink",
-          "The page a confirmation email's link opens: asks to confirm (changes nothing)",
-          "Tracking", auth=Auth.NONE, query=LinkQuery, errors=(404,)),
-    Route("POST", "/v1/tracking/confirm", confirm_recipient, "confirmRecipient",
-          "The recipient agrees to receive the digests sent to their address", "Tracking",
-          auth=Auth.NONE, query=LinkQuery, errors=(404, 409, 410)),
-    Route("GET", "/v1/tracking/unsubscribe", unsubscribe_page, "showUnsubscribeLink",
-          "The page an email's unsubscribe link opens: asks to confirm (changes nothing)",
-          "Tracking", auth=Auth.NONE, query=LinkQuery, errors=(404,)),
-    Route("POST", "/v1/tracking/unsubscribe", unsubscribe_address, "unsubscribeAddress",
-          "Stop all email from this service to the address (RFC 8058 one-click); no "
-          "subscription can override it", "Tracking",
-          auth=Auth.NONE, query=LinkQuery, errors=(404, 409)),
-]  # fmt: skip
+ROUTES = (
+    Route(
+        method="GET",
+        path="/v1/tracking/topics",
+        handler=list_topics,
+        operation_id="listTrackingTopics",
+        summary="List the topic identifiers a subscription may use",
+        tag="Tracking",
+        response=TopicCatalog,
+    ),
+    Route(
+        method="GET",
+        path=BASE,
+        handler=list_subscriptions,
+        operation_id="listSubscriptions",
+        summary="List your tracking subscriptions, newest first",
+        tag="Tracking",
+        query=ListQuery,
+        response=SubscriptionList,
+    ),
+    Route(
+        method="POST",
+        path=BASE,
+        handler=create_subscription,
+        operation_id="createSubscription",
+        summary="Create a tracking subscription (active, first digest at the next tick)",
+        tag="Tracking",
+        body=SubscriptionCreate,
+        response=SubscriptionEnvelope,
+        status=201,
+        errors=(409,),
+    ),
+    Route(
+        method="PATCH",
+        path=BASE + "/{id}",
+        handler=update_subscription,
+        operation_id="updateSubscription",
+        summary="Change the supplied fields; active false pauses, true resumes",
+        tag="Tracking",
+        body=SubscriptionPatch,
+        path_params=SubscriptionPath,
+        response=SubscriptionEnvelope,
+        errors=(409,),
+    ),
+    Route(
+        method="DELETE",
+        path=BASE + "/{id}",
+        handler=delete_subscription,
+        operation_id="deleteSubscription",
+        summary="Delete a subscription and all its results",
+        tag="Tracking",
+        path_params=SubscriptionPath,
+        response=Deleted,
+        errors=(409,),
+    ),
+    Route(
+        method="GET",
+        path="/v1/tracking/pause",
+        handler=pause_page,
+        operation_id="showPauseLink",
+        summary="The page a digest's pause link opens: asks to confirm (changes nothing)",
+        tag="Tracking",
+        auth=Auth.NONE,
+        query=LinkQuery,
+        errors=(410,),
+    ),
+    Route(
+        method="POST",
+        path="/v1/tracking/pause",
+        handler=pause_subscription,
+        operation_id="pauseByLink",
+        summary="One-click pause from a digest email (RFC 8058); each link works once",
+        tag="Tracking",
+        auth=Auth.NONE,
+        query=LinkQuery,
+        errors=(404, 409, 410),
+    ),
+    Route(
+        method="GET",
+        path="/v1/tracking/confirm",
+        handler=confirm_page,
+        operation_id="showConfirmLink",
+        summary="The page a confirmation email's link opens: asks to confirm (changes nothing)",
+        tag="Tracking",
+        auth=Auth.NONE,
+        query=LinkQuery,
+        errors=(404,),
+    ),
+    Route(
+        method="POST",
+        path="/v1/tracking/confirm",
+        handler=confirm_recipient,
+        operation_id="confirmRecipient",
+        summary="The recipient agrees to receive the digests sent to their address",
+        tag="Tracking",
+        auth=Auth.NONE,
+        query=LinkQuery,
+        errors=(404, 409, 410),
+    ),
+    Route(
+        method="GET",
+        path="/v1/tracking/unsubscribe",
+        handler=unsubscribe_page,
+        operation_id="showUnsubscribeLink",
+        summary="The page an email's unsubscribe link opens: asks to confirm (changes nothing)",
+        tag="Tracking",
+        auth=Auth.NONE,
+        query=LinkQuery,
+        errors=(404,),
+    ),
+    Route(
+        method="POST",
+        path="/v1/tracking/unsubscribe",
+        handler=unsubscribe_address,
+        operation_id="unsubscribeAddress",
+        summary="Stop all email from this service to the address (RFC 8058 one-click); no "
+        "subscription can override it",
+        tag="Tracking",
+        auth=Auth.NONE,
+        query=LinkQuery,
+        errors=(404, 409),
+    ),
+)
 
-DISPATCH_ROUTES = [
-    Route("POST", "/internal/dispatch", dispatch_now, "dispatchTracking",
-          "Enqueue a run for every due subscription (Cloud Scheduler only)", "Internal",
-          auth=Auth.SCHEDULER, response=DispatchResult),
-]  # fmt: skip
+DISPATCH_ROUTES = (
+    Route(
+        method="POST",
+        path="/internal/dispatch",
+        handler=dispatch_now,
+        operation_id="dispatchTracking",
+        summary="Enqueue a run for every due subscription (Cloud Scheduler only)",
+        tag="Internal",
+        auth=Auth.SCHEDULER,
+        response=DispatchResult,
+    ),
+)

@@ -142,7 +142,7 @@ class _Run:
         snapshot = self.sub_ref.get(transaction=transaction)
         if not snapshot.exists:
             return "deleted"
-        subscription = snapshot.to_dict()
+        subscription = snapshot.to_dict() or {}
         if not subscription.get("active"):
             return "paused"
         address = subscription.get("delivery_email") or ""

@@ -86,8 +86,10 @@ def list_subscriptions(
         page = page.start_after(
             {"created_at": created_at, "__name__": db.collection(SUBSCRIPTIONS).document(sub_id)}
         )
-    records = [doc.to_dict() for doc in page.limit(limit + 1).stream()]
-    total = owned.count().get()[0][0].value
+    records = [doc.to_dict() or {} for doc in page.limit(limit + 1).stream()]
+    # google-cloud-firestore 2.x annotates count() as returning the class AggregationQuery and
+    # its get() as a flat list; they return an instance and one list of results per aggregation.
+    total = owned.count().get()[0][0].value  # type: ignore[call-arg, index]
     next_cursor = _encode_cursor(records[limit - 1]) if len(records) > limit else None
     return records[:limit], int(total), next_cursor
 

@@ -9,9 +9,8 @@ from common.http import Call, Route
 from functions.usage.models import Usage, UsageLine, UsageQuery
 
 
-def get_usage(call: Call) -> Usage:
-    query: UsageQuery = call.query
-    first, last = query.period(datetime.now(UTC).date())
+def get_usage(call: Call[None, UsageQuery]) -> Usage:
+    first, last = call.query.period(datetime.now(UTC).date())
     lines, total = metering.summary(call.principal.consumer_id, first, last)
     return Usage(
         from_=first,
@@ -21,8 +20,15 @@ def get_usage(call: Call) -> Usage:
     )
 
 
-ROUTES = [
-    Route("GET", "/v1/usage", get_usage, "getUsage",
-          "Your metered requests and cost per operation for a period (default: this month)",
-          "Usage", query=UsageQuery, response=Usage),
-]  # fmt: skip
+ROUTES = (
+    Route(
+        method="GET",
+        path="/v1/usage",
+        handler=get_usage,
+        operation_id="getUsage",
+        summary="Your metered requests and cost per operation for a period (default: this month)",
+        tag="Usage",
+        query=UsageQuery,
+        response=Usage,
+    ),
+)

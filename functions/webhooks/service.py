@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -37,6 +38,7 @@ from common.logging import get_logger
 from functions.webhooks.models import DeletedUserData, IdpEvent, UserData
 
 logger = get_logger("ars.webhooks")
+Data = TypeVar("Data", bound=BaseModel)
 
 
 class Unusable(Exception):
@@ -104,7 +106,7 @@ def erase(idp_user_id: str) -> str:
     return "erased"
 
 
-def _parse(model: type[BaseModel], event: IdpEvent) -> BaseModel:
+def _parse(model: type[Data], event: IdpEvent) -> Data:
     try:
         return model.model_validate(event.data)
     except ValidationError as exc:  # where and what kind only: the values may be personal

@@ -186,6 +186,62 @@ def assert_a_third_party_address_gets_mail_only_as_it_chose(
     assert len(mail_to_friend()) == 2
 
 
+def assert_imported_records_are_found_by_words_and_meaning(
+    base: str, auth: dict, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The search issue's acceptance: records imported with the admin CLI (one bad row reported
+    with its line, the rest loaded) are found by words and by meaning; a paraphrased question
+    finds its knowledge passage among the top 5; bad input is a clear 400/404."""
+    import json
+
+    rows = tmp_path / "campaigns.jsonl"
+    rows.write_text(
+        json.dumps(
+            {
+                "id": "camp-e2e-1",
+                "title": "Stop the Lindqvist octopus farm",
+                "description": "The first commercial octopus farm would raise cephalopods in "
+                "tanks for food; the campaign asks regulators to refuse its licence.",
+                "status": "active",
+                "topics": ["aquaculture"],
+            }
+        )
+        + "\n"
+        + json.dumps({"id": "camp-e2e-2", "status": "won"})
+        + "\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-m", "admin", "import-records", "campaigns", str(rows)],
+        cwd=ROOT,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert loaded.returncode == 1, loaded.stderr  # one row was rejected...
+    assert f"{rows}:2: title: required" in loaded.stderr
+    assert json.loads(loaded.stdout)["written"] == 1  # ...and the valid one loaded
+
+    def top(path: str, body: dict, n: int = 3) -> list[str]:
+        answer = httpx.post(f"{base}{path}", json=body, headers=auth, timeout=30)
+        assert answer.status_code == 200, answer.text
+        return [hit.get("id") or hit.get("title") for hit in answer.json()["data"][:n]]
+
+    words = {"query": "Lindqvist octopus", "search_type": "text"}
+    meaning = {"query": "farming cephalopods for seafood", "search_type": "semantic"}
+    assert top("/v1/search/campaigns", words)[0] == "camp-e2e-1"
+    assert "camp-e2e-1" in top("/v1/search/campaigns", meaning)
+    assert "camp-e2e-1" in top("/v1/search", {"query": "octopus farm licence"})
+    question = {"query": "Could I be prosecuted for secretly recording video in an Iowa hog barn?"}
+    titles = top("/v1/knowledge/search", {**question, "limit": 5}, n=5)
+    assert any("Iowa" in title for title in titles), titles
+    unknown = httpx.post(f"{base}/v1/search/whales", json={"query": "x"}, headers=auth)
+    empty = httpx.post(f"{base}/v1/search", json={"query": "", "limit": 51}, headers=auth)
+    assert unknown.status_code == 404
+    assert empty.status_code == 400
+    assert {e["field"] for e in empty.json()["errors"]} == {"query", "limit"}
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     port, emulator_port, jwks_port, feed_port = (free_port() for _ in range(4))
     env = {
@@ -222,6 +278,7 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
     assert_a_realtime_digest_arrives_within_two_ticks(base, auth, tmp_path / ".local" / "outbox")
+    assert_imported_records_are_found_by_words_and_meaning(base, auth, cli_env, tmp_path)
     # The server's log is where the README says: its JSON lines in .local/server.log.
     assert '"message": "request"' in (tmp_path / ".local" / "server.log").read_text()
     assert_a_third_party_address_gets_mail_only_as_it_chose(
