@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -159,9 +159,15 @@ def _mismatch(collection: str, stored: str, embedder: Embedder) -> str:
 
 
 def text_search(
-    collection: str, query: str, limit: int, keep: Callable[[dict], bool] | None = None
+    collection: str,
+    query: str,
+    limit: int,
+    keep: Callable[[dict], bool] | None = None,
+    fields: Sequence[str] | None = None,
 ) -> list[Hit]:
-    """Documents holding the query's terms, best first (see the module's doc)."""
+    """Documents holding the query's terms, best first (see the module's doc). ``fields``: the
+    document fields to read besides the terms (default: all of them, the vector included --
+    name them: hundreds of candidates' vectors are most of what a text search would read)."""
     wanted = text_terms(query)[:MAX_QUERY_TERMS]
     if not wanted:
         return []
@@ -170,6 +176,8 @@ def text_search(
         .collection(collection)
         .where(filter=_filter("search_terms", "array_contains_any", wanted))
     )
+    if fields is not None:
+        query_ref = query_ref.select([*fields, "search_terms", "title_terms"])
     found = query_ref.limit(TEXT_CANDIDATES).stream()
     candidates = [(doc.id, doc.to_dict() or {}) for doc in found]
     candidates = [(i, d) for i, d in candidates if keep is None or keep(d)]

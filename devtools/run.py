@@ -65,34 +65,18 @@ def main() -> int:
         }
         if settings.local_feeds:
             feeds = _serve_fixture_feeds(settings.feed_port, env)
-        seeded = subprocess.run(
-            [sys.executable, "-m", "admin", "seed-demo"],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if seeded.returncode != 0:
-            print(seeded.stderr, file=sys.stderr)
+        demo_key = _run_module(["admin", "seed-demo"], env)
+        if demo_key is None:
             return 1
         print(
             "Loading the sample search data and knowledge corpus (the first run embeds about "
             "500 texts: a minute or so; later runs skip what is unchanged) ...",
             flush=True,
         )
-        loaded = subprocess.run(
-            [sys.executable, "-m", "devtools.sample_data"],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if loaded.returncode != 0:
-            print(loaded.stderr, file=sys.stderr)
+        loaded = _run_module(["devtools.sample_data"], env)
+        if loaded is None:
             return 1
-        print(f"Sample data: {loaded.stdout.strip()}", flush=True)
+        print(f"Sample data: {loaded}", flush=True)
         server_log = (LOCAL / "server.log").open("wb")  # a new log each run
         server = subprocess.Popen(
             [
@@ -112,7 +96,6 @@ def main() -> int:
             preexec_fn=die_with_parent,
         )
         server_log.close()  # the server writes through its own descriptor
-        demo_key = seeded.stdout.strip()
         key_file = LOCAL / "demo_key"
         key_file.touch(mode=0o600)
         key_file.chmod(0o600)  # also when an older file exists
@@ -150,6 +133,23 @@ def main() -> int:
         if feeds is not None:
             feeds.shutdown()
         _shutdown(server, emulator)
+
+
+def _run_module(args: list[str], env: dict[str, str]) -> str | None:
+    """``python -m ARGS`` with the server's environment: its stdout, or None (its stderr shown)
+    when it failed."""
+    done = subprocess.run(
+        [sys.executable, "-m", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return None
+    return done.stdout.strip()
 
 
 def _serve_fixture_feeds(port: int, env: dict[str, str]) -> Any:

@@ -10,6 +10,7 @@ from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
 
 POOL = 3  # each ranking looks at this many times the wanted passages
+FIELDS = ("doc_id", "title", "url", "section", "passage", "tags")  # what an answer shows
 
 
 def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
@@ -22,7 +23,7 @@ def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[s
         return not wanted or bool(wanted & set(doc.get("tags") or ()))
 
     pool = limit * POOL
-    words = retrieval.text_search(KNOWLEDGE, query, pool, keep if wanted else None)
+    words = retrieval.text_search(KNOWLEDGE, query, pool, keep if wanted else None, FIELDS)
     vector = retrieval.embed_query(query, embedder)
     prefilter = ("tags", "array_contains_any", sorted(wanted)) if wanted else None
     meaning = retrieval.semantic_search(KNOWLEDGE, vector, embedder, pool, prefilter=prefilter)

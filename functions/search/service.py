@@ -43,7 +43,7 @@ def search(
 
     def one(t: Table) -> tuple[list[retrieval.Hit], list[retrieval.Hit]]:
         texts = (
-            retrieval.text_search(t.collection, query, pool_size, keep and keep(t))
+            retrieval.text_search(t.collection, query, pool_size, keep and keep(t), t.fields)
             if search_type != "semantic"
             else []
         )
