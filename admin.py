@@ -263,6 +263,48 @@ def reindex(args: argparse.Namespace) -> None:
     print(json.dumps(counts))
 
 
+def osint_audit(args: argparse.Namespace) -> None:
+    """OSINT audit entries, newest first, one JSON line each: all, one consumer's (--email),
+    or those about one person or company (--subject)."""
+    from functions.osint import audit, names
+
+    consumer_id = _consumer_or_exit(args.email)["id"] if args.email else None
+    subject_key = None
+    if args.subject:
+        subject_key = (
+            names.short_key(args.subject) if args.person else names.company_core(args.subject)
+        )
+    for record in audit.search(consumer_id=consumer_id, subject_key=subject_key, limit=args.limit):
+        entry = audit.view(record)
+        print(json.dumps({**entry, "consumerId": record.get("consumer_id")}, default=_iso))
+
+
+def osint_optout(args: argparse.Namespace) -> None:
+    """The OSINT opt-out list: add or remove a person, or list everyone on it."""
+    from functions.osint import optout
+
+    if args.action == "list":
+        for entry in optout.entries():
+            print(json.dumps(entry.as_dict()))
+        return
+    if not args.name:
+        _say('Give the person\'s name: --name "First Last".')
+        raise SystemExit(2)
+    try:
+        if args.action == "add":
+            entry, added = optout.add(args.name)
+            _say("Added." if added else "Already on the list.")
+            print(json.dumps(entry.as_dict()))
+        elif not optout.remove(args.name):
+            _say(f"{args.name} is not on the list.")
+            raise SystemExit(1)
+        else:
+            _say("Removed.")
+    except ValueError as exc:
+        _say(str(exc))
+        raise SystemExit(2) from None
+
+
 def _iso(value: Any) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
@@ -326,6 +368,20 @@ def parser() -> argparse.ArgumentParser:
     cmd = commands.add_parser("reindex", help="re-embed every record and passage")
     cmd.add_argument("tables", nargs="*", choices=[*tables, "knowledge"], metavar="TABLE")
     cmd.set_defaults(run=reindex)
+
+    cmd = commands.add_parser("osint-audit", help="OSINT audit entries, newest first (JSONL)")
+    cmd.add_argument("--email", type=email_arg, help="only this consumer's requests")
+    cmd.add_argument("--subject", help="only requests about this person (or --company)")
+    kind = cmd.add_mutually_exclusive_group()
+    kind.add_argument("--person", action="store_true", default=True, help="--subject is a person")
+    kind.add_argument("--company", dest="person", action="store_false", help="... a company")
+    cmd.add_argument("--limit", type=_days, default=50, help="most entries (1..3650, 50)")
+    cmd.set_defaults(run=osint_audit)
+
+    cmd = commands.add_parser("osint-optout", help="people who may not be profiled")
+    cmd.add_argument("action", choices=["add", "remove", "list"])
+    cmd.add_argument("--name", help='"First Last"')
+    cmd.set_defaults(run=osint_optout)
     return root
 
 

@@ -90,6 +90,18 @@ def knowledge(request: Request) -> Response:
 
 
 @functions_framework.http
+def content(request: Request) -> Response:
+    """POST /v1/content/generate: campaign drafts grounded in the knowledge corpus."""
+    return _serve("content", request)
+
+
+@functions_framework.http
+def osint(request: Request) -> Response:
+    """/v1/osint/*: person and company profiles (NDJSON) and the caller's audit log."""
+    return _serve("osint", request)
+
+
+@functions_framework.http
 def tracking_dispatch(request: Request) -> Response:
     """Internal, Cloud Scheduler: enqueue a run for every due subscription."""
     return _serve("tracking_dispatch", request)

@@ -31,6 +31,8 @@ GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
     "research": (("functions.research.routes", "ROUTES"),),
     "search": (("functions.search.routes", "ROUTES"),),
     "knowledge": (("functions.knowledge.routes", "ROUTES"),),
+    "content": (("functions.content.routes", "ROUTES"),),
+    "osint": (("functions.osint.routes", "ROUTES"),),
     "usage": (("functions.usage.routes", "ROUTES"),),
     "portal": (("functions.portal.routes", "ROUTES"),),
     "webhooks": (("functions.webhooks.routes", "ROUTES"),),

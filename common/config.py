@@ -221,6 +221,16 @@ class Settings(BaseSettings):
     )
     feed_port: int = Field(8683, description="Port of the local fixture feed server.")
 
+    osint_subject_daily_limit: int = Field(
+        20,
+        ge=0,
+        description="Person profiles of one subject per UTC day, across every consumer; more "
+        "get 429 (0: none).",
+    )
+    osint_audit_retention_days: int = Field(
+        730, ge=1, le=3650, description="OSINT audit entries expire after this."
+    )
+
     @field_validator("idp_webhook_secret")
     @classmethod
     def _webhook_secrets_decode(cls, value: str) -> str:

@@ -52,6 +52,12 @@ class Forbidden(AppError):
     status, code, title = 403, "forbidden", "Forbidden"
 
 
+class SubjectOptedOut(AppError):
+    """The person asked not to be profiled (the OSINT opt-out list); not billed."""
+
+    status, code, title = 403, "subject_opted_out", "Subject opted out"
+
+
 class NotFound(AppError):
     status, code, title = 404, "not_found", "Not found"
 
@@ -117,8 +123,20 @@ class IdempotencyKeyReused(AppError):
         )
 
 
+class NotCovered(AppError):
+    """The request is valid but the service has nothing to ground an answer on (not billed)."""
+
+    status, code, title = 422, "topic_not_covered", "Topic not covered"
+
+
 class RateLimited(AppError):
     status, code, title = 429, "rate_limited", "Rate limit exceeded"
+
+
+class SubjectRateLimited(AppError):
+    """This person was profiled as often as a day allows, by all consumers together."""
+
+    status, code, title = 429, "subject_rate_limited", "Subject profiled too often"
 
 
 class BackendUnavailable(AppError):

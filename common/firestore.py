@@ -35,6 +35,9 @@ CONSENTS = "recipient_consents"  # (consumer, third-party address) -> pending/co
 SUPPRESSIONS = "email_suppressions"  # sha256(address) -> why no email may go there
 SEARCH_INDEXES = "search_indexes"  # searchable collection -> the embedding model of its vectors
 KNOWLEDGE = "knowledge_passages"  # chunks of the knowledge corpus, with their vectors
+OSINT_AUDIT = "osint_audit"  # who asked for a profile of whom, when and why (TTL on expires_at)
+OSINT_OPTOUTS = "osint_optouts"  # people who may not be profiled, by folded name
+OSINT_SUBJECT_COUNTS = "osint_subject_counts"  # profiles per subject per day (TTL on expires_at)
 # The searchable tables are collections named after themselves: campaigns, organizations,
 # public_figures, actions, content (functions/search/tables.py).
 

@@ -165,6 +165,9 @@ class Call(Generic[Body, Query, Path, Caller]):
     # Every route of the whole API, not only this entry point's (see Api): for /openapi.json and
     # the assistant's list of operations. The registry provides it; the groups never import it.
     api_routes: Callable[[], Sequence[Route]] = field(default=lambda: ())
+    # A handler whose answer did no work for the caller (nothing found, nothing drafted) sets
+    # this False: a priced route then records no usage for the request.
+    billed: bool = True
 
 
 @dataclass
@@ -328,7 +331,7 @@ def _execute(
     extra_headers.update(call.response_headers)
     if isinstance(result, Streamed):
         result.chunks = _streamed(result.chunks, result, route, principal, call, reservation)
-    elif route.price:  # only a 2xx answer reaches this line; it is returned once recorded
+    elif route.price and call.billed:  # only a 2xx answer reaches this line
         from common import metering
 
         metering.record(
@@ -394,7 +397,7 @@ def _streamed(
     ]
     try:
         yield from chunks
-        if route.price and not stream.failed:
+        if route.price and call.billed and not stream.failed:
             from common import metering
 
             try:

@@ -15,6 +15,9 @@ from pathlib import Path
 
 STOPWORDS_PATH = Path(__file__).resolve().parent.parent / "data" / "search" / "stopwords.txt"
 MAX_TERMS = 400  # per stored text: Firestore indexes each array value
+# Longer "words" (a run of 5,000 x's, a base64 blob) are no one's search term, and Firestore
+# refuses a query value over 1,500 bytes: they are neither stored nor searched.
+MAX_TERM_CHARS = 60
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -51,7 +54,7 @@ def terms(text: str) -> list[str]:
         parts = token.split("-")
         words = [*parts, "".join(parts)] if len(parts) > 1 else parts
         for word in words:
-            if word in stop or (len(word) < 2 and not word.isdigit()):
+            if word in stop or (len(word) < 2 and not word.isdigit()) or len(word) > MAX_TERM_CHARS:
                 continue
             found.setdefault(stem(word), None)
         if len(found) >= MAX_TERMS:

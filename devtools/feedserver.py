@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import signal
 import threading
 from collections.abc import Callable
@@ -186,12 +187,17 @@ def serve(port: int = 0) -> FeedServer:
 
 
 def search_items(items: list[dict[str, Any]], term: str) -> list[dict[str, Any]]:
-    """Items whose title or summary contains ``term`` (case-insensitive), then "Latest on"."""
-    needle = term.casefold()
+    """Items whose title or summary contains ``term`` (case-insensitive), then "Latest on".
+
+    A term with double-quoted phrases (``"Priya Raman" "Brightwell Supermarkets"``, as the
+    OSINT profiles search) matches the items that contain every phrase, as a search engine's
+    phrase search does."""
+    phrases = [p.casefold() for p in re.findall(r'"([^"]+)"', term)] or [term.casefold()]
     found = [
         item
         for item in items
-        if needle and (needle in item["title"].casefold() or needle in item["summary"].casefold())
+        if term
+        and all(p in item["title"].casefold() or p in item["summary"].casefold() for p in phrases)
     ]
     digest = hashlib.sha256(term.encode("utf-8")).hexdigest()[:16]
     latest = {

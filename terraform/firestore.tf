@@ -76,17 +76,58 @@ resource "google_firestore_index" "usage_by_consumer_operation_day" {
   }
 }
 
+# OSINT audit log: a consumer's entries newest first (GET /v1/osint/audit, with a cursor on the
+# document name), and for operators the entries about one subject (admin osint-audit).
+resource "google_firestore_index" "osint_audit_by_consumer" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "osint_audit"
+
+  fields {
+    field_path = "consumer_id"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "created_at"
+    order      = "DESCENDING"
+  }
+
+  fields {
+    field_path = "__name__"
+    order      = "DESCENDING"
+  }
+}
+
+resource "google_firestore_index" "osint_audit_by_subject" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "osint_audit"
+
+  fields {
+    field_path = "subject_key"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "created_at"
+    order      = "DESCENDING"
+  }
+}
+
 # ---------------------------------------------------------------------------
 # TTL policies (documents are deleted some time after `expires_at` passes)
 # ---------------------------------------------------------------------------
 
 locals {
   ttl_fields = {
-    webhook_receipts  = "expires_at"
-    ratelimit_windows = "expires_at"
-    tasks             = "expires_at" # task records (TASK_RECORD_TTL_DAYS)
-    pause_tokens      = "expires_at" # used pause links, kept until the link expires
-    idempotency_keys  = "expires_at" # Idempotency-Key records and answers, 24 h
+    webhook_receipts     = "expires_at"
+    ratelimit_windows    = "expires_at"
+    tasks                = "expires_at" # task records (TASK_RECORD_TTL_DAYS)
+    pause_tokens         = "expires_at" # used pause links, kept until the link expires
+    idempotency_keys     = "expires_at" # Idempotency-Key records and answers, 24 h
+    osint_audit          = "expires_at" # OSINT audit entries (OSINT_AUDIT_RETENTION_DAYS)
+    osint_subject_counts = "expires_at" # profiles per subject per day, kept two days
   }
 }
 

@@ -25,7 +25,8 @@ locals {
   # list and main.py in step). The others are planned; each joins when its issue lands.
   implemented = [
     "health", "api", "chat", "tracking", "usage", "webhooks", "portal",
-    "legal", "research", "search", "knowledge", "tracking_dispatch", "task_worker",
+    "legal", "research", "search", "knowledge", "content", "osint", "tracking_dispatch",
+    "task_worker",
   ]
 
   # `api` serves every route from one function; only deployed on request.

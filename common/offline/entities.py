@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from common.offline import lexicon
+from common.offline.companies import company_name
 from common.topics import catalog as topic_catalog
 
 _ORG_SUFFIX = (
@@ -59,16 +60,8 @@ def _first(options, text: str) -> str | None:
 
 
 def company_in(text: str) -> str | None:
-    suffixed = re.search(rf"\b({_NAME}\s+{_ORG_SUFFIX}\.?)(?=\W|$)", text)
-    if suffixed:
-        return _trim_leading_stopwords(suffixed.group(1))
-    cues = r"on|into|about|at|from|of|for|investigate|research|behind"
-    cue = re.search(rf"\b(?:{cues})\s+({_NAME})", text)
-    if cue:
-        name = _trim_leading_stopwords(cue.group(1))
-        if name and name.split()[0] not in lexicon.not_names():
-            return name
-    return None
+    """The company the message names (common.offline.companies)."""
+    return company_name(text)
 
 
 def _trim_leading_stopwords(name: str) -> str:
@@ -98,6 +91,20 @@ def person_in(text: str) -> tuple[str | None, str | None]:
     return None, role
 
 
+# A content request's topic: what follows "about" (or else "on", "regarding"), up to the end
+# of the sentence or a phrase naming where it goes ("for our website", "on Instagram").
+_TOPIC_END = (
+    r"(?=\s+(?:for|to|on|in)\s+(?:our|my|the|a|an|instagram|x|twitter|facebook|linkedin|"
+    r"tiktok|email|web)\b|[.?!]|$)"
+)
+_ABOUT = re.compile(r"\babout\s+(.{3,80}?)" + _TOPIC_END, re.IGNORECASE)
+_ON = re.compile(
+    r"\b(?:on|regarding|concerning)\s+(?!(?:instagram|x|twitter|facebook|linkedin|tiktok)\b)"
+    r"(?:the\s+)?(.{3,80}?)" + _TOPIC_END,
+    re.IGNORECASE,
+)
+
+
 def extract(intent: str, text: str) -> dict[str, Any]:
     info: dict[str, Any] = {}
     lowered = text.lower()
@@ -105,7 +112,7 @@ def extract(intent: str, text: str) -> dict[str, Any]:
     if intent == "CREATE_CONTENT":
         info["contentType"] = _first(words.content_types, text)
         info["platform"] = _first(words.platforms, text)
-        about = re.search(r"\babout\s+(.{3,80}?)(?:[.?!]|$)", text, flags=re.IGNORECASE)
+        about = _ABOUT.search(text) or _ON.search(text)
         topics = topics_in(text)
         info["topic"] = about.group(1).strip() if about else (topics[0] if topics else None)
     elif intent == "INVESTIGATE_COMPANY":

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from common.content import Content, Line, Lower, LowerLine, Words, load
+from common.content import Content, Line, Lower, LowerLine, LowerWords, Words, load
 
 
 class EntityWords(Content):
@@ -21,6 +21,10 @@ class EntityWords(Content):
     content_types: dict[Lower, Line] = Field(min_length=1)
     platforms: dict[Lower, Line] = Field(min_length=1)
     frequencies: dict[Literal["realtime", "weekly", "daily"], tuple[LowerLine, ...]]
+    company_words: LowerWords  # common.offline.companies
+    company_cues: LowerWords
+    place_words: LowerWords
+    not_companies: Words
 
 
 @cache

@@ -35,9 +35,18 @@ class MessageRequest(Input):
     )
 
 
+class Source(BaseModel):
+    title: str
+    url: str | None
+
+
 class MessageResponse(BaseModel):
     response: str
     intent: Intent
+    sources: list[Source] = Field(
+        default_factory=list,
+        description="The knowledge-base documents or records the reply used; empty when none.",
+    )
 
 
 class IntentRequest(Input):

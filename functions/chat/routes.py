@@ -22,6 +22,7 @@ from functions.chat.models import (
     MemoryView,
     MessageRequest,
     MessageResponse,
+    Source,
     SummarizeRequest,
     SummarizeResponse,
 )
@@ -41,25 +42,27 @@ def _turns(messages: Iterable[ChatMessage]) -> list[dict[str, str]]:
 def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
     consumer_id, body = call.principal.consumer_id, call.body
     history, available = _turns(body.history), available_operations(call.api_routes())
-    if "text/event-stream" in call.headers.get("Accept", ""):
-        produced, intent, engine = service.respond_stream(
-            consumer_id, body.message, history, available
-        )
-        pieces = iter(produced)
-        first = next(pieces, "")  # a provider failing before any text is a plain 502
-        call.response_headers[ENGINE_HEADER] = engine
+    streamed = "text/event-stream" in call.headers.get("Accept", "")
+    reply = service.respond(consumer_id, body.message, history, available, stream=streamed)
+    call.billed = reply.helped  # a reply that did no work for the caller is not billed
+    sources = [Source(title=title, url=url) for title, url in reply.sources]
+    if streamed:
+        first = next(reply.pieces, "")  # a provider failing before any text is a plain 502
+        call.response_headers[ENGINE_HEADER] = reply.engine
         stream = Streamed([], "text/event-stream")
-        stream.chunks = _sse(itertools.chain([first], pieces), intent, stream)
+        chunks = itertools.chain([first], reply.pieces)
+        stream.chunks = _sse(chunks, reply.intent, sources, stream)
         return stream
-    text, intent, engine = service.respond(consumer_id, body.message, history, available)
-    call.response_headers[ENGINE_HEADER] = engine
-    return MessageResponse(response=text, intent=intent)
+    call.response_headers[ENGINE_HEADER] = reply.engine
+    return MessageResponse(response="".join(reply.pieces), intent=reply.intent, sources=sources)
 
 
-def _sse(pieces: Iterator[str], intent: str, stream: Streamed) -> Iterator[str]:
-    """Server-sent events: ``delta`` events with text, then ``done`` with the intent and the
-    whole reply; ``error`` (a problem object) if the provider fails mid-way, and then the
-    request is not billed."""
+def _sse(
+    pieces: Iterator[str], intent: str, sources: list[Source], stream: Streamed
+) -> Iterator[str]:
+    """Server-sent events: ``delta`` events with text, then ``done`` with the intent, the
+    whole reply and its sources; ``error`` (a problem object) if the provider fails mid-way,
+    and then the request is not billed."""
     from common.errors import AppError
 
     sent: list[str] = []
@@ -72,7 +75,12 @@ def _sse(pieces: Iterator[str], intent: str, stream: Streamed) -> Iterator[str]:
         stream.failed = True
         yield _event("error", {"code": exc.code, "status": exc.status, "detail": exc.detail})
         return
-    yield _event("done", {"intent": intent, "response": "".join(sent)})
+    done = {
+        "intent": intent,
+        "response": "".join(sent),
+        "sources": [s.model_dump() for s in sources],
+    }
+    yield _event("done", done)
 
 
 def _event(name: str, data: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,13 +25,17 @@ from common.offline.memory import extract_memory as offline_memory
 from common.offline.memory import normalize
 from common.offline.summarize import summarize as offline_summary
 from common.prompts import prompt
+from common.text import clip
+from functions.chat import assist
 from functions.chat.models import Intent, IntentReply, MemoryReply, SummaryReply, is_intent
+from functions.knowledge import service as knowledge
 
 logger = get_logger("ars.chat")
 CONFIDENT = 0.80  # the classifier's own answer is kept at or above this confidence
 KEEP_TURNS = 10  # recent turns sent as they are; older ones are summarised
 COMPRESS_ABOVE_CHARS = 12_000
 MEMORY_LIST_LIMIT = 20
+PROVIDER_PASSAGES = 4  # knowledge passages given to the provider as context
 
 Turn = dict[str, str]
 
@@ -67,31 +72,78 @@ def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
     return answer.intent, fields, answer.confidence, provider.name
 
 
+@dataclass
+class Reply:
+    """The assistant's reply to one message: its text (or pieces, streamed), the intent, the
+    engine, the sources it used, and whether it did any work (a reply that did not is not
+    billed)."""
+
+    pieces: Iterator[str]
+    intent: Intent
+    engine: str
+    sources: list[assist.Source]
+    helped: bool = True
+
+
 def respond(
-    consumer_id: str, message: str, history: Sequence[Turn], available: AbstractSet[str]
-) -> tuple[str, Intent, str]:
-    """(reply, intent, engine) for one message with its history. The intent that goes with a
-    reply comes from the offline classifier: the provider is asked once, for the reply."""
+    consumer_id: str,
+    message: str,
+    history: Sequence[Turn],
+    available: AbstractSet[str],
+    *,
+    stream: bool = False,
+) -> Reply:
+    """The reply to one message with its history. The intent comes from the offline
+    classifier (the provider is asked once, for the reply). Drafts, records and subscription
+    proposals are the service's own work (functions.chat.assist); with a provider, general
+    and legal questions are answered by it from the knowledge passages given as context."""
     intent, _, info = _classify(message)
     memory = get_memory(consumer_id)[0]
     provider = get_provider()
-    if provider is None:
-        return reply.reply(intent, info, memory=memory, available=available), intent, engine.NAME
-    text = provider.complete_text(_conversation(message, history, memory))
-    return text, intent, provider.name
+    if provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP"):
+        hits = knowledge.search(clip(message, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
+        sources = list(dict.fromkeys((h["title"], h.get("url")) for h in hits))
+        conversation = _conversation(message, history, memory, hits)
+        pieces = (
+            provider.stream_text(conversation)
+            if stream
+            else iter([provider.complete_text(conversation)])
+        )
+        return Reply(pieces, intent, provider.name, sources)
+    answer = _offline(consumer_id, intent, info, message, memory, available)
+    engine_name = provider.name if provider is not None and intent == "CREATE_CONTENT" else None
+    return Reply(
+        iter(_words(answer.text)),
+        intent,
+        engine_name or engine.NAME,
+        answer.sources,
+        answer.helped,
+    )
 
 
-def respond_stream(
-    consumer_id: str, message: str, history: Sequence[Turn], available: AbstractSet[str]
-) -> tuple[Iterator[str], Intent, str]:
-    """(pieces of the reply, intent, engine): the reply as it is produced."""
-    provider = get_provider()
-    if provider is None:
-        text, intent, name = respond(consumer_id, message, history, available)
-        return iter(_words(text)), intent, name
-    intent, _, _ = _classify(message)
-    memory = get_memory(consumer_id)[0]
-    return provider.stream_text(_conversation(message, history, memory)), intent, provider.name
+def _offline(
+    consumer_id: str,
+    intent: Intent,
+    info: dict[str, Any],
+    message: str,
+    memory: dict[str, Any],
+    available: AbstractSet[str],
+) -> assist.Answer:
+    if intent == "CREATE_CONTENT":
+        return assist.draft(info)
+    if intent == "LEGAL_HELP":
+        return assist.legal(message, info, available)
+    if intent == "INVESTIGATE_COMPANY":
+        return assist.company(info, available, consumer_id)
+    if intent == "RESEARCH_INDIVIDUAL":
+        return assist.person(info, available)
+    if intent == "TRACK_ISSUES":
+        return assist.track(info)
+    found = assist.general(message)
+    if found is not None:
+        return found
+    text = reply.reply(intent, info, memory=memory, available=available)
+    return assist.Answer(text, helped=False)
 
 
 def _words(text: str) -> list[str]:
@@ -99,13 +151,23 @@ def _words(text: str) -> list[str]:
     return [word + (" " if i < len(words) - 1 else "") for i, word in enumerate(words)]
 
 
-def _conversation(message: str, history: Sequence[Turn], memory: dict[str, Any]) -> list[Turn]:
-    """System prompt, a labelled context message (memory, summary of older turns), the recent
-    turns and the new message. User text never enters the instructions."""
+def _conversation(
+    message: str,
+    history: Sequence[Turn],
+    memory: dict[str, Any],
+    passages: Sequence[dict[str, Any]] = (),
+) -> list[Turn]:
+    """System prompt, a labelled context message (memory, knowledge passages, summary of
+    older turns), the recent turns and the new message. User text never enters the
+    instructions."""
     turns = list(history)
     context: dict[str, Any] = {}
     if any(memory.values()):
         context["about_the_user"] = memory
+    if passages:
+        context["knowledge"] = [
+            {"title": p["title"], "url": p.get("url"), "text": p["passage"]} for p in passages
+        ]
     keep = min(KEEP_TURNS, len(turns))
     while keep > 2 and sum(len(t["content"]) for t in turns[-keep:]) > COMPRESS_ABOVE_CHARS:
         keep -= 1  # long turns: send fewer of them as they are

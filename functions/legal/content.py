@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints, model_validator
 
-from common.content import Content, Line, Pattern, Prose, Template, load
+from common.content import Content, Line, Pattern, Prose, Template, Words, load
 
 Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)]
 Question = Annotated[Line, StringConstraints(pattern=r"\?$")]
@@ -31,6 +31,7 @@ class Activity(Content):
     places: tuple[Pattern, ...] = ()  # whole words
     body: Prose
     questions: tuple[Question, ...] = Field(min_length=1)
+    note_words: Words = frozenset()  # make a note's sentence relevant (decision 0026)
 
     @model_validator(mode="after")
     def _weak_needs_places(self) -> Activity:
@@ -74,6 +75,26 @@ class JurisdictionNote(Content):
     heading: Line
     named: Annotated[Prose, Template("jurisdiction")]
     unnamed: Prose
+    # once notes were looked up (decision 0026)
+    named_opening: Annotated[Prose, Template("jurisdiction")]
+    mentioned_opening: Annotated[Prose, Template("jurisdiction")]
+    found: Annotated[Prose, Template("places")]
+    general_only: Annotated[Prose, Template("place", "places")]
+    no_notes: Annotated[Prose, Template("place")]
+    no_matching_notes: Annotated[Prose, Template("place")]
+    unavailable: Annotated[Prose, Template("place")]
+    no_place: Prose
+
+
+class NotesText(Content):
+    """The sections quoting the knowledge base's notes on a place's law."""
+
+    heading: Annotated[Line, Template("place")]
+    source: Annotated[Line, Template("title", "url")]
+    source_without_url: Annotated[Line, Template("title")]
+    skip: tuple[Pattern, ...] = ()
+    refers_back: tuple[Pattern, ...] = ()
+    abbreviations: Words
 
 
 class GuideText(Content):
@@ -88,6 +109,7 @@ class GuideText(Content):
     no_activity: NoActivity
     before_you_act: BeforeYouAct
     jurisdiction: JurisdictionNote
+    notes: NotesText
 
 
 @dataclass(frozen=True)
@@ -143,3 +165,12 @@ def ignored() -> re.Pattern[str] | None:
     """What is removed from a text before activities are looked for (dates in March)."""
     patterns = text().ignore
     return _any(patterns) if patterns else None
+
+
+def detect(text_: str) -> list[Activity]:
+    """The activities a text mentions, in the order of data/legal/activities.toml."""
+    text_ = text_.replace("\u2019", "'")
+    ignore = ignored()
+    if ignore is not None:
+        text_ = ignore.sub(" ", text_)
+    return [d.activity for d in detectors() if d.finds(text_)]

@@ -71,6 +71,11 @@ class GuideSection(BaseModel):
     body: str
 
 
+class Source(BaseModel):
+    title: str
+    url: str | None = Field(description="The source's address, when it has one.")
+
+
 class Guide(BaseModel):
     """The stored result of a legal.guidance task."""
 
@@ -81,6 +86,11 @@ class Guide(BaseModel):
     questionsForLawyer: list[str]
     disclaimer: str = Field(description="Always the service's own 'not legal advice' notice.")
     engine: str = Field(description="'offline' or 'provider:<name>'.")
+    sources: list[Source] = Field(
+        default_factory=list,
+        description="The knowledge base's documents whose notes on the jurisdiction's law the "
+        "guide was written with (empty when it had none).",
+    )
 
 
 # What the provider must answer (JSON schema response format): every field required, no other

@@ -41,6 +41,7 @@ def submit(consumer_id: str, request: dict[str, Any]) -> str:
 
 def run_guidance(task: Task) -> str:
     from functions.legal.guide import render_guide_email, render_markdown, write_guide
+    from functions.legal.notes import find_notes
 
     owner_id = JobPayload.model_validate(task.payload).ownerId  # invalid: the worker drops it
     record = records.claim(task.task_id, {"kind": KIND, "owner_id": owner_id})
@@ -62,12 +63,10 @@ def run_guidance(task: Task) -> str:
     if not request:  # the owner's data was erased after the job was queued
         records.finish(task.task_id, status="skipped", result={"reason": "erased"})
         return "skipped_erased"
-    guide = write_guide(
-        request.get("prompt"),
-        request.get("situation"),
-        request.get("timeline"),
-        request.get("jurisdiction"),
-    )
+    prompt, situation = request.get("prompt"), request.get("situation")
+    jurisdiction = request.get("jurisdiction")
+    notes = find_notes(prompt, situation, jurisdiction)  # never raises: no notes then
+    guide = write_guide(prompt, situation, request.get("timeline"), jurisdiction, notes)
     result = {"guide": guide.model_dump(), "markdown": render_markdown(guide)}
     records.keep_result(task.task_id, result)  # kept even if the email never goes out
     consumer = get_consumer(owner_id)

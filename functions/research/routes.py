@@ -31,6 +31,16 @@ ROUTES = (
         body=ResearchRequest,
         price="research.topics",
         description="application/x-ndjson, one event per line: begin, item (best first), "
-        "summary, end; or error when no news source answered (not billed).",
+        "summary, end; or error when no news source answered (not billed).\n\n"
+        "The summary event says what the items show: `text` (a paragraph of at most about "
+        "600 characters: the themes, who is involved, what changed; then the sources that "
+        "did not answer, if any), `items` (how many), `failedSources` (one label per failed "
+        "source), `themes` ([{label, name, items, itemIds}]: the topics and keywords matched, "
+        "most items first, at most 5), `who` ([{name, kind, role?, items, itemIds}], kind "
+        "company|organisation|government|person|group; a person only with a public role; at "
+        "most 5), `changes` ([{kind, text, itemId, link}]: the headlines of items reporting a "
+        "vote, ban, pledge, ruling, launch, reversal and so on, best first, at most 4), "
+        "`itemIds` (the items the paragraph draws on) and `engine` (offline, or "
+        "provider:<name> when a language model wrote the paragraph from the items).",
     ),
 )

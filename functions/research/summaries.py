@@ -68,17 +68,3 @@ def summarise_items(items: Sequence[FeedItem], context: str = "") -> dict[str, s
         if entry.id in summaries and entry.summary.strip():
             summaries[entry.id] = entry.summary.strip()[:MAX_CHARS]
     return summaries
-
-
-def overview(counts: dict[str, int], total: int, failed: Sequence[str]) -> str:
-    """One paragraph on what was found, per topic or keyword."""
-    if total == 0:
-        text = "No recent items matched these topics and keywords."
-    else:
-        parts = [f"{count} on {label}" for label, count in counts.items() if count]
-        text = f"Found {total} recent item{'s' if total != 1 else ''}" + (
-            f": {', '.join(parts)}." if parts else "."
-        )
-    if failed:
-        text += f" Sources that did not answer: {', '.join(dict.fromkeys(failed))}."
-    return text

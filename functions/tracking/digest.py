@@ -18,6 +18,7 @@ from common.text import clip
 from common.topics import name_of as topic_name
 
 SUMMARY_MAX_CHARS = 400
+OVERVIEW_MAX_CHARS = 600
 TITLE_MAX_CHARS = 300
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -40,16 +41,22 @@ def render_digest(
     *,
     unsubscribe_link: str,
     own_address: bool,
+    overview: str = "",
 ) -> tuple[str, str, str]:
     """Return ``(subject, text, html)`` of the digest of ``items`` for ``subscription``.
 
     ``own_address``: the digest goes to the owner's own address (it then says how to resume
     a paused subscription with the API); otherwise to a recipient who confirmed, who is told
     who subscribed them. Of the owner's own text only the keywords appear (what is tracked);
-    ``specific_interests`` steers the ranking and is never shown."""
+    ``specific_interests`` steers the ranking and is never shown. ``overview``: the "What's
+    new" paragraph shown first (``functions.research.overview``, made from the items only)."""
     subject = _subject(subscription.get("frequency", "daily"), len(items))
     context = _context(subscription, items, pause_link, subject)
-    context.update(unsubscribe_link=unsubscribe_link, own_address=own_address)
+    context.update(
+        unsubscribe_link=unsubscribe_link,
+        own_address=own_address,
+        overview=clip(_one_line(overview), OVERVIEW_MAX_CHARS),
+    )
     return subject, render("digest.txt.j2", **context), render("digest.html.j2", **context)
 
 

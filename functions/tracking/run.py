@@ -100,6 +100,8 @@ class _Run:
 
     def research(self, record: dict[str, Any], subscription: dict[str, Any]) -> str:
         from functions.research.gather import gather
+        from functions.research.overview import OverviewItem
+        from functions.research.overview import write as write_overview
         from functions.research.summaries import summarise_items
 
         gathered = gather(
@@ -125,11 +127,14 @@ class _Run:
             {**ranked.item.as_dict(), "summary": summaries[ranked.item.id], "score": ranked.score}
             for ranked in gathered.items
         ]
+        # "What's new" says what the items show; the subscriber's specific_interests steered
+        # the ranking only and never reach it (decision 0027).
+        overview = write_overview([OverviewItem.of(r) for r in gathered.items], fresh="new")
         pending = {**base, "items": items}
         return send_once(
             self.task_id,
             record,
-            self.digest(subscription, items),
+            self.digest(subscription, items, overview.text),
             pending,
             self.finish_sent,
             guard=self.still_wanted,
@@ -155,7 +160,9 @@ class _Run:
         refs = [results.document(item_id) for item_id in ids]
         return {snap.id for snap in get_db().get_all(refs) if snap.exists}
 
-    def digest(self, subscription: dict[str, Any], items: list[dict[str, Any]]) -> Any:
+    def digest(
+        self, subscription: dict[str, Any], items: list[dict[str, Any]], overview: str = ""
+    ) -> Any:
         from common.email import Email
         from functions.tracking.digest import DigestItem, list_unsubscribe_headers, render_digest
         from functions.tracking.pause_token import make_token, pause_url
@@ -179,6 +186,7 @@ class _Run:
             link,
             unsubscribe_link=recipients.unsubscribe_link(address),
             own_address=recipients.is_own(address, self.owner_email),
+            overview=overview,
         )
         return Email(
             to=address,

@@ -87,7 +87,7 @@ def test_the_chat_entry_point_knows_the_operations_other_entry_points_serve(alic
 
 
 def test_each_chat_operation_is_metered_at_its_price(alice):
-    post("message", {"message": "hello"}, alice)
+    post("message", {"message": "Send me weekly updates about fur farming"}, alice)
     post("intent", {"message": "hello"}, alice)
     post("summarize", {"messages": turns(2)}, alice)
     records = {
@@ -95,6 +95,14 @@ def test_each_chat_operation_is_metered_at_its_price(alice):
         for d in get_db().collection(USAGE).stream()
     }
     assert records == {"chat.message": 250_000, "chat.intent": 100_000, "chat.summarize": 250_000}
+
+
+def test_a_reply_that_does_no_work_is_not_billed(alice):
+    """A greeting gets the introduction, and a message with nothing to go on a question
+    back: neither used a capability of the service, so neither is billed."""
+    for message in ("hello", "Write a tweet", "Track some stuff for me"):
+        assert post("message", {"message": message}, alice).status_code == 200
+    assert list(get_db().collection(USAGE).stream()) == []
 
 
 def test_server_sent_events_stream_the_reply_and_end_with_the_intent(alice):

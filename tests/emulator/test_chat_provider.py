@@ -161,14 +161,14 @@ def test_streaming_from_the_provider(fake, alice):
     fake.script(stream(["Cage", "-free ", "now."]))
     response = post(
         "message",
-        {"message": "Write a tweet about cage-free eggs"},
+        {"message": "What are the strongest arguments for a cage-free campaign?"},
         alice,
         accept="text/event-stream",
     )
     raw = response.get_data(as_text=True)
     assert raw.count("event: delta") == 3
     done = json.loads(raw.split("event: done\ndata: ")[1])
-    assert done == {"intent": "CREATE_CONTENT", "response": "Cage-free now."}
+    assert done == {"intent": "GENERAL_CHAT", "response": "Cage-free now.", "sources": []}
 
 
 def usage_operations() -> list[str]:

@@ -198,6 +198,35 @@ def test_a_run_sends_one_digest_and_records_results_and_usage(alice, feeds, send
     assert usage["operation"] == "tracking.research_run"
 
 
+def test_the_digest_opens_with_whats_new_from_the_items_only(alice, feeds, sendgrid):
+    _, auth = alice
+    sub = subscribe(
+        auth,
+        topics=["cage-free"],
+        custom_keywords=["battery cages"],
+        specific_interests="Zanzibar hatchery audits",
+    )
+    task = the_run(sub)
+
+    assert execute(task) == "sent"
+    assert execute(task) == "duplicate"  # still exactly one email
+
+    [message] = sendgrid.messages
+    text = next(c["value"] for c in message["content"] if c["type"] == "text/plain")
+    html = next(c["value"] for c in message["content"] if c["type"] == "text/html")
+    whats_new = next(line for line in text.splitlines() if line.startswith("What's new: "))
+    assert text.index("What's new: ") < text.index("1. ")  # at the top, before the items
+    assert "Those involved include Harlow Foods" in whats_new
+    assert "What changed: " in whats_new
+    assert "Harlow Foods misses its 2025 cage-free egg deadline." in whats_new
+    assert len(whats_new) <= len("What's new: ") + 600
+    assert "What's new</h2>" in html
+    assert html.index("What's new</h2>") < html.index("<ol")
+    for part in (text, html):
+        assert "Zanzibar" not in part
+        assert "hatchery" not in part
+
+
 def test_the_same_task_run_twice_sends_one_email(alice, feeds, sendgrid):
     _, auth = alice
     task = the_run(subscribe(auth))

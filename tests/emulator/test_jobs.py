@@ -143,6 +143,62 @@ def test_research_streams_ndjson_and_is_billed_once(alice, feeds):
     assert usage_count(consumer["id"], "research.topics") == 1
 
 
+def test_the_summary_event_says_what_the_items_show(alice, feeds):
+    _, auth = alice
+    answer = client().post(
+        "/v1/research/topics",
+        json={
+            "topics": ["cage-free"],
+            "customKeywords": ["hens"],
+            "specificInterests": "Zanzibar hatchery audits",
+            "limit": 5,
+        },
+        headers=auth,
+    )
+
+    stream = events(answer)
+    items = {e["id"]: e for e in stream if e["type"] == "item"}
+    [summary] = [e for e in stream if e["type"] == "summary"]
+    # The fields of before, unchanged ...
+    assert summary["items"] == len(items)
+    assert summary["failedSources"] == []
+    # ... and a paragraph that says what the items show, not only how many there are.
+    text = summary["text"]
+    assert not text.startswith("Found")
+    assert len(text) <= 600
+    assert text.startswith(f"Of the {len(items)} recent items, ")
+    assert "Those involved include Harlow Foods" in text
+    assert "What changed: " in text
+    assert "Harlow Foods misses its 2025 cage-free egg deadline." in text
+    assert "Zanzibar" not in text  # the interests only steer the ranking
+    assert "hatchery" not in text
+    assert {t["label"] for t in summary["themes"]} == {"cage-free", "hens"}
+    for theme in summary["themes"]:
+        assert theme["items"] == len(theme["itemIds"])
+        assert all(theme["label"] in items[i]["matched"] for i in theme["itemIds"])
+    harlow = next(a for a in summary["who"] if a["name"] == "Harlow Foods")
+    assert harlow["kind"] == "company"
+    assert all("Harlow Foods" in items[i]["title"] for i in harlow["itemIds"])
+    missed = next(c for c in summary["changes"] if c["text"].startswith("Harlow Foods"))
+    assert missed["kind"] == "setback"
+    assert items[missed["itemId"]]["link"] == missed["link"]
+    assert set(summary["itemIds"]) <= set(items)
+    assert summary["engine"] == "offline"
+
+
+def test_the_summary_names_the_sources_that_did_not_answer(alice, feeds, settings_env):
+    settings_env(NEWS_SEARCH_URL="http://127.0.0.1:9/none?q={query}")
+    _, auth = alice
+    answer = client().post(
+        "/v1/research/topics", json={"topics": ["fur"], "customKeywords": ["mink"]}, headers=auth
+    )
+
+    [summary] = [e for e in events(answer) if e["type"] == "summary"]
+    assert summary["failedSources"] == ["mink"]
+    assert summary["text"].endswith("Sources that did not answer: mink.")
+    assert "Government confirms ban on fur farming from 2027." in summary["text"]
+
+
 def test_research_with_every_source_down_ends_in_an_error_event_and_is_not_billed(
     alice, feeds, settings_env
 ):

@@ -13,10 +13,17 @@ import pytest
 
 from common.content import DATA, Content, ContentError, Line, Pattern, Prose, read
 from common.offline.lexicon import EntityWords
+from common.offline.summarize import SummaryWords
+from functions.chat.assist import Texts as AssistantTexts
 from functions.chat.models import ExtractedFields
+from functions.content.texts import Drafts
 from functions.legal import guide
 from functions.legal.content import Activities, GuideText
+from functions.legal.jurisdictions import Jurisdictions
+from functions.osint.guardrails import Rules as OsintRules
+from functions.osint.report import ReportContent as OsintReport
 from functions.research.gather import _StopWords
+from functions.research.overview import OverviewWords
 from functions.tracking.models import Frequency
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,10 +33,17 @@ ROOT = Path(__file__).resolve().parents[2]
 MODELS: dict[str, type[Content]] = {
     "legal/activities.toml": Activities,
     "legal/guide.toml": GuideText,
+    "legal/jurisdictions.toml": Jurisdictions,
     "offline/entities.toml": EntityWords,
+    "offline/summarize.toml": SummaryWords,
     "research/stop_words.toml": _StopWords,
+    "research/overview.toml": OverviewWords,
+    "offline/assistant.toml": AssistantTexts,
+    "content/drafts.toml": Drafts,
+    "osint/guardrails.toml": OsintRules,
+    "osint/report.toml": OsintReport,
 }
-FOLDERS = ("legal", "offline", "research")
+FOLDERS = ("legal", "offline", "research", "content", "osint")
 
 
 def test_every_content_file_has_a_model():
@@ -208,9 +222,10 @@ def test_importing_the_modules_reads_no_content_file():
         "common.content.read = refuse\n"
         "import functions.legal.guide, functions.research.gather, common.offline.entities\n"
         "from functions.legal import content\n"
-        "from functions.research import gather\n"
+        "from functions.research import gather, overview\n"
         "from common.offline import lexicon\n"
-        "caches = (content.activities, content.text, gather.stop_words, lexicon.entities)\n"
+        "caches = (content.activities, content.text, gather.stop_words, lexicon.entities,\n"
+        "          overview.words)\n"
         "assert not any(f.cache_info().currsize for f in caches)\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)

@@ -235,3 +235,61 @@ def test_helpers():
     assert format_date(None) == ""
     assert safe_link("HTTPS://Example.org/a") == "HTTPS://Example.org/a"
     assert safe_link("ftp://example.org/a") is None
+
+
+# --- "What's new" (decision 0027) ----------------------------------------------------------------
+
+WHATS_NEW = (
+    "Of the 3 new items, all 3 are about cage-free. Those involved include Harlow Foods. "
+    "What changed: Harlow Foods publishes cage-free progress."
+)
+
+
+def test_whats_new_comes_first_in_both_parts():
+    _, text, html = render_digest(SUBSCRIPTION, ITEMS, PAUSE, **OWN, overview=WHATS_NEW)
+
+    assert f"What's new: {WHATS_NEW}" in text
+    assert text.index("You are tracking:") < text.index("What's new:") < text.index("1. ")
+    assert "What's new</h2>" in html
+    assert "Harlow Foods. What changed: Harlow Foods publishes cage-free progress.</p>" in html
+    assert html.index("What's new</h2>") < html.index("<ol")
+
+
+def test_whats_new_is_escaped_on_one_line_and_bounded():
+    hostile = "Tom & <b>Jerry</b>\n\nPause these emails: https://evil.example/x " + "word " * 200
+
+    _, text, html = render_digest(SUBSCRIPTION, ITEMS, PAUSE, **OWN, overview=hostile)
+
+    assert "<b>Jerry" not in html
+    assert "Tom &amp; &lt;b&gt;Jerry&lt;/b&gt; Pause these emails" in html
+    assert "\nPause these emails: https://evil.example" not in text
+    line = next(line for line in text.splitlines() if line.startswith("What's new: "))
+    assert len(line) <= len("What's new: ") + 600
+
+
+def test_no_whats_new_without_an_overview():
+    _, text, html = render_digest(SUBSCRIPTION, ITEMS, PAUSE, **OWN)
+
+    assert "What's new" not in text
+    assert "What's new" not in html
+
+
+def test_whats_new_from_the_digest_items_never_shows_the_interests():
+    from functions.research.overview import OverviewItem, compose
+
+    subscription = {**SUBSCRIPTION, "specific_interests": "Zanzibar hatchery audits"}
+    overview = compose(
+        [
+            OverviewItem(f"i{n}", i.title, i.summary, i.link, i.source, ("cage-free",))
+            for n, i in enumerate(ITEMS)
+        ],
+        fresh="new",
+    )
+
+    for links in (OWN, OTHER):
+        _, text, html = render_digest(subscription, ITEMS, PAUSE, **links, overview=overview.text)
+        assert "What's new: All 3 new items are about cage-free." in text
+        assert "Harlow Foods" in text.split("1. ")[0]
+        for part in (text, html):
+            assert "Zanzibar" not in part
+            assert "hatchery" not in part

@@ -66,8 +66,8 @@ def test_summary_keeps_the_question_and_the_decision_within_bounds():
         {"role": "assistant", "content": "Great, I will draft the petition text."},
     ] * 10
     summary = summarize(messages)
-    assert "How should we pressure Harlow Foods" in summary
-    assert "decided to launch a petition" in summary
+    assert "Goal: work out how to pressure Harlow Foods on cage-free eggs." in summary
+    assert "The team will launch a petition next week." in summary
     assert len(summary) <= MAX_CHARS
 
 
@@ -170,6 +170,35 @@ def test_holdout_never_overlaps_training():
 
 def test_committed_model_is_the_one_the_training_data_gives():
     assert build().to_json() == MODEL_PATH.read_text().strip()
+
+
+# Strategy and persuasion questions are GENERAL_CHAT, real legal questions LEGAL_HELP (decision
+# record 0028). None of these messages is in the training data.
+STRATEGY = [
+    "What are the strongest arguments for a cage-free pledge campaign?",
+    "How do we persuade a supermarket to drop battery-cage eggs?",
+    "How should we plan a six-month corporate campaign?",
+    "Can we use the welfare argument or the economic argument with retailers?",
+    "What tactics escalate pressure on a company that broke its pledge?",
+    "Should we go public or negotiate privately with Harlow Foods first?",
+    "Which messaging works best with undecided voters on animal testing?",
+    "How can we get a hotel chain's leadership to take our welfare ask seriously?",
+    "Is a public campaign or a private letter the better opening move with a grocery chain?",
+]
+LEGAL = [
+    "Is it legal to film inside a slaughterhouse in Iowa?",
+    "Do we need police permission for a march in London?",
+    "Could we be sued for calling a company's pledge a lie?",
+    "Can we legally picket outside a supermarket that broke its cage-free pledge?",
+    "Can the police stop us from protesting outside a company's headquarters in Toronto?",
+]
+
+
+def test_strategy_questions_are_chat_and_legal_questions_stay_legal():
+    trained = {" ".join(t.lower().split()) for t, _ in read_jsonl(DATA / "train.jsonl")}
+    assert not any(" ".join(t.lower().split()) in trained for t in STRATEGY + LEGAL)
+    assert [detect_intent(t)[0] for t in STRATEGY] == ["GENERAL_CHAT"] * len(STRATEGY)
+    assert [detect_intent(t)[0] for t in LEGAL] == ["LEGAL_HELP"] * len(LEGAL)
 
 
 def test_confidence_is_a_probability():

@@ -1,0 +1,164 @@
+"""The company a message names, for ``extractedInfo.companyName`` (INVESTIGATE_COMPANY, and
+TRACK_ISSUES keywords). Rule-based and explainable; its words are data
+(``data/offline/entities.toml``: ``company_words``, ``company_cues``, ``place_words``,
+``not_companies``, and ``not_names`` for the words that start sentences).
+
+Candidates are runs of capitalised words ("Harlow Foods", "Sorrel & Co", "Tallis Dairy
+Co-op"), cut at a possessive ("Dunmore Dairy's herds" -> "Dunmore Dairy") and stripped of
+leading sentence words ("Has", "What's", "Please"); in a message written in lower case, the
+words after a cue ("research fernhill supermarkets") that end in a company word. Each
+candidate is scored:
+
+- +3 when its last word is a company word (Foods, Supermarkets, Airlines, Pharma, Ltd...),
+  +1 when another of its words is;
+- +2 after a cue ("on", "about", "into", "research", "does", "has", "is"...);
+- +1 at the start of the message, +1 for two words or more;
+- -3 after a place word ("in", "from", "to", "across"...) unless it has a company word;
+- out: acronyms and words that are never companies (EU, USDA, CITES, months...) and
+  jurisdictions.
+
+The best candidate with a score of at least 1 wins (the earliest on a tie): none is better
+than a place or a product line taken for a company.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from common.offline import lexicon
+
+MIN_SCORE = 1
+_TOKEN = re.compile(r"[A-Za-z0-9\u00c0-\u024f][\w'\u2019.&+-]*|&")
+_POSSESSIVE = re.compile(r"(?:['\u2019]s|(?<=s)['\u2019])$")
+_LOWER_RUN = re.compile(r"[a-z0-9][\w'\u2019&.-]*(?:\s+(?:&\s+)?[a-z0-9][\w'\u2019&.-]*){0,4}")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    start: int  # character offset in the message
+    words: tuple[str, ...]
+
+    def score(self, text: str) -> int:
+        words = lexicon.entities()
+        company = {w.lower().rstrip(".") for w in self.words} & words.company_words
+        last = self.words[-1].lower().rstrip(".")
+        points = 0
+        if last in words.company_words:
+            points += 3
+        elif company:
+            points += 1
+        before = _word_before(text, self.start)
+        if before in words.company_cues:
+            points += 2
+        if not text[: self.start].strip(" \"'\u201c\u2018"):
+            points += 1
+        if len(self.words) >= 2:
+            points += 1
+        if before in words.place_words and not company:
+            points -= 3
+        return points
+
+
+def company_name(text: str) -> str | None:
+    """The company the message names, or None."""
+    scored = [(c.score(text), -c.start, c.name) for c in candidates(text)]
+    best = max(scored, default=None)
+    return best[2] if best is not None and best[0] >= MIN_SCORE else None
+
+
+def candidates(text: str) -> list[Candidate]:
+    found = _capitalised(text)
+    if not found:
+        found = _lower_case(text)
+    return found
+
+
+def _capitalised(text: str) -> list[Candidate]:
+    """Runs of capitalised words (and "&" between them), cut after a possessive."""
+    runs: list[list[re.Match[str]]] = []
+    current: list[re.Match[str]] = []
+    previous_end = -1
+    matches = list(_TOKEN.finditer(text))
+    company_words = lexicon.entities().company_words
+    for index, match in enumerate(matches):
+        word = match.group(0)
+        joined = bool(current) and text[previous_end : match.start()].strip() == ""
+        ampersand = word == "&"
+        capital = word[0].isupper() or (word[0].isdigit() and any(c.isalpha() for c in word))
+        if (ampersand and joined) or (capital and (not current or joined)):
+            current.append(match)
+        else:
+            if current:
+                runs.append(current)
+            current = [match] if capital else []
+        previous_end = match.end()
+        following = matches[index + 1].group(0) if index + 1 < len(matches) else ""
+        next_word = _POSSESSIVE.sub("", following).rstrip("'\u2019.,;:").lower()
+        brand = following[:1].isupper() and next_word in company_words  # Pellman's Burgers
+        if current and not ampersand and _POSSESSIVE.search(word) and not brand:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return [c for run in runs if (c := _candidate(text, run)) is not None]
+
+
+def _candidate(text: str, run: list[re.Match[str]]) -> Candidate | None:
+    words = lexicon.entities()
+    stop = lexicon.not_names()
+    while run and (run[0].group(0) in stop or run[0].group(0) == "&" or run[0].group(0) == "The"):
+        run = run[1:]
+    while run and run[-1].group(0) == "&":
+        run = run[:-1]
+    if not run:
+        return None
+    tokens = [m.group(0) for m in run]
+    tokens[-1] = _POSSESSIVE.sub("", tokens[-1]).rstrip("'\u2019")
+    tokens[-1] = tokens[-1].rstrip(",;:") if tokens[-1] else tokens[-1]
+    if tokens[-1].endswith(".") and tokens[-1].lower().rstrip(".") not in words.company_words:
+        tokens[-1] = tokens[-1].rstrip(".")
+    tokens = [t for t in tokens if t]
+    if not tokens:
+        return None
+    if len(tokens) == 1 and (tokens[0] in words.not_companies or tokens[0] in stop):
+        return None
+    if all(t in words.not_companies or t == "&" for t in tokens):
+        return None
+    name = " ".join(tokens)
+    return Candidate(name, run[0].start(), tuple(t for t in tokens if t != "&"))
+
+
+def _lower_case(text: str) -> list[Candidate]:
+    """In a message with no capitalised name: the words after a cue, up to the last company
+    word before punctuation ("look into tallow & sons tannery, they..." -> "tallow & sons
+    tannery")."""
+    words = lexicon.entities()
+    found = []
+    for cue in _cue_pattern().finditer(text):
+        run = _LOWER_RUN.match(text, cue.end())
+        if run is None:
+            continue
+        tokens = run.group(0).split()
+        while tokens and tokens[0] in ("the", "a", "an"):
+            tokens = tokens[1:]
+        ends = [i for i, t in enumerate(tokens) if t.lower().rstrip(".,") in words.company_words]
+        if ends and ends[-1] >= 1:
+            kept = tokens[: ends[-1] + 1]
+            kept[-1] = kept[-1].rstrip(",")
+            start = text.index(kept[0], cue.end())
+            found.append(Candidate(" ".join(kept), start, tuple(t for t in kept if t != "&")))
+    return found
+
+
+@cache
+def _cue_pattern() -> re.Pattern[str]:
+    cues = sorted(lexicon.entities().company_cues, key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(re.escape(c) for c in cues)})\s+")
+
+
+def _word_before(text: str, start: int) -> str:
+    before = re.findall(r"[\w'\u2019]+", text[:start].lower())
+    return before[-1] if before else ""

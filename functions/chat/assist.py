@@ -1,0 +1,301 @@
+"""The assistant at work: a chat message answered with the service's own capabilities.
+
+CREATE_CONTENT gets the draft itself (``functions.content``); GENERAL_CHAT and LEGAL_HELP get
+the knowledge passages that answer them, as sentences with their sources (LEGAL_HELP within
+the jurisdiction's notes when one is named); INVESTIGATE_COMPANY and RESEARCH_INDIVIDUAL get
+the matching records of the search tables (a person only in their public role); TRACK_ISSUES
+gets the exact subscription to create. An answer that did none of this (a greeting, a request
+with nothing to go on, a topic the knowledge base does not cover) has ``helped`` False and is
+not billed. The words around the work are data (data/offline/assistant.toml).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Annotated, Any
+
+from common.content import Content, Line, Prose, Template, load
+from common.errors import InvalidRequest, NotCovered
+from common.text import clip
+from functions.content import compose
+from functions.content import service as content
+from functions.content.texts import drafts
+from functions.knowledge import service as knowledge
+
+KNOWLEDGE_PASSAGES = 6
+QUESTION_CHARS = 500  # what POST /v1/knowledge/search takes
+ANSWER_FACTS = 3
+RECORDS = 8
+FINDINGS = 5
+FINDING_CHARS = 300
+
+Source = tuple[str, str | None]  # (title, url)
+
+
+class Texts(Content):
+    draft: Annotated[Prose, Template("kind", "where")]
+    draft_other_platform: Annotated[Line, Template("asked", "used")]
+    draft_needs_topic: Annotated[Prose, Template("kind")]
+    not_covered: Annotated[Prose, Template("topic")]
+    knowledge_intro: Line
+    legal_intro: Annotated[Line, Template("where")]
+    legal_none: Annotated[Prose, Template("where")]
+    legal_next: Prose
+    disclaimer: Prose
+    findings_intro: Annotated[Line, Template("subject")]
+    profile_intro: Annotated[Line, Template("subject")]
+    findings_none: Annotated[Line, Template("subject")]
+    company_next: Line
+    person_next: Line
+    person_scope: Prose
+    person_needs_name: Line
+    company_needs_name: Line
+    track_proposal: Prose
+    track_needs_topics: Prose
+    sources_heading: Line
+
+
+@cache
+def texts() -> Texts:
+    return load("offline/assistant.toml", Texts)
+
+
+@dataclass
+class Answer:
+    text: str
+    sources: list[Source] = field(default_factory=list)
+    helped: bool = True
+
+
+# -- CREATE_CONTENT -------------------------------------------------------------------------------
+
+
+def draft(info: dict[str, Any]) -> Answer:
+    """The draft the message asks for, with its sources."""
+    rules = drafts()
+    asked_type = info.get("contentType") or "social_post"
+    content_type = rules.from_chat_types.get(asked_type, asked_type)
+    if content_type not in rules.default_platform:
+        content_type = "social_post"
+    kind = asked_type.replace("_", " ") if asked_type != "social_post" else "post"
+    asked = info.get("platform")
+    platform = rules.from_chat_platforms.get(asked, asked) if asked else None
+    note = ""
+    if platform not in rules.platform or content_type not in rules.platform[platform].content_types:
+        used = rules.default_platform[content_type]
+        if asked and platform != used:
+            note = texts().draft_other_platform.format(asked=_label(asked), used=_label(used))
+        platform = used
+    topic = info.get("topic")
+    if not topic:
+        return Answer(texts().draft_needs_topic.format(kind=kind), helped=False)
+    spec = compose.Spec(topic=clip(topic, 500), content_type=content_type, platform=platform)
+    try:
+        generated = content.generate(spec)
+    except NotCovered:
+        return Answer(texts().not_covered.format(topic=topic), helped=False)
+    where = f" for {_label(platform)}" if platform not in ("email", "web") else ""
+    head = texts().draft.format(kind=kind, where=where)
+    parts = [head + (f" {note}" if note else ""), generated.content]
+    if platform in ("email", "web"):  # long forms end with their own list of sources
+        return Answer("\n\n".join(parts), generated.sources)
+    return Answer(_with_sources(parts, generated.sources), generated.sources)
+
+
+def _label(platform: str) -> str:
+    return {"x": "X", "linkedin": "LinkedIn"}.get(platform, platform.title())
+
+
+# -- GENERAL_CHAT and LEGAL_HELP ------------------------------------------------------------------
+
+
+def from_knowledge(
+    question: str,
+    tags: list[str] | None = None,
+    admits: Callable[[str | None], bool] | None = None,
+    prefer: str | None = None,
+) -> tuple[list[str], list[Source]]:
+    """The sentences of the knowledge passages that answer the question, and their sources;
+    nothing when no passage shares a word with it. ``admits`` (a document's URL -> bool) leaves
+    out documents that may not be quoted here (another jurisdiction's law); sentences naming
+    ``prefer`` (the place) come first."""
+    hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+    passages = [
+        compose.Passage(h["passage"], h["title"], h.get("url"), h["section"])
+        for h in hits
+        if admits is None or admits(h.get("url"))
+    ]
+    found = compose.facts(question, passages, require_overlap=True, prefer=prefer)
+    found = found[:ANSWER_FACTS]
+    cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
+    return [f.text for f in found], list(dict.fromkeys(cited))
+
+
+def general(message: str) -> Answer | None:
+    """An answer from the knowledge base, or None when it has nothing on the message."""
+    facts, sources = from_knowledge(message)
+    if not facts:
+        return None
+    parts = [texts().knowledge_intro, _bullets(facts)]
+    return Answer(_with_sources(parts, sources), sources)
+
+
+def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Answer:
+    """Knowledge notes for the question, within the jurisdiction's when one is named."""
+    from functions.legal.jurisdictions import mentioned_in, tags_for
+
+    named = info.get("jurisdiction")
+    place = tags_for(named) if named else mentioned_in(message)
+    where = f" for {place.name}" if place else ""
+    facts: list[str] = []
+    sources: list[Source] = []
+    if place is None:
+        facts, sources = from_knowledge(message, ["legal"])
+    elif place.tags:  # a place the knowledge base has no notes on gets none of another's
+        facts, sources = from_knowledge(
+            message, list(place.tags), place.admits, prefer=f"{place.name} {place.named}"
+        )
+    follow = [texts().legal_next] if "POST /v1/legal/guidance" in available else []
+    if not facts:
+        parts = [texts().legal_none.format(where=where), *follow, texts().disclaimer]
+        return Answer("\n\n".join(parts), helped=False)
+    parts = [texts().legal_intro.format(where=where), _bullets(facts), *follow, texts().disclaimer]
+    return Answer(_with_sources(parts, sources), sources)
+
+
+# -- INVESTIGATE_COMPANY and RESEARCH_INDIVIDUAL --------------------------------------------------
+
+
+def company(info: dict[str, Any], available: Collection[str], consumer_id: str) -> Answer:
+    """The company profile's first findings (``functions.osint``: campaigns, commitments,
+    actions and news, under the OSINT rules and audit), each with its source; the records of
+    the search tables that name the company when the profile cannot be built."""
+    from functions.osint.service import company_summary
+
+    name = info.get("companyName")
+    if not name:
+        return Answer(texts().company_needs_name, helped=False)
+    follow = [texts().company_next] if "POST /v1/osint/company-profile" in available else []
+    try:
+        summary = company_summary(name, consumer_id)
+    except InvalidRequest:
+        return Answer(texts().company_needs_name, helped=False)
+    if summary.complete and summary.findings:
+        points = [line[2:] for line in summary.text.splitlines() if line.startswith("- ")]
+        sources: list[Source] = [(s["title"], s["url"]) for s in summary.sources]
+        parts = [texts().profile_intro.format(subject=name), _bullets(points), *follow]
+        return Answer(_with_sources(parts, sources), sources)
+    query = " ".join(filter(None, [name, info.get("focus")]))
+    records = _records(["campaigns", "actions", "organizations"], query)
+    return _findings(name, [r for r in records if _names(r["record"], name)], follow)
+
+
+def person(info: dict[str, Any], available: Collection[str]) -> Answer:
+    """The public figure's record: their public role only, and only when the name (and the
+    employer, when given) match, so a namesake is never presented as the person."""
+    name = info.get("personName")
+    if not name:
+        return Answer(texts().person_needs_name, helped=False)
+    employer = info.get("companyName")
+    records = _records(["public_figures"], " ".join(filter(None, [name, employer])))
+    named = [
+        r
+        for r in records
+        if _same(r["record"].get("name", ""), name)
+        and (not employer or _names({"o": r["record"].get("organization", "")}, employer))
+    ]
+    follow = [texts().person_next] if "POST /v1/osint/personal-profile" in available else []
+    answer = _findings(name, named, [*follow, texts().person_scope])
+    return answer
+
+
+def _records(tables: list[str], query: str) -> list[dict[str, Any]]:
+    from functions.search import service as search
+
+    return search.search([search.table(t) for t in tables], query, "hybrid", RECORDS)
+
+
+def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> Answer:
+    if not found:
+        return Answer(
+            "\n\n".join([texts().findings_none.format(subject=subject), *follow]), helped=False
+        )
+    lines, sources = [], []
+    for hit in found[:FINDINGS]:
+        title, line = _finding(hit["table"], hit["record"])
+        lines.append(line)
+        sources.append((title, hit["record"].get("url") or hit["record"].get("website")))
+    parts = [texts().findings_intro.format(subject=subject), _bullets(lines), *follow]
+    return Answer(_with_sources(parts, sources), sources)
+
+
+def _finding(table: str, record: dict[str, Any]) -> tuple[str, str]:
+    """(title, one line) of a record: what it is, its status or date, its first sentence."""
+    if table == "public_figures":
+        title = record["name"]
+        role = ", ".join(filter(None, [record.get("role"), record.get("organization")]))
+        text = f"{title} ({role}): {_first_sentence(record.get('summary', ''))}"
+    else:
+        title = record.get("title") or record.get("name") or ""
+        facts = [record.get("status"), record.get("start_date") or record.get("date")]
+        detail = ", ".join(str(f) for f in facts if f)
+        about = _first_sentence(record.get("description", ""))
+        text = f"{title}" + (f" ({detail})" if detail else "") + (f": {about}" if about else "")
+    return title, clip(text, FINDING_CHARS)
+
+
+def _first_sentence(text: str) -> str:
+    found = compose.sentences(text)
+    return found[0] if found else text
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _same(a: str, b: str) -> bool:
+    return _fold(a) == _fold(b)
+
+
+def _names(record: dict[str, Any], name: str) -> bool:
+    """Whether the record's text names the company (its words in order; "Ltd" and the like
+    may follow)."""
+    wanted = _fold(name)
+    text = " ".join(_fold(str(v)) for v in record.values() if isinstance(v, str))
+    return bool(wanted) and re.search(rf"\b{re.escape(wanted)}\b", text) is not None
+
+
+# -- TRACK_ISSUES ---------------------------------------------------------------------------------
+
+
+def track(info: dict[str, Any]) -> Answer:
+    """The exact body of the subscription the message asks for."""
+    topics, keywords = info.get("topics") or [], info.get("keywords") or []
+    if not topics and not keywords:
+        return Answer(texts().track_needs_topics, helped=False)
+    body: dict[str, Any] = {}
+    if topics:
+        body["topics"] = topics
+    if keywords:
+        body["custom_keywords"] = keywords
+    body["frequency"] = info.get("frequency", "daily")
+    shown = json.dumps(body, ensure_ascii=False)
+    return Answer(f"{texts().track_proposal}\n\n{shown}")
+
+
+# -- shared ---------------------------------------------------------------------------------------
+
+
+def _bullets(lines: list[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines)
+
+
+def _with_sources(parts: list[str], sources: list[Source]) -> str:
+    cited = [f"- {title}" + (f": {url}" if url else "") for title, url in sources]
+    if cited:
+        parts = [*parts, texts().sources_heading + "\n" + "\n".join(cited)]
+    return "\n\n".join(parts)

@@ -1,0 +1,421 @@
+"""The offline content engine: drafts composed from knowledge-base passages. No I/O here.
+
+Every factual sentence of a draft is a whole sentence of a retrieved passage, kept as written,
+so a draft says nothing its sources do not say; what the engine adds is the frame
+(data/content/drafts.toml: openings, calls to action, headings and [placeholders] for what
+only the author knows). Facts are ranked by how many of the topic's terms they hold, whether
+they carry a figure or a date, the passage's rank, and whether they stand on their own (a
+sentence opening with "It" or "These" needs the one before it). Platform limits are met by
+choosing facts that fit, never by cutting a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from common.offline.entities import topics_in
+from common.textindex import terms
+from common.topics import name_of
+from functions.content.texts import Drafts, drafts, not_facts
+
+MIN_FACT_CHARS = 40
+MAX_FACT_CHARS = 450
+PER_DOCUMENT = 3  # most facts from one document, so a draft draws on several when it can
+PREFERRED = 6.0  # a sentence naming the preferred place outranks any topic overlap short of 3
+SIMILAR = 0.6  # share of terms above which a second sentence repeats the first
+URL_WEIGHT = 23  # X counts every link as 23 characters
+_URL = re.compile(r"https?://\S+")
+_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_LAST_WORD = re.compile(r"([A-Za-z.]+)[.!?]$")
+_DIGIT = re.compile(r"\d")
+_POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
+
+
+@dataclass(frozen=True)
+class Passage:
+    text: str
+    title: str
+    url: str | None
+    section: str
+
+
+@dataclass(frozen=True)
+class Fact:
+    text: str
+    passage: int  # index into the passages
+    score: float
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to draft: a validated request with its defaults applied."""
+
+    topic: str
+    content_type: str
+    platform: str
+    tone: str = "informative"
+    audience: str | None = None
+    length: str = "medium"
+    cta: str | None = None
+
+
+@dataclass
+class Draft:
+    posts: list[str]
+    content: str
+    hashtags: list[str]
+    facts: list[Fact] = field(default_factory=list)
+
+
+# -- counting ---------------------------------------------------------------------------------
+
+
+def _weight(char: str) -> int:
+    """X's weight of one code point (twitter-text v3: these ranges count 1, the rest 2)."""
+    point = ord(char)
+    light = point <= 4351 or 8192 <= point <= 8205 or 8208 <= point <= 8223 or 8242 <= point <= 8247
+    return 1 if light else 2
+
+
+def count(text: str, platform: str) -> int:
+    """Characters of ``text`` as the platform counts them: X weighs links and wide characters
+    as its own counter does; elsewhere, Unicode code points after NFC normalisation."""
+    text = unicodedata.normalize("NFC", text)
+    if platform != "x":
+        return len(text)
+    total, last = 0, 0
+    for link in _URL.finditer(text):
+        total += sum(_weight(c) for c in text[last : link.start()]) + URL_WEIGHT
+        last = link.end()
+    return total + sum(_weight(c) for c in text[last:])
+
+
+# -- facts ------------------------------------------------------------------------------------
+
+
+def sentences(text: str) -> list[str]:
+    """Whole sentences of a passage: split after ., ! or ? followed by a capital or a digit,
+    except after an abbreviation ("v. Reynolds", "No. 22")."""
+    abbreviations = drafts().abbreviations
+    pieces = _SPLIT.split(" ".join(text.split()))
+    merged: list[str] = []
+    for piece in pieces:
+        if merged:
+            last = _LAST_WORD.search(merged[-1])
+            if last and last.group(1).lower().rstrip(".") in abbreviations:
+                merged[-1] = f"{merged[-1]} {piece}"
+                continue
+        merged.append(piece)
+    return [s.strip() for s in merged if s.strip()]
+
+
+def _usable(sentence: str) -> bool:
+    if not MIN_FACT_CHARS <= len(sentence) <= MAX_FACT_CHARS:
+        return False
+    if sentence[-1] not in ".!" or sentence.startswith(("-", "*", "#", "|")):
+        return False
+    if sentence.count('"') % 2 or sentence.count("(") != sentence.count(")"):
+        return False
+    return not not_facts().search(sentence.lower())
+
+
+def _dependence(sentence: str, texts: Drafts) -> float:
+    """How much the sentence leans on the one before it: 4 when it opens with a word that
+    points back ("It", "These"), 2 when such a word or a quotation comes early, else 0."""
+    words = re.findall(r"[A-Za-z']+", sentence[:60].lower())
+    if sentence.startswith(('"', "'", "\u201c")) or (words and words[0] in texts.anaphora):
+        return 4.0
+    return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
+
+
+def facts(
+    topic: str,
+    passages: Sequence[Passage],
+    *,
+    require_overlap: bool = False,
+    prefer: str | None = None,
+) -> list[Fact]:
+    """The passages' sentences that can stand as facts about the topic, best first: each
+    holds at least one of the topic's terms (when the topic has none, and unless
+    ``require_overlap``, any from the two best passages), and none repeats another. Sentences
+    holding a term of ``prefer`` (a place, for a legal question) rank first."""
+    texts = drafts()
+    wanted = set(terms(topic))
+    preferred = set(terms(prefer)) if prefer else set()
+    found: list[Fact] = []
+    for rank, passage in enumerate(passages):
+        for sentence in sentences(passage.text):
+            if not _usable(sentence):
+                continue
+            own = set(terms(sentence))
+            overlap = len(wanted & own)
+            score = 2.0 * overlap + 2.0 / (1 + rank)
+            score += 1.0 if _DIGIT.search(sentence) else 0.0
+            score -= _dependence(sentence, texts)
+            score += PREFERRED if preferred & own else 0.0
+            score -= 0.002 * max(0, len(sentence) - 220)  # long sentences read badly in posts
+            if overlap or (not wanted and rank < 2 and not require_overlap):
+                found.append(Fact(sentence, rank, score))
+    found.sort(key=lambda f: (-f.score, f.passage))
+    chosen: list[Fact] = []
+    per_document: dict[str, int] = {}
+    for fact in found:
+        own = set(terms(fact.text))
+        if any(_similar(own, set(terms(c.text))) for c in chosen):
+            continue
+        document = passages[fact.passage].title
+        if per_document.get(document, 0) >= PER_DOCUMENT:
+            continue
+        per_document[document] = per_document.get(document, 0) + 1
+        chosen.append(fact)
+    return chosen
+
+
+def _similar(a: set[str], b: set[str]) -> bool:
+    return bool(a and b) and len(a & b) / min(len(a), len(b)) > SIMILAR
+
+
+# -- the frame --------------------------------------------------------------------------------
+
+
+def hashtags(topic: str) -> list[str]:
+    """The catalog topics the topic mentions, as hashtags (#CageFree), then the general ones."""
+    tags = ["#" + re.sub(r"[^A-Za-z0-9]", "", name_of(t).title()) for t in topics_in(topic)]
+    return list(dict.fromkeys([*tags, *drafts().general_hashtags]))
+
+
+def _topic(topic: str) -> str:
+    return " ".join(topic.split()).rstrip(" .!?;:")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def hook(spec: Spec) -> str:
+    """The tone's opening for this topic (the same topic always gets the same one)."""
+    hooks = drafts().tone[spec.tone].hooks
+    topic = _topic(spec.topic)
+    chosen = hooks[zlib.crc32(topic.lower().encode()) % len(hooks)]
+    return chosen.format(topic=topic, Topic=_capital(topic))
+
+
+def cta(spec: Spec) -> str:
+    text = " ".join(spec.cta.split()) if spec.cta else drafts().default_cta[spec.content_type]
+    return text if text[-1] in ".!?" else text + "."
+
+
+def _facts_wanted(spec: Spec) -> int:
+    return drafts().facts[spec.content_type][("short", "medium", "long").index(spec.length)]
+
+
+# -- composing --------------------------------------------------------------------------------
+
+
+def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
+    """The draft, or None when no passage says anything about the topic."""
+    found = facts(spec.topic, passages)
+    if not found:
+        return None
+    tags = hashtags(spec.topic)
+    if spec.content_type == "thread":
+        return _thread(spec, found, tags)
+    if spec.content_type == "social_post":
+        return _post(spec, found, tags)
+    return _long_form(spec, found, tags, passages)
+
+
+def _post(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
+    """One post: opening, facts, call to action and hashtags, as much as fits. Dropped first
+    when space is short: hashtags beyond one, the opening, facts beyond one."""
+    rules = drafts().platform[spec.platform]
+    wanted = _facts_wanted(spec)
+    opening, ask = hook(spec), cta(spec)
+    in_post = max(1, rules.hashtags_in_post)
+    separator = "\n\n" if spec.platform != "x" else " "
+    for use_hook in (True, False):
+        for fact_count in range(wanted, 0, -1):
+            for picked in _fact_sets(found, fact_count):
+                for tag_count in range(min(in_post, len(tags)), 0, -1):
+                    body = separator.join(f.text for f in picked)
+                    head = f"{opening}{separator}" if use_hook else ""
+                    text = f"{head}{body}\n\n{ask} {' '.join(tags[:tag_count])}"
+                    if count(text, spec.platform) <= rules.limit:
+                        return Draft([text], text, tags, list(picked))
+    return None
+
+
+def _fact_sets(found: list[Fact], size: int) -> list[list[Fact]]:
+    """Sets of ``size`` facts to try, best first: the top ones, then the top ones with the
+    longest swapped for shorter ones, down to the shortest ones."""
+    top = found[:size]
+    by_length = sorted(found[:12], key=lambda f: len(f.text))
+    sets = [top]
+    for i in range(1, len(by_length) + 1):
+        shorter = sorted({*top[: max(0, size - i)], *by_length[: min(i, size)]}, key=found.index)[
+            :size
+        ]
+        if len(shorter) == size and shorter not in sets:
+            sets.append(shorter)
+    return sets
+
+
+def _thread(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
+    """An opening post, one fact per post, and a closing post with the call to action; each
+    post numbered "n/N" and within the limit."""
+    limit = drafts().platform[spec.platform].limit
+    wanted = _facts_wanted(spec)
+    room = limit - len(" 10/10")
+    usable = [f for f in found if count(f.text, spec.platform) <= room][:wanted]
+    if not usable:
+        return None
+    closing = f"{cta(spec)} {' '.join(tags[:2])}"
+    opening = hook(spec)
+    more = drafts().frame.thread_more
+    more = more[:1].lower() + more[1:] if opening.endswith(":") else more
+    bodies = [f"{opening} {more} \U0001f9f5", *(f.text for f in usable)]
+    bodies.append(closing)
+    total = len(bodies)
+    posts = [f"{body} {i}/{total}" for i, body in enumerate(bodies, 1)]
+    if count(posts[0], spec.platform) > limit:  # a very long topic: a plain opening
+        posts[0] = f"{drafts().frame.thread_more} \U0001f9f5 1/{total}"
+    if any(count(p, spec.platform) > limit for p in posts):
+        return None
+    return Draft(posts, "\n\n".join(posts), tags, usable)
+
+
+def _long_form(
+    spec: Spec, found: list[Fact], tags: list[str], passages: Sequence[Passage]
+) -> Draft | None:
+    frame = drafts().frame
+    topic = _topic(spec.topic)
+    values = {"topic": topic, "Topic": _capital(topic)}
+    picked = found[: _facts_wanted(spec)]
+    web = spec.platform == "web"
+    audience = _audience(spec.audience)
+    ask = cta(spec)
+    lines: list[str]
+    if spec.content_type == "email":
+        lines = [
+            frame.email_subject.format(**values),
+            "",
+            frame.email_greeting,
+            "",
+            frame.email_intro.format(**values),
+            "",
+            *_paragraphs(picked),
+            ask,
+            "",
+            frame.email_signoff,
+        ]
+    elif spec.content_type == "letter":
+        lines = [
+            *([frame.letter_to.format(audience=audience), ""] if audience else []),
+            frame.letter_address,
+            "",
+            frame.letter_intro.format(**values),
+            "",
+            *_paragraphs(picked),
+            ask,
+            "",
+            frame.letter_signoff,
+        ]
+    elif spec.content_type == "press_release":
+        lines = [
+            frame.press_header,
+            "",
+            _heading(frame.press_headline.format(**values), 1, web),
+            "",
+            frame.press_dateline.format(**values),
+            "",
+            *_paragraphs(picked),
+            frame.press_quote,
+            "",
+            ask,
+            "",
+            "###",
+            "",
+            frame.press_about,
+        ]
+    elif spec.content_type == "blog_post":
+        lines = [_heading(frame.blog_title.format(**values), 1, web), "", frame.blog_intro]
+        lines[-1] = lines[-1].format(**values)
+        lines.append("")
+        for section, group in _by_section(picked, passages):
+            lines += [_heading(section, 2, web), "", " ".join(f.text for f in group), ""]
+        lines += [_heading(frame.blog_conclusion, 2, web), "", ask]
+    elif spec.content_type == "petition":
+        lines = [
+            _heading(frame.petition_title.format(**values), 1, web),
+            "",
+            frame.petition_to.format(audience=audience) if audience else frame.petition_to_default,
+            "",
+            _heading(frame.petition_why, 2, web),
+            "",
+            *(f"- {f.text}" for f in picked),
+            "",
+            (
+                frame.petition_ask.format(audience=audience, topic=topic)
+                if audience
+                else frame.petition_ask_default.format(**values)
+            ),
+            "",
+            ask,
+        ]
+    else:  # talking_points
+        lines = [_heading(frame.talking_points_title.format(**values), 1, web), ""]
+        lines += [f"- {f.text} ({passages[f.passage].title})" for f in picked]
+        lines += ["", _heading(frame.talking_points_close, 2, web), "", ask]
+    lines += ["", _heading(frame.sources_heading, 2, web), ""]
+    lines += [_citation(p) for p in _used(picked, passages)]
+    text = "\n".join(lines).strip()
+    if count(text, spec.platform) > drafts().platform[spec.platform].limit:
+        return None
+    return Draft([text], text, tags, picked)
+
+
+def _audience(audience: str | None) -> str | None:
+    return " ".join(audience.split()) if audience else None
+
+
+def _heading(text: str, level: int, markdown: bool) -> str:
+    return f"{'#' * level} {text}" if markdown else text
+
+
+def _paragraphs(picked: list[Fact]) -> list[str]:
+    """The facts as paragraphs, those of one passage together, each followed by a blank
+    line."""
+    lines: list[str] = []
+    for passage in dict.fromkeys(f.passage for f in picked):
+        lines += [" ".join(f.text for f in picked if f.passage == passage), ""]
+    return lines
+
+
+def _by_section(picked: list[Fact], passages: Sequence[Passage]) -> list[tuple[str, list[Fact]]]:
+    """Facts grouped under the innermost heading of their passage."""
+    groups: dict[str, list[Fact]] = {}
+    for fact in picked:
+        section = passages[fact.passage].section.split(" > ")[-1]
+        groups.setdefault(section, []).append(fact)
+    return list(groups.items())
+
+
+def _used(picked: list[Fact], passages: Sequence[Passage]) -> list[Passage]:
+    seen: dict[tuple[str, str | None], Passage] = {}
+    for fact in picked:
+        passage = passages[fact.passage]
+        seen.setdefault((passage.title, passage.url), passage)
+    return list(seen.values())
+
+
+def sources(draft: Draft, passages: Sequence[Passage]) -> list[tuple[str, str | None]]:
+    """(title, url) of the documents the draft's facts come from, in order of first use."""
+    return [(p.title, p.url) for p in _used(draft.facts, passages)]
+
+
+def _citation(passage: Passage) -> str:
+    return f"- {passage.title}" + (f": {passage.url}" if passage.url else "")

@@ -1,0 +1,90 @@
+"""Request and response models of the content group (spec §4.4, DESIGN.md §3 "content")."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from common.models import Input
+
+ContentType = Literal[
+    "social_post",
+    "thread",
+    "email",
+    "press_release",
+    "blog_post",
+    "petition",
+    "talking_points",
+    "letter",
+]
+Platform = Literal["x", "instagram", "facebook", "linkedin", "email", "web"]
+Tone = Literal["informative", "urgent", "hopeful", "formal", "conversational"]
+Length = Literal["short", "medium", "long"]
+
+MAX_CTA = 200  # fits in a post of 280 characters with a fact's worth of room
+
+
+class ContentRequest(Input):
+    topic: str = Field(
+        min_length=1,
+        max_length=500,
+        pattern=r"\S",
+        description="What the content is about, e.g. 'cage-free eggs'. Facts are drawn from "
+        "the knowledge base passages that match it.",
+    )
+    contentType: ContentType = Field("social_post", description="What to draft.")
+    platform: Platform | None = Field(
+        None,
+        description="Where it will be published. Defaults by contentType: x for social_post "
+        "and thread, email for email and letter, web otherwise. Each platform takes some "
+        "content types only (a thread is for x).",
+    )
+    tone: Tone = Field("informative", description="The voice of the opening and the framing.")
+    audience: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        pattern=r"\S",
+        description="Who it is for, e.g. 'the CEO of Harlow Foods'. Letters are addressed "
+        "and petitions directed to it.",
+    )
+    length: Length = Field("medium", description="How many facts the draft uses.")
+    callToAction: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_CTA,
+        pattern=r"\S",
+        description="The action readers are asked to take, used as written. A default one "
+        "for the content type when absent.",
+    )
+
+
+class Source(BaseModel):
+    title: str
+    url: str | None
+
+
+class Post(BaseModel):
+    text: str
+    characterCount: int
+
+
+class ContentResponse(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": False})
+
+    content: str = Field(description="The draft. A thread's posts are separated by blank lines.")
+    contentType: ContentType
+    platform: Platform
+    characterCount: int = Field(
+        description="Characters of `content` as the platform counts them (X: links 23, most "
+        "characters outside Latin scripts and emoji 2)."
+    )
+    characterLimit: int = Field(description="The platform's limit for one post.")
+    posts: list[Post] = Field(
+        description="The posts to publish, each within characterLimit: one, or a thread's."
+    )
+    hashtags: list[str]
+    sources: list[Source] = Field(
+        description="The knowledge-base documents every fact of the draft comes from."
+    )

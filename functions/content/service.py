@@ -1,0 +1,180 @@
+"""Content generation: a draft grounded in the knowledge base. No Flask here.
+
+The topic's passages come from the knowledge search (``functions.knowledge.service``). With
+LLM_BACKEND=offline (the default) the offline engine composes the draft from their sentences
+(``functions.content.compose``); with a provider, the provider writes it from the same
+numbered passages, told to use nothing else, and the service checks the answer: every post
+within the platform's limit and at least one passage cited, or the offline draft is used
+instead. A provider failure is a 502, as in chat.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from common.errors import FieldError, InvalidRequest, NotCovered
+from common.llm import ChatProvider, get_provider
+from common.logging import get_logger
+from common.prompts import prompt
+from functions.content import compose
+from functions.content.compose import Passage, Spec
+from functions.content.models import ContentRequest
+from functions.content.texts import drafts
+from functions.knowledge import service as knowledge
+
+logger = get_logger("ars.content")
+
+PROMPT_NAME = "content_generate.v1"
+PASSAGES = {"short": 6, "medium": 8, "long": 12}
+MAX_HASHTAGS = 5
+OFFLINE = "offline"
+
+
+@dataclass(frozen=True)
+class Generated:
+    posts: list[str]
+    content: str
+    hashtags: list[str]
+    sources: list[tuple[str, str | None]]  # (title, url)
+    spec: Spec
+    engine: str
+
+    @property
+    def limit(self) -> int:
+        return limit_of(self.spec.platform)
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    posts: list[str] = Field(min_length=1, max_length=10)
+    hashtags: list[str] = Field(max_length=10)
+    sources: list[str] = Field(max_length=20)
+
+
+def limit_of(platform: str) -> int:
+    return drafts().platform[platform].limit
+
+
+def spec_of(request: ContentRequest) -> Spec:
+    """The request with its defaults; 400 for a platform that does not take the content type
+    (a thread on LinkedIn, an email on X)."""
+    texts = drafts()
+    platform = request.platform or texts.default_platform[request.contentType]
+    allowed = texts.platform[platform].content_types
+    if request.contentType not in allowed:
+        takes = [
+            p for p, rules in texts.platform.items() if request.contentType in rules.content_types
+        ]
+        raise InvalidRequest(
+            f"platform '{platform}' does not take contentType '{request.contentType}'.",
+            errors=[
+                FieldError(
+                    "platform",
+                    f"for {request.contentType} use one of: {', '.join(takes)}",
+                )
+            ],
+        )
+    return Spec(
+        topic=request.topic,
+        content_type=request.contentType,
+        platform=platform,
+        tone=request.tone,
+        audience=request.audience,
+        length=request.length,
+        cta=request.callToAction,
+    )
+
+
+def passages_for(spec: Spec) -> list[Passage]:
+    hits = knowledge.search(spec.topic, PASSAGES[spec.length], None)
+    return [Passage(h["passage"], h["title"], h.get("url"), h["section"]) for h in hits]
+
+
+def generate(spec: Spec) -> Generated:
+    """The draft for a request, or 422 ``topic_not_covered`` when the knowledge base has
+    nothing on the topic (nothing is written without a source)."""
+    passages = passages_for(spec)
+    provider = get_provider()
+    if provider is not None and passages:
+        written = _from_provider(spec, passages, provider)
+        if written is not None:
+            return written
+    draft = compose.compose(spec, passages)
+    if draft is None:
+        raise NotCovered(
+            "The knowledge base has nothing on this topic to draft from, and a draft is never "
+            "written without sources. Try a broader or differently worded topic (see POST "
+            "/v1/knowledge/search)."
+        )
+    return Generated(
+        posts=draft.posts,
+        content=draft.content,
+        hashtags=draft.hashtags,
+        sources=compose.sources(draft, passages),
+        spec=spec,
+        engine=OFFLINE,
+    )
+
+
+def _from_provider(spec: Spec, passages: list[Passage], provider: ChatProvider) -> Generated | None:
+    """The provider's draft, or None (after a log line) when it breaks a rule the service
+    checks: a post over the limit, a thread's count, or no passage cited."""
+    numbered = {f"S{i}": p for i, p in enumerate(passages, 1)}
+    document = {
+        "request": {
+            "topic": spec.topic,
+            "contentType": spec.content_type,
+            "platform": spec.platform,
+            "tone": spec.tone,
+            "audience": spec.audience,
+            "length": spec.length,
+            "callToAction": spec.cta,
+        },
+        "characterLimit": limit_of(spec.platform),
+        "passages": [
+            {"id": key, "title": p.title, "section": p.section, "text": p.text}
+            for key, p in numbered.items()
+        ],
+    }
+    reply = provider.complete_json(
+        [
+            {"role": "system", "content": prompt(PROMPT_NAME)},
+            {"role": "user", "content": json.dumps(document, ensure_ascii=False)},
+        ],
+        _Reply,
+        schema_name="content_draft",
+        max_tokens=2500,
+        temperature=0.5,
+    )
+    posts = [p.strip() for p in reply.posts if p.strip()]
+    cited = [numbered[s] for s in dict.fromkeys(reply.sources) if s in numbered]
+    problem = _problem(spec, posts, cited)
+    if problem:
+        logger.warning("provider draft not used; offline draft instead", extra={"why": problem})
+        return None
+    tags = [t if t.startswith("#") else f"#{t}" for t in reply.hashtags if t.strip("# ")]
+    sources = list(dict.fromkeys((p.title, p.url) for p in cited))
+    return Generated(
+        posts=posts,
+        content="\n\n".join(posts),
+        hashtags=list(dict.fromkeys(tags))[:MAX_HASHTAGS],
+        sources=sources,
+        spec=spec,
+        engine=provider.name,
+    )
+
+
+def _problem(spec: Spec, posts: list[str], cited: list[Passage]) -> str | None:
+    if not posts:
+        return "no post"
+    if not cited:
+        return "no passage cited"
+    if spec.content_type != "thread" and len(posts) != 1:
+        return "several posts for a single-post content type"
+    limit = limit_of(spec.platform)
+    if any(compose.count(p, spec.platform) > limit for p in posts):
+        return "a post over the platform's limit"
+    return None

@@ -1,0 +1,83 @@
+"""The offline content engine's texts and rules (data/content/drafts.toml), read on first use."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from common.content import Content, Line, LowerWords, Pattern, Template, load, placeholders
+
+
+def _hook(value: str) -> str:
+    """An opening names the topic once, as {topic} or {Topic}, and nothing else."""
+    found = placeholders(value)
+    if len(found) != 1 or not found <= {"topic", "Topic"}:
+        raise ValueError("must use {topic} or {Topic}, and no other placeholder")
+    return value
+
+
+class PlatformRules(Content):
+    limit: int = Field(ge=100, le=100_000)
+    content_types: tuple[str, ...] = Field(min_length=1)
+    hashtags_in_post: int = Field(ge=0, le=10)
+
+
+class ToneTexts(Content):
+    hooks: tuple[Annotated[Line, AfterValidator(_hook)], ...] = Field(min_length=1)
+
+
+class Frame(Content):
+    thread_more: Line
+    email_subject: Annotated[str, Template("Topic")]
+    email_greeting: str
+    email_intro: Annotated[str, Template("topic")]
+    email_signoff: str
+    letter_to: Annotated[str, Template("audience")]
+    letter_address: str
+    letter_intro: Annotated[str, Template("topic")]
+    letter_signoff: str
+    press_header: str
+    press_headline: Annotated[str, Template("Topic")]
+    press_dateline: Annotated[str, Template("topic")]
+    press_quote: str
+    press_about: str
+    blog_title: Annotated[str, Template("Topic")]
+    blog_intro: Annotated[str, Template("topic")]
+    blog_conclusion: str
+    petition_title: Annotated[str, Template("topic")]
+    petition_to: Annotated[str, Template("audience")]
+    petition_to_default: str
+    petition_why: str
+    petition_ask: Annotated[str, Template("audience", "topic")]
+    petition_ask_default: Annotated[str, Template("topic")]
+    talking_points_title: Annotated[str, Template("topic")]
+    talking_points_close: str
+    sources_heading: str
+
+
+class Drafts(Content):
+    platform: dict[str, PlatformRules]
+    default_platform: dict[str, str]
+    facts: dict[str, tuple[int, int, int]]
+    tone: dict[str, ToneTexts]
+    default_cta: dict[str, Line]
+    general_hashtags: tuple[str, ...]
+    frame: Frame
+    abbreviations: LowerWords
+    not_facts: tuple[Pattern, ...]
+    anaphora: LowerWords
+    from_chat_types: dict[str, str]
+    from_chat_platforms: dict[str, str]
+
+
+@cache
+def drafts() -> Drafts:
+    return load("content/drafts.toml", Drafts)
+
+
+@cache
+def not_facts() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in drafts().not_facts))

@@ -1,0 +1,146 @@
+"""Names of the people and companies profiled: one folded form to compare them by, the keys
+the opt-out list and the per-subject limit use, and whole-word matching in text.
+
+Folding: compatibility-normalised (NFKC, then NFKD), accents dropped, case-folded, apostrophes
+removed (O'Brien = OBrien), "&" read as "and", every other run of non-letters/digits a single
+space. "José  O\u2019Brien-Smith" and "jose obrien smith" fold alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from functools import lru_cache
+
+_APOSTROPHES = re.compile(r"['\u2019\u02bc\u2018`\u00b4]")
+# Second-level labels under a country code: harlowfoods.co.uk, brightwell.com.au.
+_SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "gov", "ltd", "plc", "or", "ne"})
+# Legal forms and filler words that do not tell two companies apart (folded, whole words).
+_LEGAL_FORMS = frozenset(
+    [
+        "ltd",
+        "limited",
+        "plc",
+        "inc",
+        "incorporated",
+        "llc",
+        "llp",
+        "lp",
+        "corp",
+        "corporation",
+        "co",
+        "company",
+        "gmbh",
+        "ag",
+        "sa",
+        "sas",
+        "sarl",
+        "bv",
+        "nv",
+        "pty",
+        "spa",
+        "srl",
+        "oy",
+        "ab",
+        "as",
+        "asa",
+        "kg",
+        "se",
+    ]
+)
+
+
+def fold(text: str) -> str:
+    """The folded form of ``text`` (see the module docstring)."""
+    text = unicodedata.normalize("NFKC", text)
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    plain = _APOSTROPHES.sub("", plain.casefold()).replace("&", " and ")
+    # Letters of other scripts are kept as they are (NFKD + casefold), only ASCII punctuation
+    # and symbols become spaces.
+    return " ".join(part for part in _split(plain) if part)
+
+
+def _split(text: str) -> list[str]:
+    words: list[str] = []
+    current: list[str] = []
+    for char in text:
+        if char.isalnum():
+            current.append(char)
+        elif current:
+            words.append("".join(current))
+            current = []
+    if current:
+        words.append("".join(current))
+    return words
+
+
+def person_key(first: str, last: str) -> str:
+    """The folded full name: ``person_key("Dana", "Whitfield") == "dana whitfield"``."""
+    return fold(f"{first} {last}")
+
+
+def short_key(name: str) -> str:
+    """First and last word of a folded name, middle names and initials dropped: the key the
+    opt-out list and the per-subject limit compare, so "Dana J. Whitfield" and "Dana
+    Whitfield" are the same subject (decision 0029)."""
+    words = fold(name).split()
+    if len(words) <= 2:
+        return " ".join(words)
+    return f"{words[0]} {words[-1]}"
+
+
+def subject_hash(key: str) -> str:
+    """A short pseudonym of a subject for log lines and counters (never the name itself). A
+    hash of a name can be reversed by guessing names: it keeps names out of logs, it is not
+    anonymisation."""
+    return hashlib.sha256(f"osint-subject:{key}".encode()).hexdigest()[:16]
+
+
+def company_core(name: str) -> str:
+    """A company's folded name without a leading "the" and trailing legal forms:
+    "The Crestline Eggs Ltd." -> "crestline eggs"."""
+    words = fold(name).split()
+    if len(words) > 1 and words[0] == "the":
+        words = words[1:]
+    while len(words) > 1 and words[-1] in _LEGAL_FORMS:
+        words.pop()
+    return " ".join(words)
+
+
+def domain_label(domain: str | None) -> str | None:
+    """The distinctive label of a company's domain: "www.harlowfoods.co.uk" -> "harlowfoods"."""
+    if not domain:
+        return None
+    labels = [label for label in domain.lower().strip(".").split(".") if label]
+    if labels and labels[0] == "www":
+        labels = labels[1:]
+    if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL:
+        candidate = labels[-3]  # harlowfoods.co.uk
+    else:
+        candidate = labels[-2] if len(labels) >= 2 else (labels[0] if labels else "")
+    return fold(candidate) or None
+
+
+def contains(folded_text: str, folded_phrase: str) -> bool:
+    """True when the phrase occurs in the text as whole words (both folded)."""
+    if not folded_phrase:
+        return False
+    return f" {folded_phrase} " in f" {folded_text} "
+
+
+@lru_cache(maxsize=256)
+def person_pattern(first_words: str, last_words: str) -> re.Pattern[str]:
+    """Matches a person's folded name in folded text, allowing one middle name or initial:
+    "dana whitfield", "dana j whitfield"."""
+    first, last = re.escape(first_words), re.escape(last_words)
+    return re.compile(rf"(?<![0-9a-z]){first}(?: [0-9a-z]+)? {last}(?![0-9a-z])")
+
+
+def names_person(folded_text: str, first: str, last: str) -> bool:
+    """True when the folded text names the person (first and last name together)."""
+    first_words, last_words = fold(first), fold(last)
+    if not first_words or not last_words:
+        return False
+    return person_pattern(first_words, last_words).search(folded_text) is not None

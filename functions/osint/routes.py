@@ -1,0 +1,102 @@
+"""HTTP routes of the OSINT group: person and company profiles (NDJSON streams) and the
+caller's own audit log."""
+
+from __future__ import annotations
+
+from common.http import Call, Route, Streamed
+from functions.osint.models import (
+    AuditEntry,
+    AuditList,
+    AuditQuery,
+    CompanyProfileRequest,
+    PersonProfileRequest,
+)
+
+NDJSON = "application/x-ndjson"
+
+
+def person_profile(call: Call[PersonProfileRequest]) -> Streamed:
+    from functions.osint.service import person_profile as profile
+
+    stream = Streamed([], NDJSON)
+
+    def failed() -> None:
+        stream.failed = True
+
+    # Refusals (opt-out 403, subject limit 429) are raised here, before the stream starts.
+    stream.chunks = profile(call.body, call.principal.consumer_id, call.request_id, failed)
+    return stream
+
+
+def company_profile(call: Call[CompanyProfileRequest]) -> Streamed:
+    from functions.osint.service import company_profile as profile
+
+    stream = Streamed([], NDJSON)
+
+    def failed() -> None:
+        stream.failed = True
+
+    stream.chunks = profile(call.body, call.principal.consumer_id, call.request_id, failed)
+    return stream
+
+
+def audit_log(call: Call[None, AuditQuery]) -> AuditList:
+    from functions.osint import audit
+
+    query = call.query
+    records, total, next_cursor = audit.list_for_consumer(
+        call.principal.consumer_id, query.limit, query.cursor
+    )
+    data = [AuditEntry.model_validate(audit.view(record)) for record in records]
+    return AuditList(data=data, total=total, next_cursor=next_cursor)
+
+
+_STREAM = (
+    "application/x-ndjson, one event per line: begin; source (each source consulted: read, "
+    "used, leftOut); finding ({section, claim, sourceUrl, sourceTitle, publishedAt}), "
+    "section by section; report ({markdown}: the whole report, every claim with its source "
+    "URL); end ({findings, claimsDropped, sourcesLeftOut, sourcesUsed}). Or error instead "
+    "(database failure, no news source answered): not billed. Claims with personal data are "
+    "dropped (counted in claimsDropped); sources that cannot be tied to the subject are left "
+    "out (only counted). Every request is recorded in the audit log (GET /v1/osint/audit)."
+)
+
+ROUTES = (
+    Route(
+        method="POST",
+        path="/v1/osint/personal-profile",
+        handler=person_profile,
+        operation_id="osintPersonalProfile",
+        summary="A person's public, professional role from public sources, streamed as NDJSON",
+        tag="OSINT",
+        body=PersonProfileRequest,
+        price="osint.personal_profile",
+        errors=(403, 429),
+        description=_STREAM
+        + " 403 subject_opted_out: the person asked not to be profiled (not billed). 429 "
+        "subject_rate_limited: this person was profiled OSINT_SUBJECT_DAILY_LIMIT times today "
+        "by all users together (not billed).",
+    ),
+    Route(
+        method="POST",
+        path="/v1/osint/company-profile",
+        handler=company_profile,
+        operation_id="osintCompanyProfile",
+        summary="A company's public commitments, campaigns, actions and news, streamed as NDJSON",
+        tag="OSINT",
+        body=CompanyProfileRequest,
+        price="osint.company_profile",
+        description=_STREAM,
+    ),
+    Route(
+        method="GET",
+        path="/v1/osint/audit",
+        handler=audit_log,
+        operation_id="osintAuditLog",
+        summary="Your OSINT requests: who you asked about, when, why, and what the report used",
+        tag="OSINT",
+        query=AuditQuery,
+        response=AuditList,
+        description="Free. Yours only, newest first; limit 1..100 (50), cursor.",
+    ),
+)

@@ -1,0 +1,153 @@
+"""The assistant doing the work (issue 13), on the real emulator with real corpus documents and
+the sample records: drafts, answers from knowledge with sources, records of companies and
+public figures, the exact subscription to create; and no bill for a reply that did nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from common import embeddings
+from common.firestore import USAGE, get_db, where_eq
+from functions.content.compose import count
+from functions.knowledge.importer import import_knowledge
+from functions.search.importer import import_records
+from functions.search.tables import TABLES
+from tests.helpers import bearer, client, new_consumer
+
+pytestmark = pytest.mark.emulator
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = (
+    "laying-hen-welfare.md",
+    "corporate-campaigns.md",
+    "us-ag-gag-iowa.md",
+    "gb-protest-law.md",
+)
+TABLE_FILES = ("campaigns", "actions", "organizations", "public_figures")
+
+
+@pytest.fixture(scope="module")
+def loaded(emulator, tmp_path_factory) -> None:
+    """The documents and tables, imported once for the module (embedding is the slow part);
+    each test has its own consumer, so nothing else is shared."""
+    folder = tmp_path_factory.mktemp("corpus")
+    for name in DOCUMENTS:
+        (folder / name).write_text((ROOT / "data" / "knowledge" / name).read_text())
+    emulator.wipe()
+    embeddings.reset_embedder()
+    assert import_knowledge([folder]).rejected == []
+    for table in TABLE_FILES:
+        report = import_records(TABLES[table], ROOT / "data" / "sample" / f"{table}.jsonl")
+        assert report.rejected == []
+
+
+@pytest.fixture
+def consumer(loaded) -> tuple[str, dict[str, str]]:
+    record, key = new_consumer(f"assistant-{uuid.uuid4().hex[:8]}@example.org")
+    return record["id"], bearer(key)
+
+
+@pytest.fixture
+def auth(consumer) -> dict[str, str]:
+    return consumer[1]
+
+
+@pytest.fixture
+def billed(consumer) -> Callable[[], list[str]]:
+    def operations() -> list[str]:
+        query = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer[0]))
+        return [d.to_dict()["operation"] for d in query.stream()]
+
+    return operations
+
+
+def ask(auth, message: str) -> dict:
+    response = client().post("/v1/chat/message", json={"message": message}, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def test_a_tweet_request_returns_the_draft_itself_with_sources(auth, billed):
+    body = ask(auth, "Write a tweet about cage-free eggs")
+    assert body["intent"] == "CREATE_CONTENT"
+    assert "not available" not in body["response"]
+    post = body["response"].split("\n\n")[1:3]  # after the one-line introduction
+    draft = "\n\n".join(post)
+    assert "#CageFree" in draft
+    assert count(draft, "x") <= 280
+    assert body["sources"]
+    assert all(s["url"] for s in body["sources"])
+    assert billed() == ["chat.message"]
+
+
+def test_a_strategy_question_is_answered_from_knowledge_with_sources(auth, billed):
+    body = ask(auth, "What are the strongest arguments for a cage-free pledge campaign?")
+    assert body["intent"] == "GENERAL_CHAT"
+    titles = {s["title"] for s in body["sources"]}
+    assert titles & {
+        "Corporate animal welfare campaigns: how they work",
+        "Laying hens: cage systems and welfare",
+    }
+    bullets = [line[2:] for line in body["response"].splitlines() if line.startswith("- ")]
+    assert len(bullets) >= 2
+    assert billed() == ["chat.message"]
+
+
+def test_a_legal_question_uses_the_jurisdictions_notes(auth):
+    body = ask(auth, "Is it legal to film hidden-camera footage inside a pig farm in Iowa?")
+    assert body["intent"] == "LEGAL_HELP"
+    assert "Iowa" in body["response"]
+    assert any("Iowa" in s["title"] for s in body["sources"])
+    bullets = [line for line in body["response"].splitlines() if line.startswith("- ")]
+    assert "Iowa" in bullets[0]  # the place's own law before other states' decisions
+    assert "not legal advice" in body["response"]
+
+
+def test_a_company_question_lists_the_records_that_name_it(auth):
+    body = ask(auth, "Can you investigate Brightwell Supermarkets and their cage-free pledge?")
+    assert body["intent"] == "INVESTIGATE_COMPANY"
+    bullets = [line for line in body["response"].splitlines() if line.startswith("- ")]
+    findings = bullets[: len(bullets) - len(body["sources"])]
+    assert findings
+    assert all("Brightwell" in line for line in findings)
+    assert all(s["url"].startswith("https://") for s in body["sources"])
+
+
+def test_a_company_question_with_news_summarises_the_company_profile(auth, feeds):
+    body = ask(auth, "Can you investigate Brightwell Supermarkets and their cage-free pledge?")
+    assert "company profile shows about Brightwell Supermarkets" in body["response"]
+    assert body["sources"]
+    audit = client().get("/v1/osint/audit", headers=auth).get_json()["data"]
+    assert [(e["profile"], e["channel"]) for e in audit] == [("company", "chat")]
+
+
+def test_a_person_is_found_in_their_public_role_and_a_namesake_elsewhere_is_not(auth):
+    body = ask(auth, "Give me a profile of Priya Raman from Brightwell Supermarkets")
+    assert body["intent"] == "RESEARCH_INDIVIDUAL"
+    assert "Head of Sustainability and Sourcing" in body["response"]
+    assert "public, professional role" in body["response"]
+    other = ask(auth, "Give me a profile of Priya Raman from Crestline Eggs")
+    assert other["sources"] == []
+    assert "nothing about" in other["response"]
+
+
+def test_a_tracking_request_gets_a_subscription_the_api_accepts(auth):
+    body = ask(auth, "Send me weekly updates on fur farming and live export")
+    assert body["intent"] == "TRACK_ISSUES"
+    proposal = json.loads(re.search(r"\{.*\}", body["response"]).group(0))
+    assert proposal == {"topics": ["fur", "live-export"], "frequency": "weekly"}
+    created = client().post("/v1/tracking/subscriptions", json=proposal, headers=auth)
+    assert created.status_code == 201, created.get_json()
+
+
+def test_a_topic_the_knowledge_base_lacks_is_said_plainly_and_not_billed(auth, billed):
+    body = ask(auth, "Write a tweet about quantum chromodynamics")
+    assert "nothing on quantum chromodynamics" in body["response"]
+    assert body["sources"] == []
+    assert billed() == []

@@ -1,0 +1,238 @@
+"""Content generation on the real emulator with the offline embedder and the real corpus
+documents: drafts within platform limits, every fact a sentence of a cited passage, bad input
+refused, uncovered topics unbilled, streaming, and a provider's draft checked."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+
+from common import embeddings
+from common.firestore import KNOWLEDGE, USAGE, get_db, where_eq
+from functions.content.compose import count, sentences
+from functions.knowledge.importer import import_knowledge
+from tests.fakes.openai_server import reply
+from tests.helpers import bearer, client, new_consumer
+
+pytestmark = pytest.mark.emulator
+
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "knowledge"
+DOCUMENTS = ("laying-hen-welfare.md", "corporate-campaigns.md", "california-prop-12.md")
+
+
+@pytest.fixture(scope="module")
+def corpus(emulator, tmp_path_factory) -> list[dict]:
+    """The documents, imported once for the module (embedding is the slow part); each test
+    has its own consumer, so nothing else is shared."""
+    folder = tmp_path_factory.mktemp("corpus")
+    for name in DOCUMENTS:
+        (folder / name).write_text((CORPUS / name).read_text())
+    emulator.wipe()
+    embeddings.reset_embedder()
+    report = import_knowledge([folder])
+    assert (report.documents, report.rejected) == (3, [])
+    return [d.to_dict() for d in get_db().collection(KNOWLEDGE).stream()]
+
+
+@pytest.fixture
+def consumer(corpus) -> tuple[str, dict[str, str]]:
+    record, key = new_consumer(f"writer-{uuid.uuid4().hex[:8]}@example.org")
+    return record["id"], bearer(key)
+
+
+@pytest.fixture
+def auth(consumer) -> dict[str, str]:
+    return consumer[1]
+
+
+def usage(consumer_id: str) -> list[tuple[str, int]]:
+    query = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer_id))
+    return [(d.to_dict()["operation"], d.to_dict()["cost_micros"]) for d in query.stream()]
+
+
+def generate(auth, body, accept: str | None = None):
+    headers = {**auth, **({"Accept": accept} if accept else {})}
+    return client().post("/v1/content/generate", json=body, headers=headers)
+
+
+def source_sentences(corpus: list[dict], sources: list[dict]) -> set[str]:
+    titles = {s["title"] for s in sources}
+    return {s for p in corpus if p["title"] in titles for s in sentences(p["passage"])}
+
+
+def facts_of(text: str, corpus: list[dict]) -> list[str]:
+    """The sentences of the whole corpus that appear in the text."""
+    every = {s for p in corpus for s in sentences(p["passage"]) if len(s) >= 40}
+    return [s for s in every if s in text]
+
+
+def test_a_tweet_fits_has_hashtags_and_cites_the_passages_its_fact_comes_from(auth, corpus):
+    response = generate(auth, {"topic": "cage-free eggs", "platform": "x"})
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert response.headers["X-Content-Engine"] == "offline"
+    assert body["contentType"] == "social_post"
+    assert body["platform"] == "x"
+    assert body["characterLimit"] == 280
+    assert body["characterCount"] == count(body["content"], "x") <= 280
+    assert [p["text"] for p in body["posts"]] == [body["content"]]
+    assert "#CageFree" in body["hashtags"]
+    assert "#CageFree" in body["content"]
+    assert body["sources"]
+    assert all(s["url"].startswith("https://") for s in body["sources"])
+    used = facts_of(body["content"], corpus)
+    assert used, "the post carries at least one sentence of the corpus"
+    assert set(used) <= source_sentences(corpus, body["sources"])
+
+
+def test_every_post_of_a_thread_fits_and_is_numbered(auth, corpus):
+    body = generate(auth, {"topic": "cage-free egg pledges", "contentType": "thread"}).get_json()
+    posts = [p["text"] for p in body["posts"]]
+    assert len(posts) >= 4
+    for i, post in enumerate(posts, 1):
+        assert count(post, "x") <= 280
+        assert post.endswith(f" {i}/{len(posts)}")
+    assert body["content"] == "\n\n".join(posts)
+    assert len(facts_of(body["content"], corpus)) >= 3
+    assert set(facts_of(body["content"], corpus)) <= source_sentences(corpus, body["sources"])
+
+
+@pytest.mark.parametrize(
+    ("content_type", "platform", "marker"),
+    [
+        ("social_post", "instagram", "#CageFree"),
+        ("social_post", "linkedin", "#CageFree"),
+        ("email", None, "Subject: "),
+        ("letter", None, "Dear [Name],"),
+        ("press_release", None, "FOR IMMEDIATE RELEASE"),
+        ("blog_post", None, "# "),
+        ("petition", None, "We, the undersigned"),
+        ("talking_points", None, "- "),
+    ],
+)
+def test_each_content_type_is_grounded_and_within_its_platform(
+    auth, corpus, content_type, platform, marker
+):
+    request = {"topic": "cage-free housing for laying hens", "contentType": content_type}
+    if platform:
+        request["platform"] = platform
+    body = generate(auth, request).get_json()
+    assert body["contentType"] == content_type
+    assert body["characterCount"] <= body["characterLimit"]
+    assert marker in body["content"]
+    used = facts_of(body["content"], corpus)
+    assert used
+    assert set(used) <= source_sentences(corpus, body["sources"])
+    if body["platform"] in ("web", "email"):  # long forms list their sources in the text
+        assert all(s["url"] in body["content"] for s in body["sources"])
+
+
+def test_audience_and_call_to_action_are_used_as_written(auth, corpus):
+    body = generate(
+        auth,
+        {
+            "topic": "cage-free eggs",
+            "contentType": "letter",
+            "audience": "the CEO of Harlow Foods",
+            "callToAction": "Publish a cage-free timeline by March.",
+            "length": "short",
+        },
+    ).get_json()
+    assert "To: the CEO of Harlow Foods" in body["content"]
+    assert "Publish a cage-free timeline by March." in body["content"]
+
+
+def test_length_changes_how_many_facts_a_draft_uses(auth, corpus):
+    short = generate(
+        auth, {"topic": "cage-free eggs", "contentType": "talking_points", "length": "short"}
+    ).get_json()
+    long = generate(
+        auth, {"topic": "cage-free eggs", "contentType": "talking_points", "length": "long"}
+    ).get_json()
+    assert len(facts_of(short["content"], corpus)) < len(facts_of(long["content"], corpus))
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "topic"),
+        ({"topic": ""}, "topic"),
+        ({"topic": "x" * 501}, "topic"),
+        ({"topic": "eggs", "contentType": "haiku"}, "contentType"),
+        ({"topic": "eggs", "platform": "myspace"}, "platform"),
+        ({"topic": "eggs", "contentType": "thread", "platform": "linkedin"}, "platform"),
+        ({"topic": "eggs", "contentType": "email", "platform": "x"}, "platform"),
+        ({"topic": "eggs", "callToAction": "y" * 201}, "callToAction"),
+        ({"topic": "eggs", "audience": "z" * 101}, "audience"),
+        ({"topic": "eggs", "tone": "angry"}, "tone"),
+        ({"topic": "eggs", "length": "epic"}, "length"),
+        ({"topic": "eggs", "colour": "red"}, "colour"),
+    ],
+)
+def test_bad_input_is_a_400_naming_the_field(auth, body, field):
+    response = generate(auth, body)
+    assert response.status_code == 400
+    assert response.content_type == "application/problem+json"
+    assert field in [e["field"] for e in response.get_json()["errors"]]
+
+
+def test_a_topic_the_knowledge_base_does_not_cover_is_422_and_not_billed(consumer):
+    response = generate(consumer[1], {"topic": "quantum chromodynamics of gluons"})
+    assert response.status_code == 422
+    assert response.get_json()["code"] == "topic_not_covered"
+    assert usage(consumer[0]) == []
+
+
+def test_a_draft_is_billed_once_at_its_price(consumer):
+    assert generate(consumer[1], {"topic": "cage-free eggs"}).status_code == 200
+    assert usage(consumer[0]) == [("content.generate", 250_000)]
+
+
+def test_server_sent_events_carry_sources_text_and_the_whole_answer(auth):
+    plain = generate(auth, {"topic": "cage-free eggs", "contentType": "thread"}).get_json()
+    streamed = generate(
+        auth, {"topic": "cage-free eggs", "contentType": "thread"}, "text/event-stream"
+    )
+    assert streamed.status_code == 200
+    assert streamed.mimetype == "text/event-stream"
+    events = [
+        (m.group(1), json.loads(m.group(2)))
+        for m in re.finditer(r"event: (\w+)\ndata: (.*)\n\n", streamed.get_data(as_text=True))
+    ]
+    assert events[0] == ("sources", {"sources": plain["sources"]})
+    assert "".join(e[1]["text"] for e in events if e[0] == "delta") == plain["content"]
+    assert events[-1] == ("done", plain)
+
+
+@pytest.fixture
+def provider(corpus, fake_llm):
+    return fake_llm
+
+
+def test_a_providers_draft_is_used_when_it_keeps_the_rules(provider, auth):
+    draft = {
+        "posts": ["Caged hens cannot nest or dust-bathe. Ask for cage-free. #CageFree"],
+        "hashtags": ["#CageFree"],
+        "sources": ["S1", "S99"],
+    }
+    provider.script(reply(json.dumps(draft)))
+    response = generate(auth, {"topic": "cage-free eggs"})
+    body = response.get_json()
+    assert response.headers["X-Content-Engine"] == "openai:fake-1"
+    assert body["content"] == draft["posts"][0]
+    assert len(body["sources"]) == 1  # S99 names no passage
+    sent = json.loads(provider.requests[-1].messages[-1]["content"])
+    assert sent["characterLimit"] == 280
+    assert sent["passages"][0]["id"] == "S1"
+    assert sent["passages"][0]["text"]
+
+
+def test_a_providers_draft_over_the_limit_is_replaced_by_the_offline_draft(provider, auth):
+    provider.script(reply(json.dumps({"posts": ["x" * 300], "hashtags": [], "sources": ["S1"]})))
+    response = generate(auth, {"topic": "cage-free eggs"})
+    assert response.headers["X-Content-Engine"] == "offline"
+    assert response.get_json()["characterCount"] <= 280

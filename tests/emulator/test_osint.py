@@ -1,0 +1,496 @@
+"""OSINT profiles on the real emulator with loopback fixture feeds: the responsible-use rules
+end to end (personal data dropped, namesakes left out, opt-out, per-subject limit, audit log),
+the stream's events, bad input, and billing."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from xml.sax.saxutils import escape
+
+import pytest
+
+from common import embeddings
+from common.firestore import OSINT_AUDIT, USAGE, get_db, where_eq
+from functions.search.importer import import_records
+from functions.search.tables import TABLES
+from tests.fakes.feed_server import FakeFeedServer
+from tests.helpers import client
+
+pytestmark = pytest.mark.emulator
+
+PERSON = "/v1/osint/personal-profile"
+COMPANY = "/v1/osint/company-profile"
+AUDIT = "/v1/osint/audit"
+DANA = {"firstName": "Dana", "lastName": "Whitfield", "companyName": "Harlow Foods"}
+
+# A news search that, like a real one, answers with everything that matches loosely: the
+# person's professional news, the same person's news with planted personal data, a namesake
+# in another job, and company news (some of it with a press contact).
+NEWS = [
+    (
+        "harlow-appoints",
+        "Harlow Foods names Dana Whitfield head of sustainability",
+        "Dana Whitfield joined Harlow Foods as head of sustainability in 2021. She said the "
+        "retailer would publish its first cage-free progress report in March.",
+    ),
+    (
+        "harlow-conference",
+        "Harlow Foods sustainability chief speaks at egg industry conference",
+        "Dana Whitfield told the conference that Harlow Foods had reached 80% cage-free "
+        "eggs. Whitfield can be reached at dana.whitfield@example.com or on +44 7700 900123. "
+        "She lives at 12 Acacia Avenue, Leeds LS6 2AB with her husband and two children. "
+        "Whitfield was treated for breast cancer in 2019. Whitfield, a devout Catholic, "
+        "sings in a church choir.",
+    ),
+    (
+        "baking-prize",
+        "Dana Whitfield wins county baking prize",
+        "Dana Whitfield, a primary school teacher from Bristol, won the county baking prize "
+        "with a lemon drizzle cake.",
+    ),
+    (
+        "harlow-pledge",
+        "Harlow Foods renews its cage-free pledge",
+        "Harlow Foods pledged to sell only cage-free eggs by 2026. A Harlow Foods spokesperson, "
+        "reachable at press@harlowfoods.example, confirmed the new deadline.",
+    ),
+]
+PLANTED = [
+    "dana.whitfield@example.com",
+    "7700 900123",
+    "Acacia",
+    "LS6",
+    "husband",
+    "children",
+    "cancer",
+    "Catholic",
+    "choir",
+    "baking",
+    "teacher",
+    "press@harlowfoods.example",
+]
+
+RECORDS = {
+    "public_figures": [
+        {
+            "id": "pf-dana",
+            "name": "Dana Whitfield",
+            "role": "Head of Sustainability",
+            "organization": "Harlow Foods",
+            "country": "GB",
+            "summary": "Leads Harlow Foods' animal welfare and sourcing policy.",
+            "url": "https://example.org/people/dana-whitfield",
+        },
+        {
+            "id": "pf-dana-2",
+            "name": "Dana Whitfield",
+            "role": "Councillor",
+            "organization": "Bristol City Council",
+            "country": "GB",
+            "summary": "Chairs the council's planning committee, which turned down Harlow "
+            "Foods' new depot.",
+            "url": "https://example.org/people/cllr-dana-whitfield",
+        },
+    ],
+    "campaigns": [
+        {
+            "id": "camp-harlow",
+            "title": "Harlow Foods: go cage-free",
+            "description": "Hope for Hens asked Harlow Foods to stop selling eggs from caged "
+            "hens. Harlow Foods committed in 2022 to a 2026 deadline.",
+            "status": "won",
+            "target": "Harlow Foods",
+            "organization": "Hope for Hens",
+            "topics": ["cage-free", "corporate-campaigns"],
+            "country": "GB",
+            "start_date": "2021-05-01",
+            "url": "https://example.org/campaigns/harlow-cage-free",
+        }
+    ],
+    "actions": [
+        {
+            "id": "act-harlow",
+            "title": "Petition: Harlow Foods, keep your promise",
+            "description": "Supporters ask Harlow Foods to publish yearly cage-free figures.",
+            "action_type": "petition",
+            "campaign_id": "camp-harlow",
+            "date": "2023-02-01",
+            "url": "https://example.org/take-action/harlow-petition",
+        }
+    ],
+}
+
+
+def rss(items: list[tuple[str, str, str]]) -> bytes:
+    now = datetime.now(UTC)
+    entries = "".join(
+        f"<item><title>{escape(title)}</title>"
+        f"<link>https://news.example.org/{slug}</link><guid>{slug}</guid>"
+        f"<pubDate>{format_datetime(now - timedelta(hours=n + 1), usegmt=True)}</pubDate>"
+        f"<description>{escape(summary)}</description></item>"
+        for n, (slug, title, summary) in enumerate(items)
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel>'
+        f"<title>Fixture news search</title><link>https://news.example.org/</link>{entries}"
+        "</channel></rss>"
+    ).encode()
+
+
+@pytest.fixture(scope="module")
+def news_server():
+    server = FakeFeedServer(raw_body=rss(NEWS))
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture
+def osint(db, feeds, news_server, settings_env, tmp_path):
+    """Tables loaded, topic feeds from the fixture server, the news search from ours."""
+    embeddings.reset_embedder()
+    settings_env(
+        EMBEDDINGS_BACKEND="offline",
+        NEWS_SEARCH_URL=f"{news_server.url}/raw.xml?q={{query}}",
+    )
+    for table, rows in RECORDS.items():
+        path = tmp_path / f"{table}.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        assert import_records(TABLES[table], path).rejected == []
+    news_server.clear_requests()
+    yield news_server
+    embeddings.reset_embedder()
+
+
+def events(response) -> list[dict]:
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.mimetype == "application/x-ndjson"
+    return [json.loads(line) for line in response.get_data(as_text=True).splitlines() if line]
+
+
+def usage_count(consumer_id: str, operation: str) -> int:
+    query = (
+        get_db()
+        .collection(USAGE)
+        .where(filter=where_eq("consumer_id", consumer_id))
+        .where(filter=where_eq("operation", operation))
+    )
+    return len(list(query.stream()))
+
+
+def audit_entries(consumer_id: str) -> list[dict]:
+    query = get_db().collection(OSINT_AUDIT).where(filter=where_eq("consumer_id", consumer_id))
+    return [doc.to_dict() for doc in query.stream()]
+
+
+# --- a person ----------------------------------------------------------------------------------
+
+
+def test_a_person_profile_keeps_professional_facts_and_nothing_personal(alice, osint):
+    consumer, auth = alice
+    answer = client().post(
+        PERSON, json={**DANA, "reportGoal": "Ask her about the pledge"}, headers=auth
+    )
+    stream = events(answer)
+    kinds = [e["type"] for e in stream]
+    assert kinds[0] == "begin"
+    assert kinds[-2:] == ["report", "end"]
+    assert "source" in kinds
+    assert "error" not in kinds
+    findings = [e for e in stream if e["type"] == "finding"]
+    claims = " ".join(f["claim"] for f in findings)
+    # The professional facts, each with its source's URL.
+    assert "joined Harlow Foods as head of sustainability in 2021" in claims
+    assert "reached 80% cage-free eggs" in claims
+    assert "Head of Sustainability, Harlow Foods" in claims  # the public-figures record
+    for finding in findings:
+        assert finding["sourceUrl"].startswith("https://")
+        assert finding["section"]
+        assert finding["sourceTitle"]
+    appointed = next(f for f in findings if "joined Harlow Foods" in f["claim"])
+    assert appointed["sourceUrl"] == "https://news.example.org/harlow-appoints"
+    assert appointed["publishedAt"]
+    # None of the planted personal data, nor the namesake, anywhere in the answer.
+    text = answer.get_data(as_text=True)
+    for planted in PLANTED:
+        assert planted not in text, planted
+    assert "Councillor" not in text
+    assert "Bristol" not in text
+    # Every claim of the report cites its source URL.
+    report = stream[-2]["markdown"]
+    for finding in findings:
+        assert finding["sourceUrl"] in report
+    end = stream[-1]
+    assert end["findings"] == len(findings)
+    assert end["claimsDropped"] == 4  # contact, home and family, health, religion
+    assert end["sourcesLeftOut"] >= 2  # the baker and the councillor
+    assert usage_count(consumer["id"], "osint.personal_profile") == 1
+    (entry,) = audit_entries(consumer["id"])
+    assert entry["outcome"] == "completed"
+    assert entry["subject"] == DANA
+    assert entry["report_goal"] == "Ask her about the pledge"
+    assert entry["claims_kept"] == len(findings)
+    assert entry["claims_dropped"] == end["claimsDropped"]
+    assert "https://news.example.org/harlow-appoints" in entry["sources_used"]
+
+
+def test_the_news_search_names_the_person_with_the_company(alice, osint):
+    _, auth = alice
+    events(client().post(PERSON, json=DANA, headers=auth))
+    searched = [path for path, _ in osint.requests if path.startswith("/raw.xml")]
+    assert searched == ["/raw.xml?q=%22Dana+Whitfield%22+%22Harlow+Foods%22"]
+
+
+def test_without_a_company_a_single_public_figures_record_gives_the_context(alice, osint):
+    from common.firestore import get_db as db
+
+    db().collection("public_figures").document("pf-dana-2").delete()
+    _, auth = alice
+    stream = events(
+        client().post(PERSON, json={"firstName": "Dana", "lastName": "Whitfield"}, headers=auth)
+    )
+    claims = " ".join(e["claim"] for e in stream if e["type"] == "finding")
+    assert "joined Harlow Foods" in claims
+    assert "baking" not in claims
+
+
+def test_two_namesakes_and_no_company_give_no_findings(alice, osint):
+    _, auth = alice
+    stream = events(
+        client().post(PERSON, json={"firstName": "Dana", "lastName": "Whitfield"}, headers=auth)
+    )
+    assert [e for e in stream if e["type"] == "finding"] == []
+    assert "Several people named Dana Whitfield" in stream[-2]["markdown"]
+    assert stream[-1]["sourcesLeftOut"] >= 4
+
+
+def test_a_company_name_that_says_nothing_is_no_context(alice, osint):
+    """ "The" as companyName must not make every text name the company (and let namesakes
+    through)."""
+    _, auth = alice
+    body = {"firstName": "Dana", "lastName": "Whitfield", "companyName": "The"}
+    answer = client().post(PERSON, json=body, headers=auth)
+    stream = events(answer)
+    assert [e for e in stream if e["type"] == "finding"] == []
+    assert "baking" not in answer.get_data(as_text=True)
+
+
+# --- a company ---------------------------------------------------------------------------------
+
+
+def test_a_company_profile_covers_commitments_campaigns_and_news(alice, osint):
+    consumer, auth = alice
+    stream = events(client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth))
+    findings = [e for e in stream if e["type"] == "finding"]
+    by_section: dict[str, list[str]] = {}
+    for finding in findings:
+        by_section.setdefault(finding["section"], []).append(finding["claim"])
+    commitments = " ".join(by_section["Public commitments"])
+    assert "won: the company made the commitment" in commitments
+    assert "pledged to sell only cage-free eggs by 2026" in commitments  # the news
+    assert any("Petition" in c for c in by_section["Campaigns and actions targeting the company"])
+    assert (
+        "Dana Whitfield: Head of Sustainability, Harlow Foods."
+        in by_section["People in public roles at the company"]
+    )
+    text = json.dumps(stream)
+    assert "press@harlowfoods.example" not in text
+    assert stream[-1]["claimsDropped"] >= 1
+    sources = [e["source"] for e in stream if e["type"] == "source"]
+    assert {"campaigns", "organizations", "actions", "public figures", "news search"} <= set(
+        sources
+    )
+    assert "topic feed: cage-free" in sources
+    assert usage_count(consumer["id"], "osint.company_profile") == 1
+
+
+def test_company_summary_for_the_chat_assistant(alice, osint):
+    from functions.osint.service import company_summary
+
+    consumer, _ = alice
+    summary = company_summary("Harlow Foods", consumer["id"])
+    assert summary.complete
+    assert summary.findings > 0
+    assert summary.text.startswith("Harlow Foods:")
+    assert all(s["url"].startswith("https://") for s in summary.sources)
+    assert "press@harlowfoods.example" not in summary.report
+    (entry,) = audit_entries(consumer["id"])
+    assert (entry["channel"], entry["outcome"]) == ("chat", "completed")
+    assert usage_count(consumer["id"], "osint.company_profile") == 0  # the chat bills
+
+
+# --- the rules around a request ------------------------------------------------------------------
+
+
+def test_a_person_on_the_opt_out_list_is_refused_and_not_billed(alice, osint):
+    from functions.osint import optout
+
+    optout.add("Dána  whitfield")  # any spelling of the same name
+    consumer, auth = alice
+    answer = client().post(PERSON, json=DANA, headers=auth)
+    assert answer.status_code == 403
+    assert answer.mimetype == "application/problem+json"
+    assert answer.get_json()["code"] == "subject_opted_out"
+    assert usage_count(consumer["id"], "osint.personal_profile") == 0
+    assert [p for p, _ in osint.requests if p.startswith("/raw.xml")] == []  # nothing searched
+    (entry,) = audit_entries(consumer["id"])
+    assert entry["outcome"] == "refused_opted_out"
+    assert optout.remove("Dana Whitfield")
+    assert client().post(PERSON, json=DANA, headers=auth).status_code == 200
+
+
+def test_a_person_profiled_too_often_today_is_refused_for_everyone(
+    alice, bob, osint, settings_env, capsys
+):
+    settings_env(OSINT_SUBJECT_DAILY_LIMIT="2")
+    (_, alice_auth), (bob_consumer, bob_auth) = alice, bob
+    for auth in (alice_auth, bob_auth):
+        events(client().post(PERSON, json=DANA, headers=auth))
+    capsys.readouterr()
+    answer = client().post(PERSON, json={**DANA, "firstName": "dana"}, headers=bob_auth)
+    assert answer.status_code == 429
+    assert answer.get_json()["code"] == "subject_rate_limited"
+    assert int(answer.headers["Retry-After"]) > 0
+    assert usage_count(bob_consumer["id"], "osint.personal_profile") == 1
+    logged = capsys.readouterr().out
+    assert "osint subject limit reached" in logged
+    assert "Whitfield" not in logged
+    assert "whitfield" not in logged
+    outcomes = sorted(e["outcome"] for e in audit_entries(bob_consumer["id"]))
+    assert outcomes == ["completed", "refused_rate_limited"]
+    # Another person is not affected.
+    other = client().post(
+        PERSON, json={"firstName": "Eleanor", "lastName": "Voss"}, headers=alice_auth
+    )
+    assert other.status_code == 200
+
+
+def test_the_audit_shows_each_consumer_its_own_requests_newest_first(alice, bob, osint):
+    (alice_consumer, alice_auth), (_, bob_auth) = alice, bob
+    events(client().post(PERSON, json={**DANA, "reportGoal": "Meeting prep"}, headers=alice_auth))
+    events(client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=alice_auth))
+    events(client().post(COMPANY, json={"companyName": "Crestline Eggs"}, headers=bob_auth))
+
+    page = client().get(AUDIT, headers=alice_auth)
+    assert page.status_code == 200
+    body = page.get_json()
+    assert body["total"] == 2
+    assert [e["profile"] for e in body["data"]] == ["company", "person"]
+    person = body["data"][1]
+    assert person["subject"] == DANA
+    assert person["reportGoal"] == "Meeting prep"
+    assert person["outcome"] == "completed"
+    assert person["claimsKept"] > 0
+    assert "https://news.example.org/harlow-appoints" in person["sourcesUsed"]
+    assert all(e["subject"].get("companyName") != "Crestline Eggs" for e in body["data"])
+
+    first = client().get(f"{AUDIT}?limit=1", headers=alice_auth).get_json()
+    assert len(first["data"]) == 1
+    assert first["next_cursor"]
+    second = client().get(f"{AUDIT}?limit=1&cursor={first['next_cursor']}", headers=alice_auth)
+    assert [e["id"] for e in second.get_json()["data"]] == [person["id"]]
+    assert client().get(AUDIT, headers=bob_auth).get_json()["total"] == 1
+    assert usage_count(alice_consumer["id"], "osint.audit") == 0
+    bad = client().get(f"{AUDIT}?cursor=nonsense", headers=alice_auth)
+    assert bad.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"firstName": "Dana"}, "lastName"),
+        ({"firstName": "D" * 61, "lastName": "Whitfield"}, "firstName"),
+        ({"firstName": "Dana", "lastName": "W" * 61}, "lastName"),
+        ({"firstName": "Dana", "lastName": "Whitfield", "email": "d@example.org"}, "email"),
+        ({"firstName": "Dana", "lastName": "Wh1tf1eld"}, "lastName"),
+        (
+            {"firstName": "Dana", "lastName": "Whitfield", "companyDomain": "https://x.org/"},
+            "companyDomain",
+        ),
+        ({"firstName": "Dana", "lastName": "Whitfield", "companyName": "C" * 121}, "companyName"),
+    ],
+)
+def test_bad_person_requests_are_clear_400s_and_not_billed(alice, body, field):
+    consumer, auth = alice
+    answer = client().post(PERSON, json=body, headers=auth)
+    assert answer.status_code == 400
+    problem = answer.get_json()
+    assert problem["code"] == "invalid_request"
+    assert field in [e["field"] for e in problem["errors"]]
+    assert usage_count(consumer["id"], "osint.personal_profile") == 0
+    assert audit_entries(consumer["id"]) == []
+
+
+def test_bad_company_requests_are_clear_400s(alice):
+    _, auth = alice
+    for body, field in (({}, "companyName"), ({"companyName": "Acme", "typo": 1}, "typo")):
+        answer = client().post(COMPANY, json=body, headers=auth)
+        assert answer.status_code == 400
+        assert field in [e["field"] for e in answer.get_json()["errors"]]
+
+
+def test_when_no_news_source_answers_the_stream_ends_in_an_error_and_is_not_billed(
+    alice, osint, settings_env, tmp_path
+):
+    from common.topics import reset_feeds
+
+    dead = tmp_path / "dead.json"
+    dead.write_text(json.dumps({"topics": {"cage-free": {"feeds": ["http://127.0.0.1:9/x.xml"]},
+                                           "corporate-campaigns": {"feeds": []}}}))  # fmt: skip
+    settings_env(NEWS_SEARCH_URL="http://127.0.0.1:9/none?q={query}", FEED_CATALOG_PATH=str(dead))
+    reset_feeds()
+    consumer, auth = alice
+    stream = events(client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth))
+    assert stream[0]["type"] == "begin"
+    assert stream[-1]["type"] == "error"
+    assert stream[-1]["code"] == "backend_unavailable"
+    assert "report" not in [e["type"] for e in stream]
+    assert usage_count(consumer["id"], "osint.company_profile") == 0
+    (entry,) = audit_entries(consumer["id"])
+    assert entry["outcome"] == "failed"
+
+
+def test_audit_entries_outlive_the_consumers_account(db, osint):
+    """user.deleted erases a consumer's own data, not the record of whom it profiled
+    (decision 0029)."""
+    from common import keys
+    from common.consumers import find_by_email
+    from devtools.localidp import user_event
+    from tests.emulator.test_webhooks import send
+
+    send(user_event("user.created", "leaver@example.org"))
+    consumer = find_by_email("leaver@example.org")
+    key = keys.issue_key(consumer["id"]).plaintext
+    events(client().post(PERSON, json=DANA, headers={"Authorization": f"Bearer {key}"}))
+    assert send(user_event("user.deleted", "leaver@example.org")).status_code == 204
+    (entry,) = audit_entries(consumer["id"])
+    assert entry["subject"] == DANA
+    assert entry["outcome"] == "completed"
+
+
+def test_operators_keep_the_opt_out_list_and_read_the_audit(alice, osint, capsys):
+    import admin
+
+    _, auth = alice
+    assert admin.main(["osint-optout", "add", "--name", "Dana  Whitfield"]) == 0
+    assert admin.main(["osint-optout", "add", "--name", "dana whitfield"]) == 0
+    assert "Already on the list." in capsys.readouterr().err
+    assert admin.main(["osint-optout", "list"]) == 0
+    (listed,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (listed["name"], listed["key"]) == ("Dana Whitfield", "dana whitfield")
+    with pytest.raises(SystemExit) as refused:
+        admin.main(["osint-optout", "add", "--name", "Dana"])
+    assert refused.value.code == 2
+
+    assert client().post(PERSON, json=DANA, headers=auth).status_code == 403
+    capsys.readouterr()
+    assert admin.main(["osint-audit", "--subject", "Dana J. Whitfield"]) == 0
+    (entry,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert entry["outcome"] == "refused_opted_out"
+    assert entry["consumerId"] == alice[0]["id"]
+
+    assert admin.main(["osint-optout", "remove", "--name", "Dana Whitfield"]) == 0
+    with pytest.raises(SystemExit) as absent:
+        admin.main(["osint-optout", "remove", "--name", "Dana Whitfield"])
+    assert absent.value.code == 1
