@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import sys
@@ -38,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.emulated import api_key, environment  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 PERSON = ("/v1/osint/personal-profile", {
@@ -56,21 +56,12 @@ def setup(emulator: Emulator, workdir: Path) -> tuple[Any, str]:
     from devtools.feedserver import search_template, serve, write_catalog
 
     feeds = serve(0)
-    os.environ.update(
-        {
-            "ENVIRONMENT": "test",
-            "FIRESTORE_EMULATOR_HOST": emulator.address,
-            "GOOGLE_CLOUD_PROJECT": emulator.project,
-            "LOG_LEVEL": "WARNING",
-            "EMBEDDINGS_BACKEND": "offline",
-            "OSINT_SUBJECT_DAILY_LIMIT": "0",
-            "FEED_CATALOG_PATH": str(write_catalog(feeds.url, workdir / "feeds.json")),
-            "NEWS_SEARCH_URL": search_template(feeds.url),
-        }
+    environment(
+        emulator,
+        OSINT_SUBJECT_DAILY_LIMIT="0",
+        FEED_CATALOG_PATH=str(write_catalog(feeds.url, workdir / "feeds.json")),
+        NEWS_SEARCH_URL=search_template(feeds.url),
     )
-    from common import keys
-    from common.consumers import get_or_create_by_email
-    from common.firestore import CONSUMERS, get_db
     from functions.knowledge.importer import import_knowledge
     from functions.search.importer import import_records
     from functions.search.tables import TABLES
@@ -78,9 +69,7 @@ def setup(emulator: Emulator, workdir: Path) -> tuple[Any, str]:
     for table in TABLES.values():
         import_records(table, ROOT / "data" / "sample" / f"{table.name}.jsonl")
     import_knowledge([ROOT / "data" / "knowledge"])
-    consumer, _ = get_or_create_by_email("bench-osint@example.org")
-    get_db().collection(CONSUMERS).document(consumer["id"]).update({"rate_limit": [100_000, 60]})
-    return feeds, keys.issue_key(consumer["id"]).plaintext
+    return feeds, api_key("bench-osint@example.org", 100_000)
 
 
 def timed(path: str, body: dict[str, Any], key: str) -> dict[str, Any]:

@@ -30,7 +30,6 @@ corpus).
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import time
@@ -42,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.emulated import api_key, environment  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 REQUESTS = ROOT / "bench" / "data" / "quality_requests.jsonl"
@@ -145,21 +145,6 @@ def residue(
 # -- running --------------------------------------------------------------------------------------
 
 
-def environment(emulator: Emulator, search_url: str, catalog: Path) -> None:
-    os.environ.update(
-        {
-            "ENVIRONMENT": "test",
-            "FIRESTORE_EMULATOR_HOST": emulator.address,
-            "GOOGLE_CLOUD_PROJECT": emulator.project,
-            "LOG_LEVEL": "WARNING",
-            "EMBEDDINGS_BACKEND": "offline",
-            "LLM_BACKEND": "offline",
-            "FEED_CATALOG_PATH": str(catalog),
-            "NEWS_SEARCH_URL": search_url,
-        }
-    )
-
-
 def load_data() -> dict[str, Any]:
     from functions.knowledge.importer import import_knowledge
     from functions.search.importer import import_records
@@ -196,14 +181,7 @@ def corpus() -> dict[str, set[str]]:
 def api_client() -> tuple[Any, dict[str, str]]:
     import functions_framework
 
-    from common import keys
-    from common.consumers import get_or_create_by_email
-    from common.firestore import CONSUMERS, get_db
-
-    consumer, _ = get_or_create_by_email("bench-quality@example.org")
-    get_db().collection(CONSUMERS).document(consumer["id"]).update({"rate_limit": [100_000, 60]})
-    keys.clear_cache()
-    key = keys.issue_key(consumer["id"]).plaintext
+    key = api_key("bench-quality@example.org", 100_000)
     app = functions_framework.create_app(target="api", source=str(ROOT / "main.py"))
     return app.test_client(), {"Authorization": f"Bearer {key}"}
 
@@ -340,7 +318,12 @@ def main() -> None:
     emulator = Emulator("127.0.0.1", free_port(), "demo-bench-quality").start()
     feeds = feedserver.serve()
     catalog = feedserver.write_catalog(feeds.url, ROOT / ".local" / "quality" / "feeds.json")
-    environment(emulator, feedserver.search_template(feeds.url), catalog)
+    environment(
+        emulator,
+        LLM_BACKEND="offline",
+        FEED_CATALOG_PATH=str(catalog),
+        NEWS_SEARCH_URL=feedserver.search_template(feeds.url),
+    )
     results: dict[str, Any] = {}
     out: list[str] = ["# Outputs of bench/quality.py\n"]
     try:

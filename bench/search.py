@@ -74,6 +74,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import emulated  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 QUERIES_PATH = ROOT / "bench" / "data" / "search_queries.jsonl"
@@ -141,28 +142,12 @@ def timing(latencies_ms: list[float]) -> dict[str, Any]:
 
 
 def environment(emulator: Emulator) -> None:
-    os.environ.update(
-        {
-            "ENVIRONMENT": "test",
-            "FIRESTORE_EMULATOR_HOST": emulator.address,
-            "GOOGLE_CLOUD_PROJECT": emulator.project,
-            "LOG_LEVEL": "WARNING",
-            "EMBEDDINGS_BACKEND": "offline",
-        }
-    )
+    emulated.environment(emulator)
 
 
 def api_key() -> str:
     """A consumer allowed far more requests than the bench makes, and its key."""
-    from common import keys
-    from common.consumers import get_or_create_by_email
-    from common.firestore import CONSUMERS, get_db
-    from common.keys import issue_key
-
-    consumer, _ = get_or_create_by_email("bench-search@example.org")
-    get_db().collection(CONSUMERS).document(consumer["id"]).update({"rate_limit": [10_000_000, 60]})
-    keys.clear_cache()
-    return issue_key(consumer["id"]).plaintext
+    return emulated.api_key("bench-search@example.org")
 
 
 class Failed(Exception):

@@ -12,15 +12,12 @@ crashes half-way still left its trace. Entries expire after OSINT_AUDIT_RETENTIO
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from common import cursors
 from common.config import get_settings
-from common.errors import FieldError, InvalidRequest
 from common.firestore import OSINT_AUDIT, get_db, where_eq
 
 MAX_SOURCES = 100  # URLs kept per entry
@@ -98,13 +95,13 @@ def list_for_consumer(
         "__name__", direction=Query.DESCENDING
     )
     if cursor:
-        created_at, entry_id = _decode_cursor(cursor)
+        created_at, entry_id = cursors.decode(cursor)
         page = page.start_after(
             {"created_at": created_at, "__name__": db.collection(OSINT_AUDIT).document(entry_id)}
         )
     records = [doc.to_dict() or {} for doc in page.limit(limit + 1).stream()]
     total = owned.count().get()[0][0].value  # type: ignore[call-arg, index]
-    next_cursor = _encode_cursor(records[limit - 1]) if len(records) > limit else None
+    next_cursor = cursors.encode(records[limit - 1]) if len(records) > limit else None
     return records[:limit], int(total), next_cursor
 
 
@@ -139,24 +136,3 @@ def view(record: dict[str, Any]) -> dict[str, Any]:
         "claimsDropped": record.get("claims_dropped", 0),
         "sourcesLeftOut": record.get("sources_left_out", 0),
     }
-
-
-def _encode_cursor(record: dict[str, Any]) -> str:
-    raw = json.dumps({"t": record["created_at"].isoformat(), "id": record["id"]})
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        created_at = datetime.fromisoformat(raw["t"])
-        if created_at.tzinfo is None:
-            raise ValueError("naive timestamp")
-        created_at = created_at.astimezone(UTC)
-        entry_id = str(uuid.UUID(raw["id"]))
-    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, binascii.Error):
-        raise InvalidRequest(
-            "The cursor is not one this API returned.",
-            errors=[FieldError("cursor", "Pass next_cursor from the previous page unchanged.")],
-        ) from None
-    return created_at, entry_id

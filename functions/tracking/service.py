@@ -6,13 +6,11 @@ one that belongs to someone else give the same NotFound, so ids reveal nothing.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from common import cursors
 from common.config import get_settings
 from common.errors import FieldError, InvalidRequest, LimitExceeded, NotFound, Unauthorized
 from common.firestore import (
@@ -82,7 +80,7 @@ def list_subscriptions(
         "__name__", direction=Query.DESCENDING
     )
     if cursor:
-        created_at, sub_id = _decode_cursor(cursor)
+        created_at, sub_id = cursors.decode(cursor)
         page = page.start_after(
             {"created_at": created_at, "__name__": db.collection(SUBSCRIPTIONS).document(sub_id)}
         )
@@ -90,7 +88,7 @@ def list_subscriptions(
     # google-cloud-firestore 2.x annotates count() as returning the class AggregationQuery and
     # its get() as a flat list; they return an instance and one list of results per aggregation.
     total = owned.count().get()[0][0].value  # type: ignore[call-arg, index]
-    next_cursor = _encode_cursor(records[limit - 1]) if len(records) > limit else None
+    next_cursor = cursors.encode(records[limit - 1]) if len(records) > limit else None
     return records[:limit], int(total), next_cursor
 
 
@@ -155,26 +153,3 @@ def _owned(snapshot: Any, consumer_id: str) -> dict:
     if record is None or record.get("user_id") != consumer_id:
         raise NotFound(_NOT_FOUND)
     return record
-
-
-def _encode_cursor(record: dict) -> str:
-    raw = json.dumps({"t": record["created_at"].isoformat(), "id": record["id"]})
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        # Aware and within Firestore's range (years 1..9999 in UTC): a forged "0001-01-01T00:00
-        # +01:00" would otherwise fail while the query is built (a 500).
-        created_at = datetime.fromisoformat(raw["t"])
-        if created_at.tzinfo is None:
-            raise ValueError("naive timestamp")
-        created_at = created_at.astimezone(UTC)
-        sub_id = str(uuid.UUID(raw["id"]))
-    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, binascii.Error):
-        raise InvalidRequest(
-            "The cursor is not one this API returned.",
-            errors=[FieldError("cursor", "Pass next_cursor from the previous page unchanged.")],
-        ) from None
-    return created_at, sub_id
