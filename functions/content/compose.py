@@ -230,19 +230,18 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
 
 
 def _post(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
-    """One post: opening, facts, call to action and hashtags, as much as fits. Dropped first
-    when space is short: hashtags beyond one, the opening, facts beyond one."""
+    """One post: opening, facts, call to action and hashtags, as much as fits. Given up first
+    when space is short: hashtags beyond one, then the opening, then the best facts for
+    shorter ones, then facts beyond one."""
     rules = drafts().platform[spec.platform]
-    wanted = _facts_wanted(spec)
     opening, ask = hook(spec), cta(spec)
-    in_post = max(1, rules.hashtags_in_post)
+    in_post = min(max(1, rules.hashtags_in_post), len(tags))
     separator = "\n\n" if spec.platform != "x" else " "
-    for use_hook in (True, False):
-        for fact_count in range(wanted, 0, -1):
-            for picked in _fact_sets(found, fact_count):
-                for tag_count in range(min(in_post, len(tags)), 0, -1):
-                    body = separator.join(f.text for f in picked)
-                    head = f"{opening}{separator}" if use_hook else ""
+    for fact_count in range(_facts_wanted(spec), 0, -1):
+        for picked in _fact_sets(found, fact_count):
+            body = separator.join(f.text for f in picked)
+            for head in (f"{opening}{separator}", ""):
+                for tag_count in range(in_post, 0, -1):
                     text = f"{head}{body}\n\n{ask} {' '.join(tags[:tag_count])}"
                     if count(text, spec.platform) <= rules.limit:
                         return Draft([text], text, tags, list(picked))
@@ -250,17 +249,17 @@ def _post(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
 
 
 def _fact_sets(found: list[Fact], size: int) -> list[list[Fact]]:
-    """Sets of ``size`` facts to try, best first: the top ones, then the top ones with the
-    longest swapped for shorter ones, down to the shortest ones."""
+    """Sets of ``size`` facts to try, best first: the top ones, then with more and more of
+    them swapped for the shortest ones, down to the shortest ones."""
+    rank = {id(f): i for i, f in enumerate(found)}
     top = found[:size]
-    by_length = sorted(found[:12], key=lambda f: len(f.text))
+    shortest = sorted(found[:12], key=lambda f: len(f.text))
     sets = [top]
-    for i in range(1, len(by_length) + 1):
-        shorter = sorted({*top[: max(0, size - i)], *by_length[: min(i, size)]}, key=found.index)[
-            :size
-        ]
-        if len(shorter) == size and shorter not in sets:
-            sets.append(shorter)
+    for i in range(1, len(shortest) + 1):
+        mixed = {id(f): f for f in [*top[: max(0, size - i)], *shortest[: min(i, size)]]}
+        candidate = sorted(mixed.values(), key=lambda f: rank[id(f)])[:size]
+        if len(candidate) == size and candidate not in sets:
+            sets.append(candidate)
     return sets
 
 

@@ -1,0 +1,102 @@
+"""The offline content engine without I/O: counting as platforms count, sentence splitting,
+fact choice, and fitting posts and threads within their limits without cutting a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from functions.content.compose import Passage, Spec, compose, count, facts, hashtags, sentences
+
+HENS = Passage(
+    text=(
+        "Laying hens are kept in cages, barns or free-range systems. In 2012 the EU banned "
+        "barren battery cages for laying hens across all member states. It also set space "
+        "rules for enriched cages, at least 750 square centimetres per hen. Hens are strongly "
+        "motivated to nest, perch and dust-bathe, and cages prevent most of these behaviours."
+    ),
+    title="Laying hens",
+    url="https://example.org/hens",
+    section="Laying hens > Cages",
+)
+PLEDGES = Passage(
+    text=(
+        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide. "
+        "Accountability work checks whether companies keep their cage-free pledges. "
+        "Animal Legal Defense Fund v. Reynolds, No. 22-1830, was decided in 2024."
+    ),
+    title="Corporate campaigns",
+    url="https://example.org/campaigns",
+    section="Corporate campaigns",
+)
+
+
+def test_x_counts_links_as_23_and_wide_characters_as_2():
+    assert count("a" * 10, "x") == 10
+    assert count("see https://example.org/" + "x" * 200, "x") == len("see ") + 23
+    assert count("\u732b", "x") == 2  # CJK
+    assert count("\U0001f414", "x") == 2  # emoji
+    assert count("\u2014\u201c\u201d", "x") == 3  # general punctuation counts 1
+    assert count("\u732b", "instagram") == 1  # elsewhere: code points
+    assert count("e\u0301", "x") == 1  # NFC first: é is one character
+
+
+def test_sentences_do_not_end_at_abbreviations():
+    assert sentences(PLEDGES.text)[-1] == (
+        "Animal Legal Defense Fund v. Reynolds, No. 22-1830, was decided in 2024."
+    )
+    assert len(sentences(HENS.text)) == 4
+
+
+def test_facts_hold_the_topic_prefer_figures_and_push_back_sentences_that_lean_on_others():
+    found = [f.text for f in facts("cage-free egg pledges", [HENS, PLEDGES])]
+    assert found[0].startswith("By 2024 more than 2,000 companies")
+    assert all("cage" in f.lower() or "pledg" in f.lower() for f in found)
+    leaning = Passage(
+        "It banned sow stalls on every farm from 2013 onwards, with inspections. "
+        "Denmark phased out sow stalls for pregnant pigs in 2015 after a long debate.",
+        "Pigs",
+        None,
+        "Pigs",
+    )
+    first, second = (f.text for f in facts("sow stalls", [leaning]))
+    assert first.startswith("Denmark")
+    assert second.startswith("It ")
+
+
+def test_nothing_on_the_topic_is_no_draft():
+    assert facts("quantum chromodynamics", [HENS, PLEDGES], require_overlap=True) == []
+    assert compose(Spec("quantum chromodynamics", "social_post", "x"), [HENS]) is None
+
+
+def test_hashtags_come_from_the_topic_catalog_then_the_general_ones():
+    assert hashtags("cage-free eggs") == ["#CageFree", "#AnimalWelfare"]
+    assert hashtags("something else") == ["#AnimalWelfare"]
+
+
+def test_a_post_gives_up_hashtags_and_the_opening_before_its_fact():
+    long_topic = "the welfare of laying hens in " + "very " * 30 + "large cage systems"
+    draft = compose(Spec(long_topic, "social_post", "x", cta="Act now."), [HENS, PLEDGES])
+    assert draft is not None
+    assert count(draft.content, "x") <= 280
+    assert draft.facts  # a whole sentence of a passage, uncut
+    assert draft.facts[0].text in draft.content
+    assert "very very" not in draft.content  # the opening with the long topic did not fit
+
+
+@pytest.mark.parametrize("length", ["short", "medium", "long"])
+def test_every_post_of_a_thread_fits_and_is_numbered(length):
+    draft = compose(Spec("cage-free laying hens", "thread", "x", length=length), [HENS, PLEDGES])
+    assert draft is not None
+    total = len(draft.posts)
+    for i, post in enumerate(draft.posts, 1):
+        assert count(post, "x") <= 280
+        assert post.endswith(f" {i}/{total}")
+
+
+def test_long_forms_list_their_sources_and_leave_placeholders_for_the_author():
+    draft = compose(
+        Spec("cage-free egg pledges", "press_release", "web", tone="formal"), [HENS, PLEDGES]
+    )
+    assert draft is not None
+    assert "[Your organisation]" in draft.content
+    assert "- Corporate campaigns: https://example.org/campaigns" in draft.content
