@@ -10,9 +10,11 @@ a name could hide, is dropped."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any
 
+from common.content import Content, LowerWords, Words, load
 from common.offline.entities import _ORG_SUFFIX, topics_in
 from common.topics import is_topic
 
@@ -22,89 +24,6 @@ _ORG = re.compile(
     r"(?:our|my) (?:organi[sz]ation|group|charity|nonprofit|non-profit|ngo|team|sanctuary)"
     r"(?: is| is called|,)?|we are|we're)\s+((?:the\s+)?[A-Z][\w&'-]*(?:\s+(?:of\s+|for\s+|"
     r"in\s+|the\s+|&\s+)?[A-Z][\w&'-]*){0,5})"
-)
-_ORG_WORDS = {
-    "for",
-    "of",
-    "in",
-    "the",
-    "animal",
-    "animals",
-    "rescue",
-    "sanctuary",
-    "society",
-    "league",
-    "coalition",
-    "alliance",
-    "foundation",
-    "project",
-    "network",
-    "action",
-    "humane",
-    "welfare",
-    "rights",
-    "protection",
-    "trust",
-    "fund",
-    "group",
-    "association",
-    "center",
-    "centre",
-    "institute",
-    "campaign",
-    "campaigns",
-    "initiative",
-    "collective",
-    "council",
-    "federation",
-    "equality",
-    "liberation",
-    "compassion",
-    "mercy",
-    "friends",
-    "advocates",
-    "watch",
-    "now",
-    "international",
-    "ngo",
-    "org",
-    "farm",
-    "farming",
-    "wildlife",
-    "ocean",
-    "oceans",
-    "sea",
-}
-_TITLES = re.compile(
-    r"^(?:mr|mrs|ms|miss|dr|prof|professor|senator|sen|rep|sir|dame|lord|"
-    r"lady|mayor|governor|minister)\b\.?",
-    re.IGNORECASE,
-)
-_ROLE_WORDS = (
-    "manager",
-    "director",
-    "coordinator",
-    "campaigner",
-    "researcher",
-    "volunteer",
-    "lawyer",
-    "attorney",
-    "organizer",
-    "organiser",
-    "officer",
-    "lead",
-    "head",
-    "founder",
-    "writer",
-    "analyst",
-    "strategist",
-    "intern",
-    "advocate",
-    "editor",
-    "investigator",
-    "specialist",
-    "executive",
-    "fundraiser",
 )
 _ROLE = re.compile(
     r"\bI(?:'m| am) (?:a|an|the|our) ([a-z][a-z -]{2,50}?)(?= at| for| with|"
@@ -124,40 +43,74 @@ _ADDRESS = re.compile(
     r"boulevard|blvd|drive|dr|way|court|ct)\b",
     re.IGNORECASE,
 )
-_PREFERENCES = (
-    (
-        re.compile(
-            r"\b(formal|casual|friendly|serious|hopeful|urgent|neutral|warm|playful)\b"
-            r"(?:\s+tone)?",
-            re.IGNORECASE,
-        ),
-        "tone: {}",
-    ),
-    (re.compile(r"\b(short|brief|concise)\b", re.IGNORECASE), "length: short"),
-    (re.compile(r"\b(detailed|in-depth|thorough|long)\b", re.IGNORECASE), "length: detailed"),
-    (
-        re.compile(
-            r"\bin (English|Spanish|French|German|Portuguese|Hindi|Italian|Dutch)\b", re.IGNORECASE
-        ),
-        "language: {}",
-    ),
-    (re.compile(r"\bbullet(?:ed)? (?:points?|lists?)\b", re.IGNORECASE), "format: bullet points"),
-    (re.compile(r"\btables?\b", re.IGNORECASE), "format: tables"),
-    (re.compile(r"\b(?:cite|citations?|sources?)\b", re.IGNORECASE), "format: cite sources"),
-)
-_PREFERENCE_CUE = re.compile(
-    r"\b(prefer|like|want|need|please|keep it|make it|always|tone|"
-    r"in (?:English|Spanish|French|German|Portuguese|Hindi|Italian|"
-    r"Dutch))\b",
-    re.IGNORECASE,
-)
 
 
-_CLOSED_PREFERENCE = re.compile(
-    r"^(?:tone: (?:formal|casual|friendly|serious|hopeful|urgent|neutral|warm|playful)|"
-    r"length: (?:short|detailed)|format: (?:bullet points|tables|cite sources)|"
-    r"language: (?:english|spanish|french|german|portuguese|hindi|italian|dutch))$"
-)
+class MemoryWords(Content):
+    """data/offline/memory.toml."""
+
+    organization_words: LowerWords
+    titles: LowerWords
+    role_words: LowerWords
+    tones: LowerWords
+    short_words: LowerWords
+    detailed_words: LowerWords
+    languages: Words
+
+
+@cache
+def words() -> MemoryWords:
+    return load("offline/memory.toml", MemoryWords)
+
+
+def _alternatives(values: Iterable[str]) -> str:
+    return "|".join(re.escape(v) for v in sorted(values, key=lambda v: (-len(v), v)))
+
+
+@cache
+def _titles() -> re.Pattern[str]:
+    return re.compile(rf"^(?:{_alternatives(words().titles)})\b\.?", re.IGNORECASE)
+
+
+@cache
+def _preferences() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(pattern, label) of each preference; ``{}`` in a label is the word found."""
+    w = words()
+    languages = _alternatives(w.languages)
+    return (
+        (re.compile(rf"\b({_alternatives(w.tones)})\b(?:\s+tone)?", re.IGNORECASE), "tone: {}"),
+        (re.compile(rf"\b({_alternatives(w.short_words)})\b", re.IGNORECASE), "length: short"),
+        (
+            re.compile(rf"\b({_alternatives(w.detailed_words)})\b", re.IGNORECASE),
+            "length: detailed",
+        ),
+        (re.compile(rf"\bin ({languages})\b", re.IGNORECASE), "language: {}"),
+        (
+            re.compile(r"\bbullet(?:ed)? (?:points?|lists?)\b", re.IGNORECASE),
+            "format: bullet points",
+        ),
+        (re.compile(r"\btables?\b", re.IGNORECASE), "format: tables"),
+        (re.compile(r"\b(?:cite|citations?|sources?)\b", re.IGNORECASE), "format: cite sources"),
+    )
+
+
+@cache
+def _preference_cue() -> re.Pattern[str]:
+    languages = _alternatives(words().languages)
+    return re.compile(
+        rf"\b(prefer|like|want|need|please|keep it|make it|always|tone|in (?:{languages}))\b",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _closed_preference() -> re.Pattern[str]:
+    """The stored forms of preferences: what ``preferences_in`` produces, nothing else."""
+    w = words()
+    languages = _alternatives(v.lower() for v in w.languages)
+    return re.compile(
+        rf"^(?:tone: (?:{_alternatives(w.tones)})|length: (?:short|detailed)|"
+        rf"format: (?:bullet points|tables|cite sources)|language: (?:{languages}))$"
+    )
 
 
 def contact_details(value: str) -> bool:
@@ -167,12 +120,12 @@ def contact_details(value: str) -> bool:
 def organization_like(value: str) -> bool:
     """An organisation's name, not a person's: no title, and an organisation word, an acronym
     or a company suffix in it."""
-    words = value.split()
-    if not words or _TITLES.match(value) or contact_details(value):
+    parts = value.split()
+    if not parts or _titles().match(value) or contact_details(value):
         return False
     return bool(
-        {w.lower().strip(".,") for w in words} & _ORG_WORDS
-        or any(len(w) >= 2 and w.isupper() for w in words)
+        {w.lower().strip(".,") for w in parts} & words().organization_words
+        or any(len(w) >= 2 and w.isupper() for w in parts)
         or re.search(_ORG_SUFFIX + r"\.?$", value)
     )
 
@@ -180,7 +133,7 @@ def organization_like(value: str) -> bool:
 def role_like(value: str) -> bool:
     return (
         value == value.lower()
-        and any(w in value for w in _ROLE_WORDS)
+        and any(w in value for w in words().role_words)
         and not contact_details(value)
         and len(value) <= 60
     )
@@ -193,9 +146,9 @@ def companies_in(text: str) -> list[str]:
 def preferences_in(text: str) -> list[str]:
     found: list[str] = []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if not _PREFERENCE_CUE.search(sentence):
+        if not _preference_cue().search(sentence):
             continue
-        for pattern, label in _PREFERENCES:
+        for pattern, label in _preferences():
             for match in pattern.finditer(sentence):
                 found.append(label.format(match.group(1).lower() if match.groups() else ""))
     return list(dict.fromkeys(found))
@@ -221,7 +174,7 @@ def normalize(memory: dict[str, Any]) -> dict[str, Any]:
         p
         for value in strings("preferences")
         for p in (
-            [value] if _CLOSED_PREFERENCE.match(value) else preferences_in(f"I prefer {value}")
+            [value] if _closed_preference().match(value) else preferences_in(f"I prefer {value}")
         )
     ]
     return {

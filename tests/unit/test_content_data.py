@@ -13,6 +13,7 @@ import pytest
 
 from common.content import DATA, Content, ContentError, Line, Pattern, Prose, read
 from common.offline.lexicon import EntityWords
+from common.offline.memory import MemoryWords
 from common.offline.summarize import SummaryWords
 from functions.chat.assist import Texts as AssistantTexts
 from functions.chat.models import ExtractedFields
@@ -35,6 +36,7 @@ MODELS: dict[str, type[Content]] = {
     "legal/guide.toml": GuideText,
     "legal/jurisdictions.toml": Jurisdictions,
     "offline/entities.toml": EntityWords,
+    "offline/memory.toml": MemoryWords,
     "offline/summarize.toml": SummaryWords,
     "research/stop_words.toml": _StopWords,
     "research/overview.toml": OverviewWords,
@@ -223,9 +225,11 @@ def test_importing_the_modules_reads_no_content_file():
         "import functions.legal.guide, functions.research.gather, common.offline.entities\n"
         "from functions.legal import content\n"
         "from functions.research import gather, overview\n"
-        "from common.offline import lexicon\n"
+        "from common.offline import lexicon, memory\n"
+        "from functions.content import texts\n"
+        "from functions.chat import assist\n"
         "caches = (content.activities, content.text, gather.stop_words, lexicon.entities,\n"
-        "          overview.words)\n"
+        "          overview.words, memory.words, texts.drafts, assist.texts)\n"
         "assert not any(f.cache_info().currsize for f in caches)\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
