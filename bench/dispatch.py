@@ -2,12 +2,19 @@
 the Firestore emulator, dispatched to a real Cloud Tasks API (gcloud-tasks-emulator, its queue
 paused so the tasks stay queued).
 
-Prints: seeding time; dispatch time; tasks enqueued per second; pages; the dispatcher's peak
-Python memory (tracemalloc, during the dispatch only) and the process's peak RSS; and the check
-that a second dispatch on the same tick finds nothing due.
+Prints: seeding time; the raw ``create_task`` ceiling of the same queue, measured in the same
+run before and after the dispatch (same client library, same enqueue threads, a small
+HTTP-target task); the dispatch time, tasks enqueued per second and the ratio dispatch rate /
+ceiling; where the time went per page (query, enqueue, advance: the stages overlap); the
+cost of planning a fanned-out tick's slices over the same due set; the process's RSS growth
+during the dispatch (sampled); the check that a second dispatch on the same tick finds
+nothing due and that the queue holds exactly one run task per subscription (the emulator,
+unlike Cloud Tasks, keeps duplicate names, so a duplicate would show); and the Python heap peak
+(tracemalloc) of the next day's tick (the daily and realtime two thirds), traced apart
+because tracing slows the dispatcher down.
 
 Run: ``make venv .venv-tasks-emulator/.installed`` once, then
-``.venv/bin/python bench/dispatch.py [--subscriptions N] [--page-size P]``.
+``.venv/bin/python bench/dispatch.py [--subscriptions N] [--page-size P] [--ceiling-tasks M]``.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 import tracemalloc
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -58,14 +67,114 @@ def seed(count: int, now: datetime) -> float:
                     "next_run_at": now - timedelta(seconds=i),
                 },
             )
-        batch.commit()
+        batch.commit(timeout=60)  # a cold emulator under load can exceed FIRESTORE_TIMEOUT_S
     return time.perf_counter() - started
+
+
+def ceiling(count: int) -> float:
+    """Raw ``create_task`` calls per second on the same queue: the dispatcher's client, its
+    enqueue threads, a small HTTP-target task with a unique name."""
+    from common.tasks import (
+        ENQUEUE_THREADS,
+        ENQUEUE_TIMEOUT_S,
+        Task,
+        _cloud_tasks_client,
+        cloud_task,
+    )
+
+    client = _cloud_tasks_client()
+    run = uuid.uuid4().hex[:8]
+
+    def create(i: int) -> None:
+        task = cloud_task(Task(f"ceiling-{run}-{i}", "bench.noop", {"i": i}))
+        client.create_task(parent=QUEUE, task=task, timeout=ENQUEUE_TIMEOUT_S)
+
+    started, cpu, others = (
+        time.perf_counter(),
+        cpu_s(),
+        {n: process_cpu_s(p) for n, p in PIDS.items()},
+    )
+    with ThreadPoolExecutor(max_workers=ENQUEUE_THREADS) as pool:
+        list(pool.map(create, range(count)))
+    CPU_MS_PER_TASK["ceiling"] = round(1000 * (cpu_s() - cpu) / count, 3)
+    for name, pid in PIDS.items():
+        CPU_MS_PER_TASK[f"ceiling_{name}"] = round(
+            1000 * (process_cpu_s(pid) - others[name]) / count, 3
+        )
+    return count / (time.perf_counter() - started)
+
+
+CPU_MS_PER_TASK: dict[str, float] = {}
+PIDS: dict[str, int] = {}  # the emulators' processes
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process so far (all threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds of another process (an emulator) so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class RssSampler:
+    """Peak resident memory of this process while running, sampled every 20 ms."""
+
+    def __init__(self) -> None:
+        self.base = self.peak = self._rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def _rss() -> int:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, self._rss())
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._rss())
+
+
+def queued_run_tasks(tasks_port: int) -> tuple[int, int]:
+    """(run tasks in the queue, distinct names among them), listed in one call (the
+    emulator's listing has no pages, hence a channel without the 4 MiB message limit)."""
+    import grpc
+    from google.cloud import tasks_v2
+    from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
+
+    channel = grpc.insecure_channel(
+        f"127.0.0.1:{tasks_port}", options=[("grpc.max_receive_message_length", -1)]
+    )
+    client = tasks_v2.CloudTasksClient(transport=CloudTasksGrpcTransport(channel=channel))
+    request = tasks_v2.ListTasksRequest(parent=QUEUE, page_size=1000)
+    names = [
+        task.name.rsplit("/", 1)[1]
+        for task in client.list_tasks(request=request)
+        if task.name.rsplit("/", 1)[1].startswith("run-")
+    ]
+    channel.close()
+    return len(names), len(set(names))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--subscriptions", type=int, default=10_000)
     parser.add_argument("--page-size", type=int, default=500)
+    parser.add_argument("--ceiling-tasks", type=int, default=5_000)
+    parser.add_argument("--slice-size", type=int, default=5_000)
+    parser.add_argument("--no-trace", action="store_true", help="skip the traced second tick")
     args = parser.parse_args()
 
     tasks_bin = ROOT / ".venv-tasks-emulator" / "bin" / "gcloud-tasks-emulator"
@@ -83,6 +192,7 @@ def main() -> None:
             "TASKS_EMULATOR_HOST": f"127.0.0.1:{tasks_port}",
             "TASK_WORKER_URL": "http://127.0.0.1:9",
             "DISPATCH_PAGE_SIZE": str(args.page_size),
+            "DISPATCH_FAN_OUT_ABOVE": "0",  # one instance: this measures a slice's cost
             "LOG_LEVEL": "WARNING",
         }
     )
@@ -97,32 +207,77 @@ def main() -> None:
         if not wait_listening(tasks_port, 30):
             sys.exit("gcloud-tasks-emulator did not start")
         from common.tasks import _cloud_tasks_client
-        from functions.tracking.dispatch import dispatch
+        from functions.tracking.dispatch import dispatch, plan_slices
 
+        PIDS.update(tasks_emulator=tasks.pid, firestore_emulator=emulator.process.pid)
         _cloud_tasks_client().pause_queue(name=QUEUE)  # keep the tasks queued, undelivered
         now = datetime.now(UTC)
         seeded_s = seed(args.subscriptions, now - timedelta(seconds=1))
-        tracemalloc.start()
-        report = dispatch(now)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
+        ceiling(200)  # warm the channel
+        before = ceiling(args.ceiling_tasks)
+        planned = time.perf_counter()
+        slices = sum(1 for _ in plan_slices(now, args.slice_size))
+        plan_s = time.perf_counter() - planned
+        cpu, others = cpu_s(), {n: process_cpu_s(p) for n, p in PIDS.items()}
+        with RssSampler() as rss:
+            report = dispatch(now)
+        done = max(report.enqueued, 1)
+        CPU_MS_PER_TASK["dispatch"] = round(1000 * (cpu_s() - cpu) / done, 3)
+        for name, pid in PIDS.items():
+            CPU_MS_PER_TASK[f"dispatch_{name}"] = round(
+                1000 * (process_cpu_s(pid) - others[name]) / done, 3
+            )
+        after = ceiling(args.ceiling_tasks)
         again = dispatch(now)
+        queued, distinct = queued_run_tasks(tasks_port)
+        rate = report.enqueued / report.seconds
+        mean = (before + after) / 2  # the queue's speed around the dispatch
+        traced: dict[str, object] = {}
+        if not args.no_trace:
+            tracemalloc.start()
+            next_day = dispatch(now + timedelta(days=1, seconds=1))
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            traced = {
+                "next_day_tick_due": next_day.due,
+                "next_day_tick_peak_traced_mib": round(peak / 2**20, 2),
+            }
+        pages = max(report.pages, 1)
         print(
             json.dumps(
                 {
                     "subscriptions_due": args.subscriptions,
                     "page_size": args.page_size,
                     "seed_s": round(seeded_s, 2),
-                    "dispatch_s": report.seconds,
+                    "ceiling_tasks_per_s_before": round(before, 1),
+                    "ceiling_tasks_per_s_after": round(after, 1),
+                    "dispatch_s": round(report.seconds, 2),
                     "tasks_enqueued": report.enqueued,
-                    "tasks_per_s": round(report.enqueued / report.seconds, 1),
+                    "tasks_per_s": round(rate, 1),
+                    "ratio_to_ceiling": round(rate / mean, 3),
+                    "ratio_to_best_ceiling": round(rate / max(before, after), 3),
                     "failed": report.failed,
                     "pages": report.pages,
-                    "peak_traced_mib_during_dispatch": round(peak / 2**20, 2),
+                    "per_page_ms": {
+                        "query": round(1000 * report.query_s / pages, 1),
+                        "enqueue": round(1000 * report.enqueue_s / pages, 1),
+                        "advance": round(1000 * report.advance_s / pages, 1),
+                        "wall": round(1000 * report.seconds / pages, 1),
+                    },
+                    "cpu_ms_per_task": CPU_MS_PER_TASK,
+                    "slice_plan": {
+                        "slice_size": args.slice_size,
+                        "slices": slices,
+                        "seconds": round(plan_s, 2),
+                    },
+                    "rss_growth_mib_during_dispatch": round((rss.peak - rss.base) / 2**20, 1),
                     "peak_rss_mib_process": round(
                         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
                     ),
-                    "second_dispatch_same_tick_due": again.due,
+                    "second_dispatch_same_tick": {"due": again.due, "enqueued": again.enqueued},
+                    "run_tasks_in_queue": queued,
+                    "duplicate_run_tasks_in_queue": queued - distinct,
+                    **traced,
                 },
                 indent=2,
             )

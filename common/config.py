@@ -18,6 +18,8 @@ LOCAL_WEBHOOK_SECRET = "whsec_bG9jYWwtZGV2ZWxvcG1lbnQtd2ViaG9vay1zZWNyZXQ="  # n
 LOCAL_OIDC_AUDIENCE = "ars-portal-local"
 LOCAL_INTERNAL_SECRET = "local-internal-secret-not-for-production"  # noqa: S105
 LOCAL_PAUSE_LINK_SECRET = "local-pause-link-secret-not-for-production"  # noqa: S105
+# Secret Manager secrets (terraform/secrets.tf): in production a function has only those it uses.
+SECRET_FIELDS = ("idp_webhook_secret", "sendgrid_api_key", "pause_link_secret", "llm_api_key")
 
 
 class Settings(BaseSettings):
@@ -61,6 +63,25 @@ class Settings(BaseSettings):
 
     rate_limit_requests: int = Field(60, ge=1, description="Requests per window per consumer.")
     rate_limit_window_s: int = Field(60, ge=1, le=86_400, description="Rate-limit window.")
+    auth_failures_per_address: int = Field(
+        20,
+        ge=0,
+        description="Failed authentications one client address may make at once (then 429 "
+        "before any database read; 0: no limit).",
+    )
+    auth_failure_window_s: float = Field(
+        60.0, gt=0, description="Time in which an address earns its failures back."
+    )
+    auth_failure_max_addresses: int = Field(
+        10_000, ge=1, description="Addresses the failure limiter remembers per instance."
+    )
+    client_address_hops: int = Field(
+        0,
+        ge=0,
+        le=10,
+        description="0: the client address is the peer's; n: the n-th X-Forwarded-For entry "
+        "from the right (behind trusted proxies).",
+    )
     rate_limit_plans: dict[str, tuple[int, int]] = Field(
         default_factory=dict,
         description='Per-plan [requests, window_s], JSON, e.g. {"pro": [600, 60]}.',
@@ -86,6 +107,20 @@ class Settings(BaseSettings):
         "", description="JWKS URL (default: issuer + /.well-known/jwks.json)."
     )
     jwks_port: int = Field(8682, description="Port of the local JWKS that make run serves.")
+    oidc_client_id: str = Field(
+        "", description="The portal page's OAuth client id (default: OIDC_AUDIENCE)."
+    )
+    oidc_authorize_url: str = Field(
+        "", description="The IdP's authorization endpoint (default: issuer + /authorize)."
+    )
+    oidc_token_url: str = Field(
+        "", description="The IdP's token endpoint (default: issuer + /token)."
+    )
+    portal_redirect_uri: str = Field(
+        "",
+        description="Where the IdP sends the portal's sign-in back (default: the page's "
+        "own /portal/ URL).",
+    )
 
     llm_backend: Literal["offline", "openai"] = Field(
         "offline", description="offline: the built-in engine; openai: a Chat Completions API."
@@ -125,6 +160,11 @@ class Settings(BaseSettings):
     tasks_service_account: str = Field(
         "", description="Service account whose OIDC token Cloud Tasks and Scheduler send."
     )
+    scheduler_service_account: str = Field(
+        "",
+        description="Service account whose OIDC token Cloud Scheduler sends to tracking_dispatch "
+        "(default: TASKS_SERVICE_ACCOUNT).",
+    )
     internal_auth: Literal["oidc", "secret"] = Field(
         "secret",
         description="How internal calls are checked: oidc (Google ID token, production) or "
@@ -145,6 +185,14 @@ class Settings(BaseSettings):
     )
     dispatch_page_size: int = Field(
         500, ge=1, le=500, description="Subscriptions read and advanced per dispatch page."
+    )
+    dispatch_fan_out_above: int = Field(
+        20_000,
+        ge=0,
+        description="Above this many due subscriptions a tick fans out as slice tasks; 0: never.",
+    )
+    dispatch_slice_size: int = Field(
+        5_000, ge=1, description="Due subscriptions per slice task of a fanned-out tick."
     )
     local_tick_s: float = Field(60.0, gt=0, description="make run calls the dispatcher this often.")
     task_record_ttl_days: int = Field(30, ge=1, description="Task records expire after this.")
@@ -286,11 +334,22 @@ class Settings(BaseSettings):
         self.public_base_url = (self.public_base_url or fallback).rstrip("/")
         self.task_worker_url = (self.task_worker_url or local_base).rstrip("/")
         self.tracking_dispatch_url = (self.tracking_dispatch_url or local_base).rstrip("/")
+        issuer = self.oidc_issuer.rstrip("/")
         if not self.oidc_jwks_url:
-            self.oidc_jwks_url = f"{self.oidc_issuer.rstrip('/')}/.well-known/jwks.json"
+            self.oidc_jwks_url = f"{issuer}/.well-known/jwks.json"
+        self.oidc_client_id = self.oidc_client_id or self.oidc_audience
+        self.oidc_authorize_url = self.oidc_authorize_url or f"{issuer}/authorize"
+        self.oidc_token_url = self.oidc_token_url or f"{issuer}/token"
         return self
 
     def _refuse_local_defaults(self) -> None:
+        # Each function mounts only the secrets its code reads (decision 0033): one that is not
+        # in this function's environment is empty here, never its local default, and the code
+        # that would use it refuses to (common/webhooks.py, functions/tracking/pause_token.py,
+        # common/email.py). One that is mounted must be real.
+        unmounted = {name for name in SECRET_FIELDS if name not in self.model_fields_set}
+        for name in unmounted:
+            setattr(self, name, "")
         placeholders = {
             "IDP_WEBHOOK_SECRET": LOCAL_WEBHOOK_SECRET in self.idp_webhook_secret.split(),
             "OIDC_ISSUER": not self.oidc_issuer,
@@ -304,12 +363,15 @@ class Settings(BaseSettings):
             "TASK_WORKER_URL/TRACKING_DISPATCH_URL/TASKS_SERVICE_ACCOUNT": not (
                 self.task_worker_url and self.tracking_dispatch_url and self.tasks_service_account
             ),
-            "EMAIL_BACKEND=sendgrid and SENDGRID_API_KEY": self.email_backend != "sendgrid"
-            or not self.sendgrid_api_key,
+            "EMAIL_BACKEND=sendgrid": self.email_backend != "sendgrid",
+            "SENDGRID_API_KEY": "sendgrid_api_key" not in unmounted and not self.sendgrid_api_key,
             "SENDGRID_WEBHOOK_PUBLIC_KEY": not self.sendgrid_webhook_public_key,
             "EMBEDDINGS_BACKEND=vertex": self.embeddings_backend != "vertex",
-            "PAUSE_LINK_SECRET": self.pause_link_secret == LOCAL_PAUSE_LINK_SECRET
-            or len(self.pause_link_secret) < 32,
+            "PAUSE_LINK_SECRET": "pause_link_secret" not in unmounted
+            and (
+                self.pause_link_secret == LOCAL_PAUSE_LINK_SECRET
+                or len(self.pause_link_secret) < 32
+            ),
         }
         missing = [name for name, placeholder in placeholders.items() if placeholder]
         if missing:

@@ -5,7 +5,8 @@ Every endpoint group declares a table of ``Route`` objects; ``Api`` serves a tab
 
 Order of the steps for each request:
     correlation id -> declared body size (413, before anything is read) -> route match
-    (404/405) -> authentication (401/403) -> rate limit (429) -> content type (415) -> body,
+    (404/405) -> per-address limit of failed authentication (429, nothing read; see
+    common.edgelimit) -> authentication (401/403) -> rate limit (429) -> content type (415) -> body,
     read within BODY_READ_TIMEOUT_S (408, 413) -> webhook signature (401) and validation (400)
     -> Idempotency-Key of a keyed POST/PATCH (400; replay, 409 or 422; see common.idempotency)
     -> handler
@@ -124,7 +125,7 @@ class Route(Generic[_B, _Q, _P, _C]):
 
     method: str
     path: str
-    handler: Callable[[Call[_B, _Q, _P, _C]], BaseModel | Streamed | Html | None]
+    handler: Callable[[Call[_B, _Q, _P, _C]], BaseModel | Streamed | Html | Static | None]
     operation_id: str
     summary: str
     tag: str
@@ -137,6 +138,7 @@ class Route(Generic[_B, _Q, _P, _C]):
     price: str | None = None  # operation name in the price table; None: free, not metered
     errors: tuple[int, ...] = ()  # statuses beyond those the pipeline itself can answer
     description: str = ""
+    documented: bool = True  # False: left out of /openapi.json (the portal's static files)
 
     def pattern(self) -> re.Pattern[str]:
         parts = _PATH_PARAM.split(self.path)  # literal, name, literal, name, ..., literal
@@ -188,6 +190,15 @@ class Html:
     """A small HTML page (e.g. the pause-link confirmation a person sees in a browser)."""
 
     body: str
+
+
+@dataclass
+class Static:
+    """A static file of the developer portal (HTML, JS, CSS): sent as it is, with the headers
+    its handler sets (Content-Security-Policy, caching) in ``Call.response_headers``."""
+
+    body: bytes
+    mimetype: str
 
 
 class Api:
@@ -282,9 +293,7 @@ class Api:
             header = request.headers.get("X-Forwarded-Authorization") or request.headers.get(
                 "Authorization"
             )
-            consumer: Consumer = (
-                authenticate(header) if route.auth is Auth.API_KEY else portal_user(header)
-            )
+            consumer: Consumer = _authenticate_limited(route.auth, header, request)
             log.consumer_id_var.set(consumer.consumer_id)
             from common import ratelimit  # both kinds of caller count against the consumer
 
@@ -419,14 +428,35 @@ def _streamed(
             var.reset(token)
 
 
-def authenticate(header: str | None) -> Principal:
+def _authenticate_limited(auth: Auth, header: str | None, request: Request) -> Consumer:
+    """Authentication behind the per-address limit of failures (decision 0034): an address
+    that failed too often gets 429 before anything is read, unless its key is in this
+    instance's cache of verified keys; each 401 counts against the address."""
+    from common import edgelimit
+
+    address = edgelimit.client_address(request.remote_addr, request.headers)
+    wait = edgelimit.closed_for(address)
+    try:
+        if auth is Auth.API_KEY:
+            return authenticate(header, cached_only=wait is not None)
+        if wait is not None:
+            raise edgelimit.TooManyFailures(wait)
+        return portal_user(header)
+    except Unauthorized:
+        if wait is not None:
+            raise edgelimit.TooManyFailures(wait) from None
+        edgelimit.failed(address)
+        raise
+
+
+def authenticate(header: str | None, cached_only: bool = False) -> Principal:
     """The principal of a valid ``Authorization: Bearer <key>`` header, or 401.
 
     Every kind of bad key -- missing, malformed, unknown, revoked, expired, or a disabled
     consumer's -- gets the same answer, so the answer reveals nothing about the key."""
     from common import keys
 
-    principal = keys.verify(_bearer(header))
+    principal = keys.verify(_bearer(header), cached_only=cached_only)
     if principal is None:
         raise Unauthorized()
     return principal
@@ -449,6 +479,10 @@ def _bearer(header: str | None) -> str:
 
 
 _BODY_READ = "ars.body_read"  # WSGI environ key: the request's body was read to its end
+# An unread body this small, already received, is read and dropped so that the connection can
+# serve the next request; a body still arriving after DRAIN_TIMEOUT_S closes it (decision 0015).
+DRAIN_MAX_BYTES = 65_536
+DRAIN_TIMEOUT_S = 0.25
 
 
 def _read_body(request: Request) -> bytes:
@@ -511,15 +545,35 @@ def _body_unread(request: Request) -> bool:
 
 
 def _abandon_body(request: Request) -> None:
-    """Nothing waits for a declared body that was not read to its end (not needed, refused,
-    or not received in time).
+    """Nothing waits long for a declared body that was not read to its end (not needed,
+    refused, or not received in time).
 
-    functions-framework reads the whole body after every answer (so that the connection can
-    be reused) and gunicorn drains an unread body before reading the next request: the stream
-    is replaced by an empty one and the socket's read side is shut, so both return at once
-    and gunicorn closes the connection once the answer is sent."""
+    A small body that has already arrived (the usual case: a 401 or 415 for a request sent
+    whole) is read within DRAIN_TIMEOUT_S, so the connection stays usable: gunicorn would
+    otherwise answer with "Connection: keep-alive" and then close, and a client that reuses
+    the connection at once finds it closed. Otherwise functions-framework (which reads the
+    whole body after every answer) and gunicorn (which drains an unread body before reading
+    the next request) must not wait: the stream is replaced by an empty one and the socket's
+    read side is shut, so both return at once and gunicorn closes the connection once the
+    answer is sent."""
+    sock = request.environ.get("gunicorn.socket")
+    length = request.content_length
+    if sock is not None and length is not None and length <= DRAIN_MAX_BYTES:
+        timer = threading.Timer(DRAIN_TIMEOUT_S, _stop_reading, (sock,))
+        timer.daemon = True
+        started = time.monotonic()
+        timer.start()
+        try:
+            drained = len(request.stream.read(length))
+        except Exception:  # a socket error or a client that went away: closed below
+            drained = -1
+        finally:
+            timer.cancel()
+        if drained == length and time.monotonic() - started < DRAIN_TIMEOUT_S:
+            request.environ[_BODY_READ] = True
+            return
     request.stream = io.BytesIO()
-    _stop_reading(request.environ.get("gunicorn.socket"))
+    _stop_reading(sock)
 
 
 def _stop_reading(sock: socket.socket | None) -> None:
@@ -574,9 +628,11 @@ def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
     return FieldError(name, err["msg"].removeprefix("Value error, "))
 
 
-def render(status: int, result: BaseModel | Streamed | Html | None) -> Response:
+def render(status: int, result: BaseModel | Streamed | Html | Static | None) -> Response:
     if result is None:
         return Response(status=204)
+    if isinstance(result, Static):
+        return Response(result.body, status=status, mimetype=result.mimetype)
     if isinstance(result, Html):
         response = Response(result.body, status=status, mimetype="text/html")
         response.headers["Cache-Control"] = "no-store"

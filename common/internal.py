@@ -3,7 +3,8 @@ task worker).
 
 In production (``INTERNAL_AUTH=oidc``) the caller must present a Google-signed OIDC ID token
 (``Authorization: Bearer``) whose audience is the called function's base URL and whose
-``email`` is ``TASKS_SERVICE_ACCOUNT`` (verified email). The platform checks the same token
+``email`` is ``TASKS_SERVICE_ACCOUNT`` (verified email; for the dispatcher,
+``SCHEDULER_SERVICE_ACCOUNT`` when set). The platform checks the same token
 before the function runs (``roles/run.invoker``, internal ingress); this is the second lock.
 In local runs and tests (``INTERNAL_AUTH=secret``) the bearer is ``INTERNAL_SECRET``,
 compared in constant time. Nothing else gets through: every failure is the same 401.
@@ -53,7 +54,10 @@ def verify(token: str, caller: str) -> InternalCaller:
     except InvalidToken:
         raise NotInternal() from None
     email = claims.get("email")
-    if claims.get("email_verified") is not True or email != settings.tasks_service_account:
+    expected = settings.tasks_service_account
+    if caller == "scheduler":  # its own account where Terraform gives it one (decision 0033)
+        expected = settings.scheduler_service_account or expected
+    if claims.get("email_verified") is not True or email != expected:
         raise NotInternal()
     return InternalCaller(email)
 

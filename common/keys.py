@@ -231,15 +231,20 @@ def clear_cache() -> None:
     _rejected.clear()
 
 
-def verify(key: str) -> Principal | None:
+def verify(key: str, cached_only: bool = False) -> Principal | None:
     """The principal of a usable key, or None for a malformed, unknown, revoked or expired key
-    or one whose consumer is not active. Callers answer every None with the same 401."""
+    or one whose consumer is not active. Callers answer every None with the same 401.
+
+    ``cached_only``: only a key this instance verified recently is accepted, without any read
+    (an address over its failed-authentication limit, common.edgelimit)."""
     if not is_well_formed(key):
         return None
     settings = get_settings()
     key_hash = hash_key(key)
     now = datetime.now(UTC)
     hit, principal = _cache.get(key_hash, settings.key_cache_ttl_s)
+    if not hit and cached_only:
+        return None
     if not hit:
         hit, principal = _rejected.get(key_hash, settings.key_cache_ttl_s)
     if not hit:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from common.firestore import USAGE, field_filter, get_db, where_eq
@@ -93,6 +93,22 @@ def summary(consumer_id: str, first: date, last: date) -> tuple[list[Line], Line
             lines.append(Line(operation, int(values["requests"]), int(values["cost"] or 0)))
     total = Line("total", sum(x.requests for x in lines), sum(x.cost_micros for x in lines))
     return lines, total
+
+
+def daily(consumer_id: str, first: date, last: date) -> list[Line]:
+    """Requests and cost of each day ``first``..``last`` (``Line.operation`` is the day,
+    YYYY-MM-DD; days without usage included): one count-and-sum aggregation per day, so a
+    portal chart of a month costs at most 31 small queries whatever the volume."""
+    base = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer_id))
+    days = []
+    day = first
+    while day <= last:
+        counted = base.where(filter=where_eq("day", day.isoformat())).count(alias="requests")
+        aggregate = counted.sum("cost_micros", alias="cost")  # type: ignore[call-arg, arg-type]
+        values = {r.alias: r.value for r in aggregate.get()[0]}
+        days.append(Line(day.isoformat(), int(values["requests"]), int(values["cost"] or 0)))
+        day += timedelta(days=1)
+    return days
 
 
 def month_bounds(month: str | None, today: date) -> tuple[date, date]:

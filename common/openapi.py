@@ -128,8 +128,9 @@ IDEMPOTENCY_PARAMETER: dict[str, Any] = {
 
 
 def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
-    # Internal operations (scheduler, task queue) are not part of the public contract.
-    routes = [route for route in routes if not route.auth.internal]
+    # Internal operations (scheduler, task queue) are not part of the public contract, nor are
+    # the developer portal's static files.
+    routes = [route for route in routes if not route.auth.internal and route.documented]
     # One schema generation for every model, parameters' included: the definitions their
     # fields refer to (enums, nested models) land in components, under names that never clash.
     models: list[tuple[type[BaseModel], Any]] = []

@@ -114,28 +114,30 @@ def reset_client() -> None:
 
 
 def cloud_task(task: Task) -> Any:
-    """The Cloud Tasks ``Task`` message for ``task`` (exposed for tests)."""
+    """The Cloud Tasks ``Task`` message for ``task`` (exposed for tests).
+
+    Built as the plain protobuf message the proto-plus types wrap: the client accepts it, and
+    it takes about 5 µs instead of 275 µs, which the dispatcher spends once per due
+    subscription (decision 0035)."""
     from google.cloud import tasks_v2
     from google.protobuf import duration_pb2
 
     settings = get_settings()
     headers = {"Content-Type": "application/json"}
-    request = tasks_v2.HttpRequest(
+    request = tasks_v2.HttpRequest.pb()(
         http_method=tasks_v2.HttpMethod.POST,
         url=settings.task_worker_url + WORKER_PATH,
-        headers=headers,
         body=json.dumps(task.body()).encode(),
     )
     if settings.internal_auth == "oidc":
-        request.oidc_token = tasks_v2.OidcToken(
-            service_account_email=settings.tasks_service_account,
-            audience=settings.task_worker_url,
-        )
+        request.oidc_token.service_account_email = settings.tasks_service_account
+        request.oidc_token.audience = settings.task_worker_url
     else:
         from common.internal import bearer_for_local
 
-        request.headers = {**headers, "Authorization": f"Bearer {bearer_for_local()}"}
-    return tasks_v2.Task(
+        headers["Authorization"] = f"Bearer {bearer_for_local()}"
+    request.headers.update(headers)
+    return tasks_v2.Task.pb()(
         name=f"{settings.tasks_queue}/tasks/{task.task_id}",
         http_request=request,
         dispatch_deadline=duration_pb2.Duration(seconds=DISPATCH_DEADLINE_S),

@@ -48,8 +48,15 @@ def main() -> int:
     jwks = None
     feeds = None
     try:
-        jwks = localidp.serve_jwks(
-            localidp.jwks_document(localidp.load_or_create_key()), settings.jwks_port
+        # The local identity provider: JWKS, sign-in form and token endpoint (decision 0030).
+        jwks = localidp.serve_provider(
+            localidp.load_or_create_key(),
+            settings.jwks_port,
+            issuer=settings.oidc_issuer,
+            client_id=settings.oidc_client_id,
+            webhook_url=f"http://127.0.0.1:{settings.port}/webhooks/idp",
+            webhook_secret=settings.idp_webhook_secret.split()[0],
+            environment=settings.environment,
         )
         print(f"Starting the Firestore emulator on {emulator.address} ...", flush=True)
         emulator.start(import_from=latest_export(DATA), log_path=LOCAL / "emulator.log")
@@ -104,6 +111,11 @@ def main() -> int:
         print(
             f"Serving every route on http://127.0.0.1:{settings.port} "
             "(Ctrl-C stops the server and the emulator).",
+            flush=True,
+        )
+        print(
+            f"Developer portal: http://127.0.0.1:{settings.port}/portal/ "
+            "(sign in with any email address at the local identity provider).",
             flush=True,
         )
         print(f"Server log: {LOCAL / 'server.log'}", flush=True)

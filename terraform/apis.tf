@@ -7,6 +7,7 @@ locals {
     "cloudfunctions.googleapis.com",
     "cloudscheduler.googleapis.com",
     "cloudtasks.googleapis.com",
+    "firebaserules.googleapis.com", # deny-all security rules for client SDKs (firestore.tf)
     "firestore.googleapis.com",
     "iam.googleapis.com",
     "logging.googleapis.com",

@@ -8,7 +8,49 @@ resource "google_firestore_database" "db" {
   # Keep the data if the Terraform resource is ever removed.
   deletion_policy = "ABANDON"
 
+  # Point-in-time recovery: any minute of the last 7 days can be read or exported (README,
+  # "Restoring Firestore"). `usage` is the only billing record.
+  point_in_time_recovery_enablement = "POINT_IN_TIME_RECOVERY_ENABLED"
+
   depends_on = [google_project_service.enabled]
+}
+
+# ---------------------------------------------------------------------------
+# Recovery: a daily backup kept firestore_backup_retention_days, and no client SDK access
+# ---------------------------------------------------------------------------
+
+resource "google_firestore_backup_schedule" "daily" {
+  project  = var.project_id
+  database = google_firestore_database.db.name
+
+  retention = "${var.firestore_backup_retention_days * 86400}s"
+
+  daily_recurrence {}
+}
+
+# Deny-all security rules: the database is reached only by the functions (server libraries,
+# IAM); a leaked web API key or a Firebase client gets nothing.
+resource "google_firebaserules_ruleset" "firestore" {
+  project = var.project_id
+
+  source {
+    files {
+      name    = "firestore.rules"
+      content = file("${path.module}/firestore.rules")
+    }
+  }
+
+  depends_on = [google_project_service.enabled, google_firestore_database.db]
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "google_firebaserules_release" "firestore" {
+  project      = var.project_id
+  name         = var.firestore_database == "(default)" ? "cloud.firestore" : "cloud.firestore/${var.firestore_database}"
+  ruleset_name = "projects/${var.project_id}/rulesets/${google_firebaserules_ruleset.firestore.name}"
 }
 
 # ---------------------------------------------------------------------------

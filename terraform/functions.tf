@@ -45,6 +45,12 @@ locals {
   # Deterministic Cloud Run URL of tracking_dispatch: the audience of the Scheduler's token.
   tracking_dispatch_url = "https://${local.function_names["tracking_dispatch"]}-${local.run_url_suffix}"
 
+  # Internal function -> the only account that may invoke it (and that its code accepts).
+  internal_callers = {
+    tracking_dispatch = google_service_account.scheduler.email # Cloud Scheduler
+    task_worker       = google_service_account.invoker.email   # Cloud Tasks
+  }
+
   # Non-secret configuration shared by every function.
   function_env = {
     ENVIRONMENT          = var.environment
@@ -52,15 +58,20 @@ locals {
     FIRESTORE_DATABASE   = var.firestore_database
     FIRESTORE_TIMEOUT_S  = tostring(var.firestore_timeout_s)
     KEY_CACHE_TTL_S      = tostring(var.key_cache_ttl_s)
-    LOG_LEVEL            = var.log_level
-    SERVICE_VERSION      = var.service_version
+    # Per-address limit of failed authentication, before any Firestore read (decision 0034).
+    AUTH_FAILURES_PER_ADDRESS = tostring(var.auth_failures_per_address)
+    CLIENT_ADDRESS_HOPS       = tostring(var.client_address_hops)
+    LOG_LEVEL                 = var.log_level
+    SERVICE_VERSION           = var.service_version
 
     TASKS_BACKEND         = "cloudtasks"
     TASKS_QUEUE           = google_cloud_tasks_queue.tracking_research.id # projects/P/locations/L/queues/Q
     TASK_WORKER_URL       = local.task_worker_url
     TASKS_SERVICE_ACCOUNT = google_service_account.invoker.email
-    TRACKING_DISPATCH_URL = local.tracking_dispatch_url
-    INTERNAL_AUTH         = "oidc" # task_worker / tracking_dispatch accept only Google OIDC tokens
+    # Cloud Scheduler's own account: the task queue's cannot call tracking_dispatch.
+    SCHEDULER_SERVICE_ACCOUNT = google_service_account.scheduler.email
+    TRACKING_DISPATCH_URL     = local.tracking_dispatch_url
+    INTERNAL_AUTH             = "oidc" # task_worker / tracking_dispatch accept only Google OIDC tokens
 
     EMAIL_BACKEND               = "sendgrid"
     EMAIL_FROM                  = var.email_from
@@ -85,6 +96,7 @@ locals {
 }
 
 resource "google_cloudfunctions2_function" "fn" {
+  # checkov:skip=CKV_GCP_124: public functions must take ALLOW_ALL: API Gateway calls them from outside the VPC (internal-and-gclb would refuse it); only the gateway's account holds run.invoker, internal functions are ALLOW_INTERNAL_ONLY
   for_each = local.functions
 
   project     = var.project_id
@@ -114,17 +126,18 @@ resource "google_cloudfunctions2_function" "fn" {
 
     ingress_settings               = each.value.public ? "ALLOW_ALL" : "ALLOW_INTERNAL_ONLY"
     all_traffic_on_latest_revision = true
-    service_account_email          = google_service_account.runtime.email
+    service_account_email          = google_service_account.fn[each.key].email
 
     # Unset optional values are left out rather than passed as "".
     environment_variables = { for k, v in local.function_env : k => v if v != "" }
 
+    # Only the secrets this function's code reads (local.function_access in iam.tf).
     dynamic "secret_environment_variables" {
-      for_each = local.secrets
+      for_each = toset(local.function_secrets[each.key])
       content {
-        key        = secret_environment_variables.key
+        key        = secret_environment_variables.value
         project_id = var.project_id
-        secret     = google_secret_manager_secret.secrets[secret_environment_variables.key].secret_id
+        secret     = google_secret_manager_secret.secrets[secret_environment_variables.value].secret_id
         version    = "latest"
       }
     }
@@ -133,8 +146,8 @@ resource "google_cloudfunctions2_function" "fn" {
   depends_on = [
     google_project_service.enabled,
     google_project_iam_member.build,
-    google_project_iam_member.runtime,
-    google_secret_manager_secret_iam_member.runtime_accessor,
+    google_project_iam_member.fn,
+    google_secret_manager_secret_iam_member.fn_accessor,
   ]
 }
 
@@ -154,6 +167,7 @@ resource "google_cloud_run_service_iam_member" "gateway_invoker" {
   member   = "serviceAccount:${google_service_account.gateway.email}"
 }
 
+# Each internal function is invokable by its one caller's account only.
 resource "google_cloud_run_service_iam_member" "internal_invoker" {
   for_each = { for k, cfg in local.functions : k => cfg if !cfg.public }
 
@@ -161,5 +175,5 @@ resource "google_cloud_run_service_iam_member" "internal_invoker" {
   location = google_cloudfunctions2_function.fn[each.key].location
   service  = google_cloudfunctions2_function.fn[each.key].name
   role     = "roles/run.invoker"
-  member   = "serviceAccount:${google_service_account.invoker.email}"
+  member   = "serviceAccount:${local.internal_callers[each.key]}"
 }

@@ -26,7 +26,10 @@ locals {
     webhooks_idp = { path = "/webhooks/idp", function = "webhooks", methods = ["post"] }
     webhooks_sg  = { path = "/webhooks/sendgrid", function = "webhooks", methods = ["post"] }
     portal       = { path = "/v1/portal/{path=**}", function = "portal", methods = local.all_methods }
-    usage        = { path = "/v1/usage", function = "usage", methods = ["get", "options"] }
+    # The developer portal's web page (static files, decision 0030).
+    portal_page_root = { path = "/portal", function = "portal", methods = ["get"] }
+    portal_page      = { path = "/portal/{path=**}", function = "portal", methods = ["get"] }
+    usage            = { path = "/v1/usage", function = "usage", methods = ["get", "options"] }
   }
 
   openapi_spec = templatefile("${path.module}/openapi-gateway.yaml.tftpl", {

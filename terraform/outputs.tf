@@ -26,11 +26,16 @@ output "tasks_queue_name" {
 output "service_accounts" {
   description = "Service account emails created for the service."
   value = {
-    runtime = google_service_account.runtime.email
-    invoker = google_service_account.invoker.email
-    gateway = google_service_account.gateway.email
-    build   = google_service_account.build.email
+    invoker   = google_service_account.invoker.email
+    scheduler = google_service_account.scheduler.email
+    gateway   = google_service_account.gateway.email
+    build     = google_service_account.build.email
   }
+}
+
+output "function_service_accounts" {
+  description = "The identity each function runs as (one per function, decision 0033)."
+  value       = { for k, sa in google_service_account.fn : k => sa.email }
 }
 
 output "secret_ids" {

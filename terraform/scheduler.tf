@@ -25,7 +25,7 @@ resource "google_cloud_scheduler_job" "tracking_dispatch" {
     }
 
     oidc_token {
-      service_account_email = google_service_account.invoker.email
+      service_account_email = google_service_account.scheduler.email
       # The function checks this audience (TRACKING_DISPATCH_URL) and the token's email.
       audience = local.tracking_dispatch_url
     }

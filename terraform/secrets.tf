@@ -28,11 +28,20 @@ resource "google_secret_manager_secret" "secrets" {
   depends_on = [google_project_service.enabled]
 }
 
-resource "google_secret_manager_secret_iam_member" "runtime_accessor" {
-  for_each = local.secrets
+locals {
+  # "<function> <ENV>" -> who reads which secret: each function only the secrets it mounts.
+  secret_readers = merge([
+    for fn, envs in local.function_secrets : {
+      for env in envs : "${fn} ${env}" => { function = fn, env = env }
+    }
+  ]...)
+}
+
+resource "google_secret_manager_secret_iam_member" "fn_accessor" {
+  for_each = local.secret_readers
 
   project   = var.project_id
-  secret_id = google_secret_manager_secret.secrets[each.key].secret_id
+  secret_id = google_secret_manager_secret.secrets[each.value.env].secret_id
   role      = "roles/secretmanager.secretAccessor"
-  member    = "serviceAccount:${google_service_account.runtime.email}"
+  member    = "serviceAccount:${google_service_account.fn[each.value.function].email}"
 }

@@ -58,6 +58,17 @@ variable "firestore_database" {
   default     = "(default)"
 }
 
+variable "firestore_backup_retention_days" {
+  description = "How long each daily Firestore backup is kept, in days (1-49: daily backups are kept at most 7 weeks)."
+  type        = number
+  default     = 14
+
+  validation {
+    condition     = var.firestore_backup_retention_days >= 1 && var.firestore_backup_retention_days <= 49
+    error_message = "firestore_backup_retention_days must be between 1 and 49."
+  }
+}
+
 variable "firestore_timeout_s" {
   description = "Value of FIRESTORE_TIMEOUT_S: deadline of one Firestore call in seconds, retries included (0 < x <= 60)."
   type        = number
@@ -68,6 +79,18 @@ variable "key_cache_ttl_s" {
   description = "Value of KEY_CACHE_TTL_S: how long a verified API key is trusted in process, in seconds (0-300)."
   type        = number
   default     = 30
+}
+
+variable "auth_failures_per_address" {
+  description = "AUTH_FAILURES_PER_ADDRESS: failed authentications one client address may make at once per instance before it gets 429 without any database read (0: no limit)."
+  type        = number
+  default     = 20
+}
+
+variable "client_address_hops" {
+  description = "CLIENT_ADDRESS_HOPS: which X-Forwarded-For entry, from the right, is the client's address. Behind API Gateway and Cloud Run's front end that is 2 (check it once on a live request: README, Deploy)."
+  type        = number
+  default     = 2
 }
 
 # ---------------------------------------------------------------------------

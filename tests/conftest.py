@@ -16,7 +16,7 @@ os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
-from common import keys, ratelimit
+from common import edgelimit, keys, ratelimit
 from common.config import get_settings
 from common.firestore import reset_client
 from devtools.emulator import Emulator, free_port
@@ -29,6 +29,14 @@ def refresh_settings() -> None:
     get_settings.cache_clear()
     keys.clear_cache()
     ratelimit.forget_refusals()
+    edgelimit.reset()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_failure_limiter() -> None:
+    """Every test starts with no failed authentication counted against 127.0.0.1 (the test
+    client's address; decision 0034)."""
+    edgelimit.reset()
 
 
 @pytest.fixture(scope="session")

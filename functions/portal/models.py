@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from common.fields import JsonInt
 from common.models import Input
+from functions.usage.models import Usage
 
 
 class KeyCreate(Input):
@@ -48,3 +49,51 @@ class NewKeyEnvelope(BaseModel):
 
 class KeyEnvelope(BaseModel):
     data: KeyInfo
+
+
+class KeyRotate(Input):
+    grace_hours: JsonInt = Field(
+        24, ge=0, le=720, description="Hours the old key keeps working (at most 30 days)."
+    )
+
+
+class RotatedKey(BaseModel):
+    data: NewKey = Field(description="The successor key, shown only in this response.")
+    previous: KeyInfo = Field(description="The old key, now expiring after the grace period.")
+
+
+class PortalUsageQuery(Input):
+    month: str | None = Field(
+        None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM (default: this month)."
+    )
+
+
+class DayLine(BaseModel):
+    day: date
+    requests: int
+    cost_micros: int = Field(description="Integer micro-dollars (1,000,000 = $1).")
+    cost: str
+
+
+class PortalUsage(Usage):
+    days: list[DayLine] = Field(description="Each day of the period, for the portal's chart.")
+
+
+class FileName(Input):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+class VendorFile(Input):
+    package: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+class PortalConfig(BaseModel):
+    """The portal page's sign-in settings (public values: a PKCE client has no secret)."""
+
+    issuer: str
+    client_id: str
+    authorization_endpoint: str
+    token_endpoint: str
+    redirect_uri: str = Field(description="Empty: the page's own /portal/ URL.")
+    scope: str

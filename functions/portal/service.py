@@ -7,7 +7,7 @@ from typing import Any
 
 from common import keys
 from common.config import get_settings
-from common.errors import LimitExceeded, NotFound
+from common.errors import Conflict, LimitExceeded, NotFound
 from common.firestore import API_KEYS, CONSUMERS, get_db, run_transaction, where_eq
 
 
@@ -53,3 +53,40 @@ def revoke_key(consumer_id: str, key_id: str) -> dict[str, Any]:
     record = keys.get_key(key_id) or record
     record.pop("key_hash", None)
     return {**record, "status": keys.key_status(record, datetime.now(UTC))}
+
+
+def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[str, Any], dict]:
+    """A successor of one of the consumer's active keys (what `python -m admin rotate-key`
+    does): the new key, shown once, and the old key's record, expiring after the grace."""
+    old = keys.get_key(key_id)
+    if old is None or old["consumer_id"] != consumer_id:
+        raise NotFound("No key with this id belongs to you.")
+    issued = keys.rotate_key(key_id, grace_hours=grace_hours)
+    if issued is None:
+        raise Conflict("Only an active key can be rotated.")
+    now = datetime.now(UTC)
+    previous = keys.get_key(key_id) or old
+    previous.pop("key_hash", None)
+    record = {k: v for k, v in issued.record.items() if k != "key_hash"}
+    return (
+        {**record, "status": "active", "key": issued.plaintext},
+        {**previous, "status": keys.key_status(previous, now)},
+    )
+
+
+def usage(consumer_id: str, month: str | None) -> dict[str, Any]:
+    """The consumer's requests and cost per operation and per day for one month."""
+    from common import metering
+
+    today = datetime.now(UTC).date()
+    first, last = metering.month_bounds(month, today)
+    last = max(first, min(last, today))  # no future days in the chart
+    lines, total = metering.summary(consumer_id, first, last)
+    days = metering.daily(consumer_id, first, last)
+    return {
+        "from": first,
+        "to": last,
+        "operations": [line.as_dict() for line in lines],
+        "total": total.as_dict(),
+        "days": [{**line.as_dict(), "day": line.operation} for line in days],
+    }

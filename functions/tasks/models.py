@@ -56,4 +56,8 @@ class DispatchResult(BaseModel):
     duplicates: int
     failed: int
     pages: int
+    slices: int
     seconds: float
+    query_s: float
+    enqueue_s: float
+    advance_s: float

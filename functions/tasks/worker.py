@@ -1,5 +1,5 @@
-"""The task worker: runs one task (a tracking research run, a recipient confirmation or a
-legal-guidance job), looked up by its kind in the job table.
+"""The task worker: runs one task (a tracking research run, a slice of a fanned-out dispatcher
+tick, a recipient confirmation or a legal-guidance job), looked up by its kind in the job table.
 
 ``execute`` returns the outcome for a task that is done (including one that had already ended,
 or that can never succeed) and raises an ``AppError`` for one that should be retried; over HTTP
@@ -50,11 +50,13 @@ def _last_attempt(task_id: str) -> bool:
 
 def _handlers() -> dict[str, Handler]:
     from functions.legal.service import run_guidance
+    from functions.tracking.dispatch import SLICE_KIND, run_slice
     from functions.tracking.recipients import run_confirmation
     from functions.tracking.run import run_subscription
 
     return {
         "tracking.run": run_subscription,
+        SLICE_KIND: run_slice,
         "legal.guidance": run_guidance,
         "recipient.confirm": run_confirmation,
     }

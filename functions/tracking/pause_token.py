@@ -145,6 +145,8 @@ def pause_url(token: str) -> str:
 
 def _signature(body: str, purpose: str = "pause") -> str:
     key = get_settings().pause_link_secret.encode()
+    if not key:  # a function deployed without the secret (decision 0033): never an empty key
+        raise RuntimeError("PAUSE_LINK_SECRET is not mounted in this function.")
     if purpose != "pause":  # pause links keep the key they were first issued with
         key = hmac.new(key, f"link-purpose:{purpose}".encode(), hashlib.sha256).digest()
     return _b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest())

@@ -187,3 +187,64 @@ def test_the_worker_refuses_callers_without_the_internal_credential(stack):
         answer = httpx.post(f"{stack.worker_url}/internal/tasks/run", json=body, headers=headers)
         assert answer.status_code == 401
         assert answer.headers["content-type"] == "application/problem+json"
+
+
+def worker_outcomes(log: Path, kind: str) -> dict[str, list[str]]:
+    """taskId -> the outcomes the worker logged for it, for tasks of ``kind``."""
+    import json
+
+    outcomes: dict[str, list[str]] = {}
+    for line in log.read_text().splitlines():
+        if not line.startswith("{"):
+            continue
+        entry = json.loads(line)
+        if entry.get("message") == "task done" and entry.get("kind") == kind:
+            outcomes.setdefault(entry["taskId"], []).append(entry["outcome"])
+    return outcomes
+
+
+def test_a_fanned_out_tick_enqueues_every_due_subscription_exactly_once(queue_env, settings_env):
+    """Slices go through the queue to the worker, which enqueues the runs. The emulator keeps
+    a duplicate task name (Cloud Tasks would not), so a run enqueued twice would reach the
+    worker twice: one delivery per run is one enqueue per run."""
+    import uuid
+
+    from common.firestore import SUBSCRIPTIONS, get_db
+    from functions.tracking.dispatch import SLICE_KIND, dispatch
+    from functions.tracking.run import KIND, run_id
+
+    settings_env(DISPATCH_FAN_OUT_ABOVE="10", DISPATCH_SLICE_SIZE="7")
+    tick = datetime.now(UTC)
+    batch, expected = get_db().batch(), set()
+    for i in range(33):
+        sub_id, due = str(uuid.uuid4()), tick - timedelta(seconds=1 + i % 4)  # ties included
+        if i < 30:
+            expected.add(run_id(sub_id, due))
+        else:
+            due = tick + timedelta(hours=1)  # not due
+        # An owner the service does not know: each run ends `skipped` at once, no research.
+        fields = {"user_id": str(uuid.uuid4()), "frequency": "daily", "active": True}
+        batch.set(
+            get_db().collection(SUBSCRIPTIONS).document(sub_id), {**fields, "next_run_at": due}
+        )
+    batch.commit()
+
+    report = dispatch(tick)
+    assert (report.slices, report.due, report.failed) == (5, 0, 0)  # 30 in slices of 7
+
+    deadline = time.monotonic() + 90
+    while not expected <= set(worker_outcomes(queue_env.worker_log, KIND)):
+        assert time.monotonic() < deadline, "not every run reached the worker"
+        time.sleep(0.3)
+    time.sleep(2)  # room for a duplicate delivery to show up
+
+    runs = {
+        task_id: outcomes
+        for task_id, outcomes in worker_outcomes(queue_env.worker_log, KIND).items()
+        if task_id in expected
+    }
+    assert runs == {task_id: ["skipped_owner_inactive"] for task_id in expected}
+    this_tick = f"-{int(tick.timestamp() * 1_000_000)}-"
+    slices = worker_outcomes(queue_env.worker_log, SLICE_KIND)
+    assert sorted(o for t, o in slices.items() if this_tick in t) == [["dispatched"]] * 5
+    assert dispatch(tick).due == 0

@@ -33,6 +33,11 @@ def start(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     deadline = time.monotonic() + 300  # the first run embeds the sample search data
     for line in process.stdout:
         if line.startswith("Demo API key: "):
+            # Then where the API and the developer portal are (decision 0030).
+            serving, portal = next(process.stdout), next(process.stdout)
+            assert serving.startswith("Serving every route on http://127.0.0.1:"), serving
+            assert portal.startswith("Developer portal: http://127.0.0.1:"), portal
+            assert portal.split()[2].endswith("/portal/"), portal
             return process, line.removeprefix("Demo API key: ").strip()
         if time.monotonic() > deadline:
             break
@@ -242,6 +247,47 @@ def assert_imported_records_are_found_by_words_and_meaning(
     assert {e["field"] for e in empty.json()["errors"]} == {"query", "limit"}
 
 
+def assert_the_portal_signs_in_with_the_local_idp(base: str, jwks_port: int) -> None:
+    """The portal page's flow over plain HTTP (the browser tests drive it in chromium): the
+    local IdP's sign-in form provisions the user and its code + PKCE verifier become an ID
+    token the portal API accepts (decision 0030)."""
+    import base64
+    import hashlib
+    from urllib.parse import parse_qs, urlsplit
+
+    config = httpx.get(f"{base}/portal/config.json", timeout=10).json()
+    assert config["authorization_endpoint"] == f"http://127.0.0.1:{jwks_port}/authorize"
+    verifier = "make-run-portal-verifier-0123456789-abcdefghijklmnop"
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    params = {
+        "response_type": "code",
+        "client_id": config["client_id"],
+        "redirect_uri": f"{base}/portal/",
+        "scope": config["scope"],
+        "state": "s",
+        "code_challenge": challenge.rstrip(b"=").decode(),
+        "code_challenge_method": "S256",
+    }
+    form = httpx.get(config["authorization_endpoint"], params=params, timeout=10)
+    assert "Email address" in form.text
+    signed_in = httpx.post(
+        config["authorization_endpoint"], data={**params, "email": "dev@example.org"}, timeout=10
+    )
+    code = parse_qs(urlsplit(signed_in.headers["location"]).query)["code"][0]
+    exchange = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": params["redirect_uri"],
+        "client_id": config["client_id"],
+        "code_verifier": verifier,
+    }
+    token = httpx.post(config["token_endpoint"], data=exchange, timeout=10).json()["id_token"]
+    keys = httpx.get(
+        f"{base}/v1/portal/keys", headers={"Authorization": f"Bearer {token}"}, timeout=10
+    )
+    assert keys.status_code == 200, keys.text
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     port, emulator_port, jwks_port, feed_port = (free_port() for _ in range(4))
     env = {
@@ -260,6 +306,7 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     process, key = start(env)
     wait_healthy(base)
     run_readme_examples(tmp_path, port, env)
+    assert_the_portal_signs_in_with_the_local_idp(base, jwks_port)
     auth = {"Authorization": f"Bearer {key}"}
     created = httpx.post(
         f"{base}/v1/tracking/subscriptions", json={"topics": ["fur"]}, headers=auth, timeout=10

@@ -109,6 +109,28 @@ def test_only_an_unfinished_body_ends_the_connection(server):
         sock.close()
 
 
+def test_a_refused_body_already_sent_leaves_the_connection_usable(server):
+    """A 401 before the body is read: the small body that already arrived is dropped, and the
+    same connection answers the next request (no keep-alive answer on a closing socket)."""
+    sock = connect(server)
+    try:
+        body = json.dumps({"topics": ["fur"]}).encode()
+        for _ in range(2):
+            send_head(sock, "POST", URL, len(body))
+            sock.sendall(body)
+            refused = HTTPResponse(sock)
+            refused.begin()
+            assert refused.status == 401
+            assert refused.getheader("Connection", "").lower() != "close"
+            refused.read()
+        send_head(sock, "GET", "/health", 0)
+        health = HTTPResponse(sock)
+        health.begin()
+        assert health.status == 200
+    finally:
+        sock.close()
+
+
 @pytest.mark.parametrize(
     ("method", "path", "with_key"),
     [

@@ -266,6 +266,11 @@ def test_internal_oidc_accepts_only_the_invoker_for_the_right_audience(db, local
     assert call(email_verified=False) == 401
     settings_env(INTERNAL_SECRET="s3cret")
     assert client().post("/internal/dispatch", headers=bearer("s3cret")).status_code == 401
+    # With an account of its own for the Scheduler (decision 0033), the task queue's account
+    # can no longer trigger the dispatcher, and the Scheduler's is accepted.
+    settings_env(SCHEDULER_SERVICE_ACCOUNT="scheduler@demo.iam.gserviceaccount.com")
+    assert call() == 401
+    assert call(email="scheduler@demo.iam.gserviceaccount.com") == 200
 
 
 # --- erasure -----------------------------------------------------------------------------------

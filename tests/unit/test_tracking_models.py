@@ -1,10 +1,11 @@
 import pytest
 from pydantic import ValidationError
 
+from common.cursors import decode as _decode_cursor
+from common.cursors import encode as _encode_cursor
 from common.errors import InvalidRequest
 from common.topics import ids as topic_ids
 from functions.tracking.models import SubscriptionCreate, SubscriptionPatch
-from functions.tracking.service import _decode_cursor, _encode_cursor
 
 TOPICS = topic_ids()
 

@@ -1,0 +1,152 @@
+# Who can read which secret, and who holds which role (decision 0033), checked offline with the
+# mocked providers of the gate (decision 0032). tests/unit/test_least_privilege.py checks the
+# same table against the code's imports; this file checks what Terraform makes of it.
+
+mock_provider "google" {
+  mock_data "google_project" {
+    defaults = {
+      number = "123456789012"
+    }
+  }
+}
+
+mock_provider "google-beta" {}
+
+mock_provider "archive" {
+  mock_data "archive_file" {
+    defaults = {
+      output_md5  = "0123456789abcdef0123456789abcdef"
+      output_path = "source.zip"
+    }
+  }
+}
+
+variables {
+  project_id                  = "test-project"
+  email_from                  = "digests@example.org"
+  sendgrid_webhook_public_key = "test-public-key"
+}
+
+run "secrets_and_roles" {
+  # Secret readers: exactly these (function, secret) pairs, each as the function's own account.
+  assert {
+    condition = jsonencode(keys(google_secret_manager_secret_iam_member.fn_accessor)) == jsonencode([
+      "task_worker PAUSE_LINK_SECRET", "task_worker SENDGRID_API_KEY",
+      "tracking PAUSE_LINK_SECRET", "webhooks IDP_WEBHOOK_SECRET",
+    ])
+    error_message = "Unexpected secret readers: ${jsonencode(keys(google_secret_manager_secret_iam_member.fn_accessor))}"
+  }
+
+  assert {
+    condition = alltrue([
+      for k, m in google_secret_manager_secret_iam_member.fn_accessor :
+      m.member == "serviceAccount:${google_service_account.fn[split(" ", k)[0]].email}"
+      && m.secret_id == google_secret_manager_secret.secrets[split(" ", k)[1]].secret_id
+      && m.role == "roles/secretmanager.secretAccessor"
+    ])
+    error_message = "Each secret binding must grant accessor on that secret to that function's own account."
+  }
+
+  assert {
+    condition = alltrue([
+      for k in ["chat", "portal", "webhooks", "health", "search", "usage"] :
+      length([
+        for s in google_cloudfunctions2_function.fn[k].service_config[0].secret_environment_variables :
+        s if contains(["SENDGRID_API_KEY", "PAUSE_LINK_SECRET"], s.key)
+      ]) == 0
+    ])
+    error_message = "The public chat, portal, webhooks, health, search and usage functions must not mount the SendGrid key or the pause-link secret."
+  }
+
+  assert {
+    condition = jsonencode(sort([
+      for s in google_cloudfunctions2_function.fn["task_worker"].service_config[0].secret_environment_variables : s.key
+    ])) == jsonencode(["PAUSE_LINK_SECRET", "SENDGRID_API_KEY"])
+    error_message = "task_worker mounts the SendGrid key and the pause-link secret (LLM_API_KEY only when enabled)."
+  }
+
+  # One identity per function, none shared.
+  assert {
+    condition = length(distinct([
+      for k, f in google_cloudfunctions2_function.fn : f.service_config[0].service_account_email
+    ])) == length(google_cloudfunctions2_function.fn)
+    error_message = "Every function must run as its own service account."
+  }
+
+  assert {
+    condition = alltrue([
+      for k, f in google_cloudfunctions2_function.fn :
+      f.service_config[0].service_account_email == google_service_account.fn[k].email
+    ])
+    error_message = "Each function must run as google_service_account.fn[<its name>]."
+  }
+
+  # Roles: Vertex AI where embeddings or the LLM run, the task queue only where tasks are created.
+  assert {
+    condition = jsonencode(sort([
+      for k, m in google_project_iam_member.fn : split(" ", k)[0] if m.role == "roles/aiplatform.user"
+    ])) == jsonencode(["chat", "content", "knowledge", "osint", "research", "search", "task_worker"])
+    error_message = "roles/aiplatform.user goes to the functions that embed text or call the LLM, and only those."
+  }
+
+  assert {
+    condition = jsonencode(sort([
+      for k, m in google_project_iam_member.fn : split(" ", k)[0] if m.role == "roles/cloudtasks.enqueuer"
+    ])) == jsonencode(["legal", "task_worker", "tracking", "tracking_dispatch"])
+    error_message = "roles/cloudtasks.enqueuer goes to the functions that create tasks, and only those."
+  }
+
+  assert {
+    condition     = jsonencode(sort(keys(google_service_account_iam_member.fn_acts_as_invoker))) == jsonencode(["legal", "task_worker", "tracking", "tracking_dispatch"])
+    error_message = "Only the functions that create tasks may act as the task invoker."
+  }
+
+  assert {
+    condition     = length([for k, m in google_project_iam_member.fn : k if startswith(k, "health ")]) == 0
+    error_message = "health needs no project role."
+  }
+
+  assert {
+    condition = jsonencode(sort([for k, m in google_project_iam_member.build : m.role])) == jsonencode([
+      "roles/artifactregistry.writer", "roles/logging.logWriter", "roles/storage.objectViewer",
+    ])
+    error_message = "The build account holds only the roles a function build needs."
+  }
+
+  # Recovery: PITR, a daily backup with retention, deny-all rules released for the database.
+  assert {
+    condition     = google_firestore_database.db.point_in_time_recovery_enablement == "POINT_IN_TIME_RECOVERY_ENABLED"
+    error_message = "Firestore must have point-in-time recovery."
+  }
+
+  assert {
+    condition     = google_firestore_database.db.delete_protection_state == "DELETE_PROTECTION_ENABLED"
+    error_message = "Firestore must have delete protection."
+  }
+
+  assert {
+    condition     = google_firestore_backup_schedule.daily.retention == "1209600s" && length(google_firestore_backup_schedule.daily.daily_recurrence) == 1
+    error_message = "A daily backup kept 14 days by default."
+  }
+
+  assert {
+    condition = (
+      google_firebaserules_release.firestore.name == "cloud.firestore"
+      && strcontains(google_firebaserules_ruleset.firestore.source[0].files[0].content, "allow read, write: if false;")
+    )
+    error_message = "Deny-all security rules must be released for the (default) database."
+  }
+}
+
+run "llm_api_key_readers" {
+  variables {
+    enable_llm_api_key = true
+  }
+
+  assert {
+    condition = jsonencode(sort([
+      for k, m in google_secret_manager_secret_iam_member.fn_accessor : split(" ", k)[0] if endswith(k, " LLM_API_KEY")
+    ])) == jsonencode(["chat", "content", "research", "task_worker"])
+    error_message = "LLM_API_KEY is readable by the functions that call the LLM, and only those."
+  }
+}

@@ -1,0 +1,179 @@
+"""A fanned-out dispatcher tick on the real emulator: the slices hold every due subscription
+exactly once (no overlap, no gap, ties of ``next_run_at`` included), a retried slice enqueues
+nothing new, and the inline backend runs the slice tasks in process (decision 0035)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
+
+import pytest
+
+from common.firestore import SUBSCRIPTIONS, get_db
+from common.tasks import Enqueued, InlineQueue, Task
+from functions.tasks.worker import execute
+from functions.tracking.dispatch import (
+    SLICE_KIND,
+    DispatchReport,
+    dispatch,
+    dispatch_range,
+    plan_slices,
+    run_slice,
+    slice_task,
+)
+
+pytestmark = pytest.mark.emulator
+
+
+class Collect:
+    """Stands in for the queue: records what the dispatcher enqueues; remembers names like
+    Cloud Tasks does (a second enqueue of a name is EXISTS)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Task] = []
+        self.names: set[str] = set()
+
+    def __call__(self, tasks: list[Task]) -> list[Enqueued]:
+        outcomes = []
+        for task in tasks:
+            self.tasks.append(task)
+            outcomes.append(Enqueued.EXISTS if task.task_id in self.names else Enqueued.CREATED)
+            self.names.add(task.task_id)
+        return outcomes
+
+    def subscriptions(self) -> list[str]:
+        return [t.payload["subscriptionId"] for t in self.tasks if t.kind == "tracking.run"]
+
+
+def seed(now: datetime, due: int, not_due: int = 3, paused: int = 2) -> set[str]:
+    """``due`` due subscriptions, a third of them sharing one ``next_run_at`` (as realtime ones
+    do after a tick), plus some due later and some paused. Returns the due ids."""
+    db = get_db()
+    batch = db.batch()
+    due_ids = set()
+    shared = now - timedelta(minutes=1)
+    for i in range(due + not_due + paused):
+        sub_id = str(uuid.uuid4())
+        if i < due:
+            when, active = (shared if i % 3 == 0 else now - timedelta(seconds=10 + i)), True
+            due_ids.add(sub_id)
+        elif i < due + not_due:
+            when, active = now + timedelta(hours=1), True
+        else:
+            when, active = now - timedelta(hours=1), False
+        batch.set(
+            db.collection(SUBSCRIPTIONS).document(sub_id),
+            {
+                "user_id": str(uuid.uuid4()),
+                "frequency": ("realtime", "daily", "weekly")[i % 3],
+                "active": active,
+                "next_run_at": when,
+            },
+        )
+    batch.commit()
+    return due_ids
+
+
+def test_slices_hold_every_due_subscription_once_in_any_order(db, monkeypatch, settings_env):
+    settings_env(DISPATCH_PAGE_SIZE="2")  # several pages per slice
+    now = datetime.now(UTC)
+    due = seed(now, 23)
+    queue = Collect()
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+
+    slices = list(plan_slices(now, 5))
+    assert len(slices) == 5
+    assert slices[0][0] is None
+    assert slices[-1][1] is None
+    assert all(a[1] == b[0] for a, b in pairwise(slices))  # each starts where the last ends
+
+    sizes = []
+    for start, end in reversed(slices):  # each slice stands alone: order does not matter
+        before = len(queue.tasks)
+        dispatch_range(now, start, end, DispatchReport())
+        sizes.append(len(queue.tasks) - before)
+
+    assert sorted(sizes) == [3, 5, 5, 5, 5]
+    assert len(queue.subscriptions()) == 23  # no overlap...
+    assert set(queue.subscriptions()) == due  # ...and no gap
+    assert dispatch(now).due == 0  # every one was advanced
+
+
+def test_a_retried_slice_enqueues_nothing_new(db, monkeypatch):
+    now = datetime.now(UTC)
+    due = seed(now, 9)
+    queue = Collect()
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+    (start, end), *_ = plan_slices(now, 6)
+    task = slice_task(now, 0, start, end)
+
+    # The first attempt enqueues its runs, then dies before advancing them.
+    def die(advances):
+        raise RuntimeError("instance stopped")
+
+    monkeypatch.setattr("functions.tracking.dispatch._advance", die)
+    with pytest.raises(RuntimeError):
+        run_slice(task)
+    first = [t.task_id for t in queue.tasks]
+    assert len(first) == 6
+    monkeypatch.undo()
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+
+    # Cloud Tasks retries the slice: the same runs, by name, so the queue adds nothing.
+    assert execute(task) == "dispatched"
+    assert [t.task_id for t in queue.tasks[6:]] == first
+    assert queue.names == set(first)
+
+    # A third delivery finds its range already advanced.
+    assert execute(task) == "dispatched"
+    assert len(queue.tasks) == 12
+    assert set(queue.subscriptions()) < due
+    assert dispatch(now).due == 3  # the other slice's, untouched
+
+
+def test_a_slice_payload_that_does_not_validate_is_dropped(db):
+    bad = [
+        {"tick": "yesterday", "start": None, "end": None},
+        {"tick": "2026-01-01T00:00:00Z", "start": {"at": "x", "id": "a"}, "end": None},
+        {"tick": "2026-01-01T00:00:00Z", "start": None, "end": {"at": "2026-01-01", "id": "a/b"}},
+    ]
+    for payload in bad:
+        assert execute(Task("slice-x", SLICE_KIND, payload)) == "invalid_payload"
+
+
+def test_a_big_tick_fans_out_and_the_inline_backend_runs_the_slices(db, monkeypatch, settings_env):
+    settings_env(TASKS_BACKEND="inline", DISPATCH_FAN_OUT_ABOVE="10", DISPATCH_SLICE_SIZE="4")
+    now = datetime.now(UTC)
+    due = seed(now, 14)
+    runs: list[Task] = []
+
+    def runner(task: Task) -> None:  # slices run for real; runs are only recorded
+        if task.kind == SLICE_KIND:
+            execute(task)
+        else:
+            runs.append(task)
+
+    monkeypatch.setattr("common.tasks._inline", InlineQueue(runner, 1000, 1))
+
+    report = dispatch(now)
+
+    assert (report.slices, report.due, report.failed) == (4, 0, 0)  # ceil(14 / 4) slices
+    from common.tasks import inline_queue
+
+    assert inline_queue().drain(30)
+    assert sorted(t.payload["subscriptionId"] for t in runs) == sorted(due)
+    assert dispatch(now).due == 0
+
+
+def test_a_tick_at_the_threshold_is_dispatched_in_place(db, monkeypatch, settings_env):
+    settings_env(DISPATCH_FAN_OUT_ABOVE="10", DISPATCH_SLICE_SIZE="4")
+    now = datetime.now(UTC)
+    seed(now, 10)
+    queue = Collect()
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+
+    report = dispatch(now)
+
+    assert (report.slices, report.due, report.enqueued) == (0, 10, 10)
+    assert {t.kind for t in queue.tasks} == {"tracking.run"}
