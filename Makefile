@@ -25,7 +25,10 @@ $(STAMP): $(PY) requirements-lock.txt requirements-model.lock
 
 $(TASKS_STAMP): requirements-tasks-emulator.lock
 	$(PYTHON) -m venv $(TASKS_VENV)
-	$(TASKS_VENV)/bin/python -m pip install --quiet --require-hashes -r requirements-tasks-emulator.lock
+	# --no-deps: the lock is the whole resolved set; letting pip resolve again under
+	# --require-hashes fails on extras (google-api-core[grpc]). pip check proves it complete.
+	$(TASKS_VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-tasks-emulator.lock
+	$(TASKS_VENV)/bin/python -m pip check
 	touch $(TASKS_STAMP)
 
 # Regenerate the four locks after editing a requirements*.txt (needs PyPI; pip-tools runs in
@@ -41,7 +44,8 @@ lock: $(LOCK_VENV)/.installed
 
 $(CHECKOV_STAMP): requirements-checkov.lock
 	$(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --require-hashes -r requirements-checkov.lock
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-checkov.lock
+	$(CHECKOV_VENV)/bin/python -m pip check
 	touch $(CHECKOV_STAMP)
 
 venv: $(STAMP)
