@@ -355,6 +355,7 @@
     $("copy-key").addEventListener("click", () => run(copyKey));
     window.addEventListener("hashchange", () => { say(""); render(); });
     config = await (await fetch("/portal/config.json")).json();
+    $("sign-in").disabled = false; // signing in needs the identity provider's settings
     const params = new URLSearchParams(location.search);
     if (params.has("code") || params.has("error")) await finishSignIn(params);
     session = JSON.parse(sessionStorage.getItem(SESSION) || "null");

@@ -8,7 +8,6 @@ offline)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,9 +18,9 @@ import pytest
 
 from common.config import LOCAL_OIDC_AUDIENCE, LOCAL_WEBHOOK_SECRET
 from devtools import localidp
-from devtools.emulator import Emulator, dies_with_parent, free_port
+from devtools.emulator import Emulator, free_port
 from tests.conftest import ROOT
-from tests.e2e.conftest import BIN, healthy_within, server_env
+from tests.e2e.conftest import healthy_within, server_env, start_api
 
 SCREENSHOTS = ROOT / ".local" / "screenshots"
 
@@ -68,21 +67,7 @@ def portal(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
     }
     log_path = workdir / "server.log"
     log = open(log_path, "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        dies_with_parent(
-            [
-                str(BIN / "functions-framework"),
-                "--target=api",
-                f"--source={ROOT / 'main.py'}",
-                "--host=127.0.0.1",
-                f"--port={port}",
-            ]
-        ),
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    process = start_api(env, port, log)
     try:
         if not healthy_within(base, 30):
             pytest.fail("the functions-framework server did not become healthy")

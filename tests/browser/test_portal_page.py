@@ -121,6 +121,7 @@ def test_phone_layout_and_keyboard_sign_in(browser, portal: Portal) -> None:
     phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True}
     with watched_page(browser, portal, **phone) as page:
         page.goto(f"{portal.base}/portal/")
+        page.locator("#sign-in:enabled").wait_for()  # enabled once the IdP settings are in
         page.keyboard.press("Tab")  # the skip link first
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.id") == "sign-in"

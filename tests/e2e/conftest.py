@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -30,6 +31,25 @@ def server_env(emulator: Emulator) -> dict[str, str]:
         # (tests/emulator/test_edge_limit.py).
         "AUTH_FAILURES_PER_ADDRESS": "0",
     }
+
+
+def start_api(env: dict[str, str], port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """The real functions-framework server of the single-port ``api`` entry point."""
+    return subprocess.Popen(
+        dies_with_parent(  # this process runs gRPC threads: no preexec_fn (see the helper)
+            [
+                str(BIN / "functions-framework"),
+                "--target=api",
+                f"--source={ROOT / 'main.py'}",
+                "--host=127.0.0.1",
+                f"--port={port}",
+            ]
+        ),
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def healthy_within(base: str, seconds: float) -> bool:
@@ -78,21 +98,7 @@ def server(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "THREADS": str(THREADS),  # as `make run` serves
     }
     log = open(workdir / "server.log", "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        dies_with_parent(  # this process runs gRPC threads: no preexec_fn (see the helper)
-            [
-                str(BIN / "functions-framework"),
-                "--target=api",
-                f"--source={ROOT / 'main.py'}",
-                "--host=127.0.0.1",
-                f"--port={port}",
-            ]
-        ),
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    process = start_api(env, port, log)
     base = f"http://127.0.0.1:{port}"
     if not healthy_within(base, 30):
         process.kill()
