@@ -2,19 +2,25 @@
 the Firestore emulator, dispatched to a real Cloud Tasks API (gcloud-tasks-emulator, its queue
 paused so the tasks stay queued).
 
-Prints: seeding time; the raw ``create_task`` ceiling of the same queue, measured in the same
-run before and after the dispatch (same client library, same enqueue threads, a small
-HTTP-target task); the dispatch time, tasks enqueued per second and the ratio dispatch rate /
-ceiling; where the time went per page (query, enqueue, advance: the stages overlap); the
-cost of planning a fanned-out tick's slices over the same due set; the process's RSS growth
-during the dispatch (sampled); the check that a second dispatch on the same tick finds
-nothing due and that the queue holds exactly one run task per subscription (the emulator,
-unlike Cloud Tasks, keeps duplicate names, so a duplicate would show); and the Python heap peak
-(tracemalloc) of the next day's tick (the daily and realtime two thirds), traced apart
-because tracing slows the dispatcher down.
+Prints: seeding time; the raw enqueue ceiling of the same queue, measured in the same run
+before and after the dispatch (the dispatcher's own enqueue call, client and 16 enqueue
+threads, with run tasks of the dispatcher's shape, and no Firestore work); the dispatch time,
+tasks enqueued per second and the ratio dispatch rate / ceiling (to the mean of the two
+ceilings, and to the better one); where the time went per page (query, enqueue, advance: the
+stages overlap); the CPU per task of this process and of each emulator; the cost of planning a
+fanned-out tick's slices over the same due set; the process's RSS growth during the dispatch
+(sampled: the peak, and the peak of each quarter of the dispatch); the check that a second
+dispatch on the same tick finds nothing due and that the queue holds exactly one run task per
+subscription (the emulator, unlike Cloud Tasks, keeps duplicate names, so a duplicate would
+show); and the Python heap peak (tracemalloc) of the next day's tick (the daily and realtime
+two thirds), traced apart because tracing slows the dispatcher down.
+
+Before any of it, a tick of ``--warm-up`` other subscriptions (weekly, so they are out of the
+way afterwards) brings the Firestore emulator's JVM to its steady state (see ``main``).
 
 Run: ``make venv .venv-tasks-emulator/.installed`` once, then
-``.venv/bin/python bench/dispatch.py [--subscriptions N] [--page-size P] [--ceiling-tasks M]``.
+``.venv/bin/python bench/dispatch.py [--subscriptions N] [--page-size P] [--ceiling-tasks M]
+[--warm-up W]``. Figures and what bounds them: decisions 0035 and 0036.
 """
 
 from __future__ import annotations
@@ -29,7 +35,6 @@ import threading
 import time
 import tracemalloc
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -42,17 +47,24 @@ PROJECT = "demo-ars-bench"
 QUEUE = f"projects/{PROJECT}/locations/local/queues/tracking-research"
 
 
-def seed(count: int, now: datetime) -> float:
+def seed(
+    count: int,
+    now: datetime,
+    ids: set[str],
+    frequencies: tuple[str, ...] = ("daily", "weekly", "realtime"),
+) -> float:
+    """Write ``count`` subscriptions due one second apart before ``now``, adding their ids to
+    ``ids``."""
     from common.firestore import SUBSCRIPTIONS, get_db
 
     started = time.perf_counter()
     db = get_db()
     owner = str(uuid.uuid4())
-    frequencies = ("daily", "weekly", "realtime")
     for start in range(0, count, 500):
         batch = db.batch()
         for i in range(start, min(start + 500, count)):
             ref = db.collection(SUBSCRIPTIONS).document(str(uuid.uuid4()))
+            ids.add(ref.id)
             batch.set(
                 ref,
                 {
@@ -60,7 +72,7 @@ def seed(count: int, now: datetime) -> float:
                     "user_id": owner,
                     "topics": ["cage-free"],
                     "custom_keywords": [],
-                    "frequency": frequencies[i % 3],
+                    "frequency": frequencies[i % len(frequencies)],
                     "specific_interests": "x" * 200,  # realistic document size
                     "delivery_email": "bench@example.org",
                     "active": True,
@@ -72,36 +84,30 @@ def seed(count: int, now: datetime) -> float:
 
 
 def ceiling(count: int) -> float:
-    """Raw ``create_task`` calls per second on the same queue: the dispatcher's client, its
-    enqueue threads, a small HTTP-target task with a unique name."""
-    from common.tasks import (
-        ENQUEUE_THREADS,
-        ENQUEUE_TIMEOUT_S,
-        Task,
-        _cloud_tasks_client,
-        cloud_task,
-    )
+    """Raw enqueues per second on the same queue: the dispatcher's own enqueue call
+    (``common.tasks.enqueue_many``: the same client, message builder and enqueue threads) with
+    run tasks of the dispatcher's shape and size, and nothing else: no Firestore read or write.
+    Submitted as one batch, so the threads never wait for a page to finish."""
+    from common.tasks import Enqueued, enqueue_many
+    from functions.tracking.run import run_task
 
-    client = _cloud_tasks_client()
-    run = uuid.uuid4().hex[:8]
-
-    def create(i: int) -> None:
-        task = cloud_task(Task(f"ceiling-{run}-{i}", "bench.noop", {"i": i}))
-        client.create_task(parent=QUEUE, task=task, timeout=ENQUEUE_TIMEOUT_S)
-
+    owner, due = str(uuid.uuid4()), datetime.now(UTC)
+    tasks = [run_task(str(uuid.uuid4()), owner, due) for _ in range(count)]
     started, cpu, others = (
         time.perf_counter(),
         cpu_s(),
         {n: process_cpu_s(p) for n, p in PIDS.items()},
     )
-    with ThreadPoolExecutor(max_workers=ENQUEUE_THREADS) as pool:
-        list(pool.map(create, range(count)))
+    outcomes = enqueue_many(tasks)
+    seconds = time.perf_counter() - started
+    if outcomes.count(Enqueued.CREATED) != count:
+        sys.exit(f"ceiling: the queue refused {count - outcomes.count(Enqueued.CREATED)} tasks")
     CPU_MS_PER_TASK["ceiling"] = round(1000 * (cpu_s() - cpu) / count, 3)
     for name, pid in PIDS.items():
         CPU_MS_PER_TASK[f"ceiling_{name}"] = round(
             1000 * (process_cpu_s(pid) - others[name]) / count, 3
         )
-    return count / (time.perf_counter() - started)
+    return count / seconds
 
 
 CPU_MS_PER_TASK: dict[str, float] = {}
@@ -121,10 +127,13 @@ def process_cpu_s(pid: int) -> float:
 
 
 class RssSampler:
-    """Peak resident memory of this process while running, sampled every 20 ms."""
+    """Resident memory of this process while running, sampled every 20 ms: the peak, and the
+    peak of each quarter of the run (flat memory: the later quarters hold no more than the
+    first, however many subscriptions the run goes through)."""
 
     def __init__(self) -> None:
         self.base = self.peak = self._rss()
+        self._samples: list[int] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
@@ -135,7 +144,15 @@ class RssSampler:
 
     def _sample(self) -> None:
         while not self._stop.wait(0.02):
-            self.peak = max(self.peak, self._rss())
+            self._samples.append(self._rss())
+
+    def growth_by_quarter_mib(self) -> list[float]:
+        samples = self._samples or [self.peak]
+        size = -(-len(samples) // 4)
+        return [
+            round((max(samples[i : i + size]) - self.base) / 2**20, 1)
+            for i in range(0, len(samples), size)
+        ]
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -144,12 +161,14 @@ class RssSampler:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, self._rss())
+        self._samples.append(self._rss())
+        self.peak = max(self._samples)
 
 
-def queued_run_tasks(tasks_port: int) -> tuple[int, int]:
-    """(run tasks in the queue, distinct names among them), listed in one call (the
-    emulator's listing has no pages, hence a channel without the 4 MiB message limit)."""
+def queued_run_tasks(tasks_port: int, ids: set[str]) -> tuple[int, int]:
+    """(run tasks of the subscriptions ``ids`` in the queue, distinct names among them),
+    listed in one call (the emulator's listing has no pages, hence a channel without the
+    4 MiB message limit). The ceiling's run tasks name other ids and are not counted."""
     import grpc
     from google.cloud import tasks_v2
     from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
@@ -160,9 +179,9 @@ def queued_run_tasks(tasks_port: int) -> tuple[int, int]:
     client = tasks_v2.CloudTasksClient(transport=CloudTasksGrpcTransport(channel=channel))
     request = tasks_v2.ListTasksRequest(parent=QUEUE, page_size=1000)
     names = [
-        task.name.rsplit("/", 1)[1]
+        name
         for task in client.list_tasks(request=request)
-        if task.name.rsplit("/", 1)[1].startswith("run-")
+        if (name := task.name.rsplit("/", 1)[1]).startswith("run-") and name[4:40] in ids
     ]
     channel.close()
     return len(names), len(set(names))
@@ -174,6 +193,7 @@ def main() -> None:
     parser.add_argument("--page-size", type=int, default=500)
     parser.add_argument("--ceiling-tasks", type=int, default=5_000)
     parser.add_argument("--slice-size", type=int, default=5_000)
+    parser.add_argument("--warm-up", type=int, default=20_000, help="0: a cold Firestore emulator")
     parser.add_argument("--no-trace", action="store_true", help="skip the traced second tick")
     args = parser.parse_args()
 
@@ -209,10 +229,21 @@ def main() -> None:
         from common.tasks import _cloud_tasks_client
         from functions.tracking.dispatch import dispatch, plan_slices
 
+        assert emulator.process is not None  # started above
         PIDS.update(tasks_emulator=tasks.pid, firestore_emulator=emulator.process.pid)
         _cloud_tasks_client().pause_queue(name=QUEUE)  # keep the tasks queued, undelivered
         now = datetime.now(UTC)
-        seeded_s = seed(args.subscriptions, now - timedelta(seconds=1))
+        if args.warm_up:
+            # The Firestore emulator is a JVM: its first tens of thousands of queries and
+            # conditional updates cost it 3-4 times the CPU of later ones (measured per
+            # subscription: 0.47 ms cold, 0.19 after 10,000, 0.10 at steady state), CPU that
+            # the dispatcher's process and the queue then lack on this 2-core machine, and that
+            # Firestore itself never takes from them. A tick of other, weekly subscriptions
+            # runs first; they are advanced a week, out of the way.
+            seed(args.warm_up, now - timedelta(hours=1), set(), ("weekly",))
+            dispatch(now - timedelta(minutes=30))
+        ids: set[str] = set()
+        seeded_s = seed(args.subscriptions, now - timedelta(seconds=1), ids)
         ceiling(200)  # warm the channel
         before = ceiling(args.ceiling_tasks)
         planned = time.perf_counter()
@@ -229,7 +260,7 @@ def main() -> None:
             )
         after = ceiling(args.ceiling_tasks)
         again = dispatch(now)
-        queued, distinct = queued_run_tasks(tasks_port)
+        queued, distinct = queued_run_tasks(tasks_port, ids)
         rate = report.enqueued / report.seconds
         mean = (before + after) / 2  # the queue's speed around the dispatch
         traced: dict[str, object] = {}
@@ -247,6 +278,7 @@ def main() -> None:
             json.dumps(
                 {
                     "subscriptions_due": args.subscriptions,
+                    "warm_up_subscriptions": args.warm_up,
                     "page_size": args.page_size,
                     "seed_s": round(seeded_s, 2),
                     "ceiling_tasks_per_s_before": round(before, 1),
@@ -271,6 +303,7 @@ def main() -> None:
                         "seconds": round(plan_s, 2),
                     },
                     "rss_growth_mib_during_dispatch": round((rss.peak - rss.base) / 2**20, 1),
+                    "rss_growth_mib_by_quarter_of_dispatch": rss.growth_by_quarter_mib(),
                     "peak_rss_mib_process": round(
                         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
                     ),

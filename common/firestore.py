@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
@@ -45,6 +45,7 @@ T = TypeVar("T")
 
 _lock = threading.Lock()
 _client: Client | None = None
+_stream_api: Any = None  # see stream_documents
 
 
 def get_db() -> Client:
@@ -59,9 +60,9 @@ def get_db() -> Client:
 
 def reset_client() -> None:
     """Forget the client (tests point the process at another emulator or port)."""
-    global _client
+    global _client, _stream_api
     with _lock:
-        _client = None
+        _client = _stream_api = None
 
 
 def _build_client() -> Client:
@@ -87,12 +88,87 @@ def _bound_rpc_deadlines(client: Client, deadline_s: float) -> None:
     for minutes when Firestore is unreachable. There is no public hook for the defaults, so
     they are rewritten once here, on the wrapped callables of the transport.
     """
-    transport = client._firestore_api._transport
+    _bound_transport_deadlines(client._firestore_api._transport, deadline_s)
+
+
+def _bound_transport_deadlines(transport: Any, deadline_s: float) -> None:
     for wrapped in transport._wrapped_methods.values():
         retry = getattr(wrapped, "_retry", None)
         if retry is not None:
             wrapped._retry = retry.with_timeout(deadline_s)
         wrapped._timeout = deadline_s
+
+
+def stream_documents(query: Any, timeout: float) -> Iterator[Any]:
+    """The documents ``query`` matches, as the plain protobuf ``Document`` messages of the
+    RunQuery stream (``name``, ``fields``, ``update_time``), in the query's order, for reading
+    many documents cheaply (the dispatcher reads every due subscription once per tick).
+
+    Two costs are avoided (decision 0036), measured per document on this machine:
+    - ``query.stream()`` builds a ``DocumentSnapshot`` (proto-plus wrappers, a decoded dict);
+      reading the protobuf fields instead: 0.18 ms of CPU down to 0.05 ms;
+    - a gRPC channel hands each message of a stream from its polling thread to the reading
+      thread (a lock and a wake-up per document); a channel with gRPC's
+      ``SingleThreadedUnaryStream`` option reads the stream on the caller's thread: 0.05 ms
+      down to 0.02 ms. That channel serves these streams only (``_streaming_api``); the
+      option is gRPC's, marked experimental, so nothing else depends on it.
+
+    The request is the one ``Query.stream`` sends, with the client's routing metadata; the
+    private names it uses are checked by tests/unit/test_google_api_core_contract.py. There is
+    no resume after an error mid-stream: the caller restarts from its own cursor."""
+    from google.cloud.firestore_v1.types import firestore as firestore_types
+
+    client = query._client
+    parent, _ = query._parent._parent_info()
+    responses = _streaming_api().run_query(
+        request={"parent": parent, "structured_query": query._to_protobuf()},
+        metadata=client._rpc_metadata,
+        timeout=timeout,
+    )
+    unwrap = firestore_types.RunQueryResponse.pb
+    for response in responses:
+        message = unwrap(response)
+        if message.HasField("document"):
+            yield message.document
+
+
+def _streaming_api() -> Any:
+    """A generated Firestore client (``FirestoreClient``) for ``stream_documents``: same
+    target, credentials and deadlines as ``get_db()``'s, on its own channel whose streams are
+    read on the caller's thread."""
+    global _stream_api
+    if _stream_api is None:
+        client = get_db()
+        with _lock:
+            if _stream_api is None:
+                _stream_api = _build_streaming_api(client)
+    return _stream_api
+
+
+def _build_streaming_api(client: Client) -> Any:
+    import grpc
+    import grpc.experimental
+    from google.cloud.firestore_v1.services.firestore import FirestoreClient
+    from google.cloud.firestore_v1.services.firestore.transports import FirestoreGrpcTransport
+
+    options = [
+        (grpc.experimental.ChannelOptions.SingleThreadedUnaryStream, 1),
+        # The server may run only gRPC's default window (64 KiB) ahead of the reader. With
+        # bandwidth probing the window grows to megabytes, held here while the reader waits
+        # for the enqueuer (measured, 40,000 read at 2,000/s: +3.6-6.2 MiB, without: +0.9).
+        ("grpc.http2.bdp_probe", 0),
+        ("grpc.max_receive_message_length", -1),
+        ("grpc.keepalive_time_ms", 30000),  # as the library's own channel
+    ]
+    if client._emulator_host is not None:  # as the library: insecure, no token needed
+        channel = grpc.insecure_channel(client._emulator_host, options=options)
+    else:
+        channel = FirestoreGrpcTransport.create_channel(
+            client._target, credentials=client._credentials, options=options
+        )
+    transport = FirestoreGrpcTransport(channel=channel)
+    _bound_transport_deadlines(transport, get_settings().firestore_timeout_s)
+    return FirestoreClient(transport=transport)
 
 
 def is_backend_error(exc: BaseException) -> bool:

@@ -72,10 +72,26 @@ def enqueue_many(tasks: Sequence[Task]) -> list[Enqueued]:
         return [inline_queue().put(task) for task in tasks]
     if len(tasks) == 1:
         return [_create_cloud_task(tasks[0])]
-    from concurrent.futures import ThreadPoolExecutor  # here: only a batch to Cloud Tasks uses it
+    return list(_enqueue_pool().map(_create_cloud_task, tasks))
 
-    with ThreadPoolExecutor(max_workers=min(ENQUEUE_THREADS, len(tasks))) as pool:
-        return list(pool.map(_create_cloud_task, tasks))
+
+_pool_lock = threading.Lock()
+_pool: Any = None
+
+
+def _enqueue_pool() -> Any:
+    """The process's ``ENQUEUE_THREADS`` enqueue threads, started on the first batch and shared
+    by every caller: concurrent batches (the dispatcher enqueues one page while the previous
+    one finishes) queue behind each other instead of adding threads, and no batch pays for
+    starting them (decision 0036)."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                from concurrent.futures import ThreadPoolExecutor  # only batches use it
+
+                _pool = ThreadPoolExecutor(ENQUEUE_THREADS, thread_name_prefix="enqueue")
+    return _pool
 
 
 # --- Cloud Tasks -----------------------------------------------------------------------------

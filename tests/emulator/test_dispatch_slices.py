@@ -177,3 +177,69 @@ def test_a_tick_at_the_threshold_is_dispatched_in_place(db, monkeypatch, setting
 
     assert (report.slices, report.due, report.enqueued) == (0, 10, 10)
     assert {t.kind for t in queue.tasks} == {"tracking.run"}
+
+
+class BreakingStream:
+    """Stands in for ``stream_documents``: the first ``breaks`` streams fail with ``error``
+    after ``after`` documents, as a dropped connection or a stream's deadline would; later
+    ones are the real stream. Records how many documents each stream gave."""
+
+    def __init__(self, error: Exception, after: int, breaks: int = 1) -> None:
+        from common.firestore import stream_documents
+
+        self.real, self.error, self.after, self.breaks = stream_documents, error, after, breaks
+        self.given: list[int] = []
+
+    def __call__(self, query, timeout):
+        self.given.append(0)
+        for document in self.real(query, timeout):
+            if len(self.given) <= self.breaks and self.given[-1] == self.after:
+                raise self.error
+            self.given[-1] += 1
+            yield document
+        if len(self.given) <= self.breaks and self.given[-1] == self.after:
+            raise self.error
+
+
+@pytest.mark.parametrize("error", ["ServiceUnavailable", "DeadlineExceeded"])
+def test_a_stream_that_breaks_is_resumed_after_the_last_document_read(
+    db, monkeypatch, settings_env, error
+):
+    from google.api_core import exceptions
+
+    settings_env(DISPATCH_PAGE_SIZE="3")
+    now = datetime.now(UTC)
+    due = seed(now, 20)
+    queue = Collect()
+    stream = BreakingStream(getattr(exceptions, error)("stream broke"), after=7, breaks=2)
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+    monkeypatch.setattr("functions.tracking.dispatch.stream_documents", stream)
+
+    report = dispatch(now)
+
+    assert stream.given == [7, 7, 6]  # each stream resumed after the last document read
+    assert (report.due, report.enqueued, report.failed) == (20, 20, 0)
+    assert sorted(queue.subscriptions()) == sorted(due)  # once each: nothing read twice
+    assert dispatch(now).due == 0
+
+
+def test_a_stream_that_breaks_before_reading_anything_fails_the_tick(db, monkeypatch):
+    from google.api_core.exceptions import ServiceUnavailable
+
+    now = datetime.now(UTC)
+    due = seed(now, 5)
+    queue = Collect()
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+    monkeypatch.setattr(
+        "functions.tracking.dispatch.stream_documents",
+        BreakingStream(ServiceUnavailable("down"), after=0, breaks=99),
+    )
+
+    with pytest.raises(ServiceUnavailable):
+        dispatch(now)
+
+    assert queue.tasks == []
+    from common.firestore import stream_documents
+
+    monkeypatch.setattr("functions.tracking.dispatch.stream_documents", stream_documents)
+    assert dispatch(now).due == len(due)  # nothing was advanced: the next tick finds them all

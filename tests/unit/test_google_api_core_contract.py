@@ -14,9 +14,10 @@ from common.firestore import _TIMEOUTS, _bound_rpc_deadlines
 
 
 @pytest.fixture
-def client():
+def client(monkeypatch):
     from google.cloud import firestore
 
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)  # the production client
     # No connection is made until an RPC: nothing here reaches a network.
     return firestore.Client(project="demo-contract", credentials=AnonymousCredentials())
 
@@ -52,3 +53,39 @@ def test_the_rewrite_bounds_every_default_retry_and_timeout(client):
 def test_the_exception_names_the_error_mapping_relies_on_exist():
     for name in _TIMEOUTS | {"Aborted", "GoogleAPIError"}:
         assert hasattr(exceptions, name) or hasattr(retry, name), name
+
+
+def test_the_query_stream_request_is_built_from_the_names_stream_documents_uses(client):
+    """``common.firestore.stream_documents`` sends the request ``Query.stream`` sends, built
+    from the query's private helpers and the client's routing metadata."""
+    from google.cloud.firestore_v1.base_query import FieldFilter
+    from google.cloud.firestore_v1.types import query as query_types
+
+    active = FieldFilter("active", "==", True)
+    query = client.collection("subscriptions").where(filter=active).select(["a"])
+    assert query._client is client
+    parent, _ = query._parent._parent_info()
+    assert parent == "projects/demo-contract/databases/(default)/documents"
+    assert isinstance(query._to_protobuf(), query_types.StructuredQuery)
+    assert ("google-cloud-resource-prefix", "projects/demo-contract/databases/(default)") in (
+        client._rpc_metadata
+    )
+
+
+def test_the_streaming_channel_reads_on_the_callers_thread_with_bounded_deadlines(
+    client, settings_env
+):
+    """The dispatcher's query streams go through their own channel, built from the client's
+    target and credentials, with gRPC's single-threaded unary-stream calls (decision 0036)."""
+    from grpc._channel import _SingleThreadedUnaryStreamMultiCallable
+
+    from common import firestore
+
+    settings_env(FIRESTORE_TIMEOUT_S="2.5")
+    assert client._emulator_host is None  # the production branch: a secure channel
+    assert client._target == "firestore.googleapis.com"
+    assert client._credentials is not None
+    api = firestore._build_streaming_api(client)
+    raw = api._transport.run_query
+    assert isinstance(raw, _SingleThreadedUnaryStreamMultiCallable)
+    assert api._transport._wrapped_methods[raw]._timeout == 2.5
