@@ -10,8 +10,9 @@ dispatched once per missed interval.
 Enqueue first, advance second: if advancing fails, the next tick enqueues the same run name
 again, which is a no-op; if enqueuing fails, ``next_run_at`` stays and the next tick retries.
 Memory stays bounded: a page (``DISPATCH_PAGE_SIZE``, at most 500 -- one write batch) of three
-fields per subscription, three pages at a time (one read ahead, one enqueuing, one advancing:
-the stages overlap so the queue is kept busy), and the report keeps counts only.
+fields per subscription, at most five pages at a time (read ahead, being read, two enqueuing,
+one advancing: the stages overlap so the queue is kept busy, decision 0036), gRPC's default
+window of the query stream, and the report keeps counts only.
 
 Past one instance (decision 0035): above ``DISPATCH_FAN_OUT_ABOVE`` due subscriptions the tick
 cuts the due order into slices of ``DISPATCH_SLICE_SIZE`` (half-open cursor ranges, so no

@@ -71,6 +71,9 @@ def seed(now: datetime, due: int, not_due: int = 3, paused: int = 2) -> set[str]
                 "next_run_at": when,
             },
         )
+        if (i + 1) % 500 == 0:  # a batch holds at most 500 writes
+            batch.commit()
+            batch = db.batch()
     batch.commit()
     return due_ids
 
@@ -243,3 +246,42 @@ def test_a_stream_that_breaks_before_reading_anything_fails_the_tick(db, monkeyp
 
     monkeypatch.setattr("functions.tracking.dispatch.stream_documents", stream_documents)
     assert dispatch(now).due == len(due)  # nothing was advanced: the next tick finds them all
+
+
+def test_a_stream_past_its_deadline_is_resumed_on_the_real_channel(db, monkeypatch, settings_env):
+    """The real gRPC stream, not a stand-in: the server is held back by flow control while the
+    enqueuer is slow, the stream's deadline passes mid-range, and the reader resumes."""
+    import time
+
+    from common.firestore import stream_documents
+
+    settings_env(DISPATCH_PAGE_SIZE="100")
+    now = datetime.now(UTC)
+    due = seed(now, 1500)
+    streams: list[int] = []
+
+    def counted(query, timeout):
+        streams.append(0)
+        for document in stream_documents(query, timeout):
+            streams[-1] += 1
+            yield document
+
+    class SlowQueue(Collect):
+        def __call__(self, tasks):
+            # Two pages are enqueued at once and the server runs at most its window (a few
+            # pages) ahead, so by the deadline (1 s) about 800-1,100 of 1,500 have been read.
+            time.sleep(0.4)
+            return super().__call__(tasks)
+
+    queue = SlowQueue()
+    monkeypatch.setattr("functions.tracking.dispatch.READ_TIMEOUT_S", 1.0)
+    monkeypatch.setattr("functions.tracking.dispatch.stream_documents", counted)
+    monkeypatch.setattr("functions.tracking.dispatch.enqueue_many", queue)
+
+    report = dispatch(now)
+
+    assert len(streams) > 1, "the deadline never cut a stream: nothing was resumed"
+    assert sum(streams) == 1500  # every document read once, across the streams
+    assert (report.due, report.enqueued, report.failed) == (1500, 1500, 0)
+    assert sorted(queue.subscriptions()) == sorted(due)
+    assert dispatch(now).due == 0
