@@ -272,20 +272,27 @@ def osint_audit(args: argparse.Namespace) -> None:
     subject_key = None
     if args.subject:
         subject_key = (
-            names.short_key(args.subject) if args.person else names.company_core(args.subject)
+            names.canonical_key(args.subject) if args.person else names.company_core(args.subject)
         )
-    for record in audit.search(consumer_id=consumer_id, subject_key=subject_key, limit=args.limit):
+    found = audit.search(
+        consumer_id=consumer_id, subject_key=subject_key, person=args.person, limit=args.limit
+    )
+    for record in found:
         entry = audit.view(record)
         print(json.dumps({**entry, "consumerId": record.get("consumer_id")}, default=_iso))
 
 
 def osint_optout(args: argparse.Namespace) -> None:
-    """The OSINT opt-out list: add or remove a person, or list everyone on it."""
+    """The OSINT opt-out list: add or remove a person, list everyone on it, or rewrite entries
+    made before names were canonical (reindex)."""
     from functions.osint import optout
 
     if args.action == "list":
         for entry in optout.entries():
             print(json.dumps(entry.as_dict()))
+        return
+    if args.action == "reindex":
+        print(json.dumps({"rewritten": optout.reindex()}))
         return
     if not args.name:
         _say('Give the person\'s name: --name "First Last".')
@@ -379,7 +386,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.set_defaults(run=osint_audit)
 
     cmd = commands.add_parser("osint-optout", help="people who may not be profiled")
-    cmd.add_argument("action", choices=["add", "remove", "list"])
+    cmd.add_argument("action", choices=["add", "remove", "list", "reindex"])
     cmd.add_argument("--name", help='"First Last"')
     cmd.set_defaults(run=osint_optout)
     return root

@@ -14,8 +14,10 @@ it loads the embedding model for the knowledge search and fetches every feed; la
 the feeds' 304s (conditional GET). The per-subject limit is off for the bench.
 
 ``reference_text`` screens every sentence of ``data/sample``, ``data/knowledge`` and the
-fixture feed items (those of topic "people" excepted: they are planted) with the guardrails
-of a person profile and of a company profile: each dropped sentence is a false positive.
+fixture feed items (those of topic "people" excepted: they are planted) with the personal-data
+screen (``common.privacy``) as a person profile, a company profile and any other door (no
+records) call it: each dropped sentence is a false positive, and a sentence of the corpus the
+screen drops is one no draft or answer can quote.
 
 Run: ``.venv/bin/python bench/osint.py [--runs N]`` (about a minute, most of it the imports).
 """
@@ -123,8 +125,8 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def reference_text() -> dict[str, Any]:
-    """Guardrail drops on sentences that hold no personal data: false positives."""
-    from functions.osint.guardrails import Policy, screen
+    """Screen drops on sentences that hold no personal data: false positives."""
+    from common.privacy import NOBODY, Known, screen_many
     from functions.osint.report import sentences
 
     texts: list[str] = []
@@ -141,13 +143,17 @@ def reference_text() -> dict[str, Any]:
         if item["topic"] != "people":
             texts += [item["title"], re.sub(r"<[^>]+>", " ", item["summary"])]
     found = [s for text in texts for s in sentences(text.replace("#", " ")) if len(s) > 15]
-    policies = {
-        "person": Policy(person_names=("Priya", "Raman"), professional_tokens=("brightwell",)),
-        "company": Policy(professional_tokens=("brightwell",)),
+    known = {
+        "person": Known(
+            names=frozenset({"priya", "raman"}), organisations=frozenset({"brightwell"})
+        ),
+        "company": Known(organisations=frozenset({"brightwell"})),
+        "any_door": NOBODY,
     }
     out: dict[str, Any] = {"sentences": len(found)}
-    for name, policy in policies.items():
-        dropped = [(screen(s, policy), s) for s in found if screen(s, policy)]
+    for name, what in known.items():
+        verdicts = screen_many(found, what)
+        dropped = [(v, s) for v, s in zip(verdicts, found, strict=True) if v]
         out[f"dropped_as_{name}"] = len(dropped)
         out[f"false_positive_rate_{name}"] = round(len(dropped) / max(1, len(found)), 4)
         out[f"examples_{name}"] = [f"{k}: {s[:120]}" for k, s in dropped[:5]]

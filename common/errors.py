@@ -129,6 +129,12 @@ class NotCovered(AppError):
     status, code, title = 422, "topic_not_covered", "Topic not covered"
 
 
+class NotAnOrganization(AppError):
+    """A company profile asked for a name that is a person's (OSINT, decision 0037); not billed."""
+
+    status, code, title = 422, "not_an_organization", "Not an organization"
+
+
 class RateLimited(AppError):
     status, code, title = 429, "rate_limited", "Rate limit exceeded"
 

@@ -641,14 +641,26 @@ def render(status: int, result: BaseModel | Streamed | Html | Static | None) -> 
         )
         return response
     if isinstance(result, Streamed):
-        response = Response(
-            (chunk.encode() for chunk in result.chunks), status=status, mimetype=result.mimetype
-        )
+        response = Response(_encoded(result.chunks), status=status, mimetype=result.mimetype)
         response.headers["Cache-Control"] = "no-cache"
         response.headers["X-Accel-Buffering"] = "no"  # proxies must not hold the stream back
         return response
     body = result.model_dump_json(by_alias=True)
     return Response(body, status=status, mimetype="application/json")
+
+
+def _encoded(chunks: Iterable[str]) -> Iterator[bytes]:
+    """The stream's chunks as bytes. Closing this (the server does when the client goes away)
+    closes the stream behind it at once, so its ``finally`` (audit, billing, a released
+    reservation) runs then, not whenever the garbage collector gets to it."""
+    iterator = iter(chunks)
+    try:
+        for chunk in iterator:
+            yield chunk.encode()
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
 
 
 def problem(exc: AppError, instance: str, correlation_id: str) -> Response:

@@ -18,6 +18,9 @@ _ORG_SUFFIX = (
 )
 _CAP = r"[A-Z][\w&'.-]*"
 _NAME = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,3}}"
+# A word of a person's name: capitalised, accents and hyphenated parts included ("Dána",
+# "Whitfield-Smith", "O'Brien").
+_NAME_WORD = r"[A-Z\u00c0-\u00de][a-z\u00df-\u00ff']+(?:-[A-Z\u00c0-\u00de]?[a-z\u00df-\u00ff']+)*"
 
 
 # The extractedInfo keys of each intent (DESIGN.md §3).
@@ -77,13 +80,13 @@ def person_in(text: str) -> tuple[str | None, str | None]:
     role = next((r for r in roles if re.search(rf"\b{re.escape(r)}\b", text.lower())), None)
     titled = re.search(
         r"\b(?:Senator|Sen\.|Rep\.|Representative|Minister|Mayor|Governor|"
-        r"Commissioner|Dr\.|Professor|MP|CEO|Director)\s+([A-Z][a-z'-]+"
-        r"(?:\s+[A-Z][a-z'-]+){1,2})",
+        rf"Commissioner|Dr\.|Professor|MP|CEO|Director)\s+({_NAME_WORD}"
+        rf"(?:\s+{_NAME_WORD}){{1,2}})",
         text,
     )
     if titled:
         return titled.group(1), role
-    plain = re.findall(r"\b([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){1,3})\b", text)
+    plain = re.findall(rf"(?<!\w)({_NAME_WORD}(?:\s+{_NAME_WORD}){{1,3}})(?!\w)", text)
     for candidate in plain:
         name = _trim_leading_stopwords(candidate)
         if len(name.split()) >= 2 and not re.search(_ORG_SUFFIX + "$", name):

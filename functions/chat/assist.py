@@ -6,7 +6,9 @@ the jurisdiction's notes when one is named); INVESTIGATE_COMPANY and RESEARCH_IN
 the matching records of the search tables (a person only in their public role); TRACK_ISSUES
 gets the exact subscription to create. An answer that did none of this (a greeting, a request
 with nothing to go on, a topic the knowledge base does not cover) has ``helped`` False and is
-not billed. The words around the work are data (data/offline/assistant.toml).
+not billed. What it quotes (knowledge sentences, record lines, profile findings) has passed the
+personal-data screen (``common.privacy``, decision 0037); the words around the work are data
+(data/offline/assistant.toml).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any
 
+from common import privacy
 from common.content import Content, Line, Prose, Template, load
-from common.errors import InvalidRequest, NotCovered
+from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
 from common.text import clip
 from functions.content import compose
 from functions.content import service as content
@@ -54,6 +57,8 @@ class Texts(Content):
     person_scope: Prose
     person_needs_name: Line
     company_needs_name: Line
+    opted_out: Annotated[Line, Template("subject")]
+    not_an_organization: Annotated[Prose, Template("subject")]
     track_proposal: Prose
     track_needs_topics: Prose
     sources_heading: Line
@@ -130,6 +135,8 @@ def from_knowledge(
         if admits is None or admits(h.get("url"))
     ]
     found = compose.facts(question, passages, require_overlap=True, prefer=prefer)
+    verdicts = privacy.screen_many([f.text for f in found])  # decision 0037
+    found = [f for f, verdict in zip(found, verdicts, strict=True) if verdict is None]
     found = found[:ANSWER_FACTS]
     cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
     return [f.text for f in found], list(dict.fromkeys(cited))
@@ -184,6 +191,10 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
         summary = company_summary(name, consumer_id)
     except InvalidRequest:
         return Answer(texts().company_needs_name, helped=False)
+    except SubjectOptedOut:
+        return Answer(texts().opted_out.format(subject=name), helped=False)
+    except NotAnOrganization:
+        return Answer(texts().not_an_organization.format(subject=name), helped=False)
     if summary.complete and summary.findings:
         points = [line[2:] for line in summary.text.splitlines() if line.startswith("- ")]
         sources: list[Source] = [(s["title"], s["url"]) for s in summary.sources]
@@ -197,9 +208,13 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
 def person(info: dict[str, Any], available: Collection[str]) -> Answer:
     """The public figure's record: their public role only, and only when the name (and the
     employer, when given) match, so a namesake is never presented as the person."""
+    from functions.osint import optout
+
     name = info.get("personName")
     if not name:
         return Answer(texts().person_needs_name, helped=False)
+    if optout.is_opted_out(name):
+        return Answer(texts().opted_out.format(subject=name), helped=False)
     employer = info.get("companyName")
     records = _records(["public_figures"], " ".join(filter(None, [name, employer])))
     named = [
@@ -227,8 +242,14 @@ def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> A
     lines, sources = [], []
     for hit in found[:FINDINGS]:
         title, line = _finding(hit["table"], hit["record"])
+        if privacy.screen(line) is not None:  # a record that says too much (decision 0037)
+            continue
         lines.append(line)
         sources.append((title, hit["record"].get("url") or hit["record"].get("website")))
+    if not lines:
+        return Answer(
+            "\n\n".join([texts().findings_none.format(subject=subject), *follow]), helped=False
+        )
     parts = [texts().findings_intro.format(subject=subject), _bullets(lines), *follow]
     return Answer(_with_sources(parts, sources), sources)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from common import privacy
 from common.firestore import MEMORIES, delete_matching, get_db, where_eq
 from common.llm import ProviderError, get_provider
 from common.logging import get_logger
@@ -96,7 +97,10 @@ def respond(
     """The reply to one message with its history. The intent comes from the offline
     classifier (the provider is asked once, for the reply). Drafts, records and subscription
     proposals are the service's own work (functions.chat.assist); with a provider, general
-    and legal questions are answered by it from the knowledge passages given as context."""
+    and legal questions are answered by it from the knowledge passages given as context, and
+    its reply passes the personal-data screen sentence by sentence as it streams
+    (``common.privacy``, decision 0037); the offline answers screen what they quote
+    (``functions.chat.assist``)."""
     intent, _, info = _classify(message)
     memory = get_memory(consumer_id)[0]
     provider = get_provider()
@@ -109,7 +113,7 @@ def respond(
             if stream
             else iter([provider.complete_text(conversation)])
         )
-        return Reply(pieces, intent, provider.name, sources)
+        return Reply(privacy.screen_stream(pieces), intent, provider.name, sources)
     answer = _offline(consumer_id, intent, info, message, memory, available)
     engine_name = provider.name if provider is not None and intent == "CREATE_CONTENT" else None
     return Reply(

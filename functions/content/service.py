@@ -5,16 +5,20 @@ LLM_BACKEND=offline (the default) the offline engine composes the draft from the
 (``functions.content.compose``); with a provider, the provider writes it from the same
 numbered passages, told to use nothing else, and the service checks the answer: every post
 within the platform's limit and at least one passage cited, or the offline draft is used
-instead. A provider failure is a 502, as in chat.
+instead. A provider failure is a 502, as in chat. The passages pass the personal-data screen
+(``common.privacy``, decision 0037) before anyone drafts from them, and a provider's draft
+passes it again before it is returned: a sentence carrying personal data about a person is
+left out of every post.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common import privacy
 from common.errors import FieldError, InvalidRequest, NotCovered
 from common.llm import ChatProvider, get_provider
 from common.logging import get_logger
@@ -89,13 +93,35 @@ def spec_of(request: ContentRequest) -> Spec:
 
 
 def passages_for(spec: Spec) -> list[Passage]:
+    """The topic's knowledge passages, without their sentences that carry personal data: a
+    draft (or a provider) is never given any to quote (decision 0037)."""
     hits = knowledge.search(spec.topic, PASSAGES[spec.length], None)
-    return [Passage(h["passage"], h["title"], h.get("url"), h["section"]) for h in hits]
+    passages = [
+        Passage(privacy.screen_text(h["passage"]).text, h["title"], h.get("url"), h["section"])
+        for h in hits
+    ]
+    return [p for p in passages if p.text.strip()]
 
 
 def generate(spec: Spec) -> Generated:
     """The draft for a request, or 422 ``topic_not_covered`` when the knowledge base has
     nothing on the topic (nothing is written without a source)."""
+    generated = _generate(spec)
+    return generated if generated.engine == OFFLINE else _screened(generated)
+
+
+def _screened(generated: Generated) -> Generated:
+    """A provider's draft without sentences that carry personal data (posts and content
+    alike). The offline draft quotes only screened passages."""
+    posts = [privacy.screen_text(post).text for post in generated.posts]
+    content = privacy.screen_text(generated.content).text
+    if posts == generated.posts and content == generated.content:
+        return generated
+    logger.info("content draft: sentences with personal data left out")
+    return replace(generated, posts=[p for p in posts if p.strip()], content=content)
+
+
+def _generate(spec: Spec) -> Generated:
     passages = passages_for(spec)
     provider = get_provider()
     if provider is not None and passages:

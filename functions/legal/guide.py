@@ -152,11 +152,14 @@ def _notes_message(notes: Notes, jurisdiction: str | None) -> str:
 
 
 def _from_reply(reply: GuideReply, jurisdiction: str | None, engine: str) -> Guide | None:
-    """The provider's answer, cleaned and bounded; None when it has no usable section."""
+    """The provider's answer, cleaned, bounded and through the personal-data screen
+    (``common.privacy``, decision 0037); None when it has no usable section."""
+    from common.privacy import screen_text
+
     sections = []
     for section in reply.sections:
         heading = _line(section.heading, MAX_HEADING)
-        body = _paragraphs(section.body, MAX_BODY)
+        body = screen_text(_paragraphs(section.body, MAX_BODY)).text
         if heading and body:
             sections.append(GuideSection(heading=heading, body=body))
         if len(sections) == MAX_SECTIONS:
@@ -167,7 +170,7 @@ def _from_reply(reply: GuideReply, jurisdiction: str | None, engine: str) -> Gui
     texts = content.text()
     return Guide(
         title=_line(reply.title, MAX_TITLE) or texts.title_many,
-        summary=_paragraphs(reply.summary, MAX_SUMMARY) or texts.summary_fallback,
+        summary=screen_text(_paragraphs(reply.summary, MAX_SUMMARY)).text or texts.summary_fallback,
         jurisdiction=jurisdiction,
         sections=sections,
         questionsForLawyer=list(dict.fromkeys(questions))[:MAX_QUESTIONS],

@@ -47,6 +47,7 @@ def start(
             "channel": channel,
             "subject": subject,
             "subject_key": subject_key,
+            "subject_tokens": subject_key.split(),
             "report_goal": goal,
             "outcome": outcome,
             "created_at": now,
@@ -105,13 +106,40 @@ def list_for_consumer(
     return records[:limit], int(total), next_cursor
 
 
+MAX_SUBJECT_SCAN = 5000  # entries sharing a name token, read to find one person's
+
+
 def search(
-    *, consumer_id: str | None = None, subject_key: str | None = None, limit: int = 50
+    *,
+    consumer_id: str | None = None,
+    subject_key: str | None = None,
+    person: bool = True,
+    limit: int = 50,
 ) -> list[dict[str, Any]]:
-    """Entries for operators, newest first: all, one consumer's, or those about one subject."""
+    """Entries for operators, newest first: all, one consumer's, or those about one subject.
+    A person is found under any writing of their name (``names.same_person``: "Dana J.
+    Whitfield" finds "Dana Whitfield"): the entries sharing a token of the name are read and
+    compared in memory (no composite index needed)."""
     from google.cloud.firestore import Query
 
+    from common.firestore import field_filter
+    from functions.osint import names
+
     query: Any = get_db().collection(OSINT_AUDIT)
+    if subject_key and person:
+        asked = names.canonical(subject_key)
+        query = query.where(
+            filter=field_filter("subject_tokens", "array_contains_any", sorted(set(asked))[:30])
+        )
+        found = [
+            record
+            for record in (doc.to_dict() or {} for doc in query.limit(MAX_SUBJECT_SCAN).stream())
+            if record.get("profile") == "person"
+            and (not consumer_id or record.get("consumer_id") == consumer_id)
+            and names.same_person(asked, tuple(record.get("subject_tokens") or ()))
+        ]
+        found.sort(key=lambda r: r["created_at"], reverse=True)
+        return found[:limit]
     if consumer_id:
         query = query.where(filter=where_eq("consumer_id", consumer_id))
     if subject_key:

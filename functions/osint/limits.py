@@ -1,16 +1,28 @@
 """The per-subject limit: a person may be profiled at most OSINT_SUBJECT_DAILY_LIMIT times per
 UTC day, by all consumers together, so that the service cannot be used to watch someone.
 
-One document per (subject, day), keyed by a hash of the subject's short key (the name itself is
-not stored here), counted with one atomic ``Increment`` whose result the commit returns: no
-read, no transaction, and concurrent requests get distinct counts, so never more than the limit
-are admitted. Refused attempts count too (the day is spent anyway). Documents expire two days
-later (Firestore TTL on ``expires_at``).
+What counts is a profile that was delivered, not a request: ``admit`` reserves a place for the
+request (refusing it past the limit) and ``Reservation.release`` gives the place back when the
+profile delivered nothing -- the client went away before the findings, the profile failed, or it
+found nothing about the person -- so abandoned requests cannot use up a person's day and block
+legitimate research at no cost (decision 0037). A refused request takes no place either. A
+request that dies between its admission and the first line of its stream (a crash, a client gone
+before the response began) keeps its place: the error is on the side of the person profiled.
+
+A name is counted under every pair of its canonical tokens (``names.pair_keys``): "Dana
+Whitfield", "Dana J. Whitfield" and "Dana Whitfield Said" all count against the pair "dana
+whitfield", so adding a token to the name does not open a new day's allowance. One document per
+(pair, day), keyed by a hash of the pair (the name itself is not stored here), counted with
+atomic ``Increment``s in one batch whose results the commit returns: no read, no transaction,
+and concurrent requests get distinct counts, so never more than the limit are in flight or
+delivered. Documents expire two days later (Firestore TTL on ``expires_at``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from common.config import get_settings
 from common.errors import SubjectRateLimited
@@ -21,34 +33,64 @@ from functions.osint import names
 logger = get_logger("ars.osint")
 
 
-def admit(subject_key: str, now: datetime | None = None) -> int:
-    """Count one profile of the subject today; SubjectRateLimited past the limit. Returns the
-    count, this request included (0 when the limit is off)."""
-    from google.cloud.firestore import Increment
+@dataclass
+class Reservation:
+    """A place taken in the subject's day; ``release`` gives it back (once)."""
 
+    refs: list[Any] = field(default_factory=list)
+    expires_at: datetime | None = None
+    released: bool = False
+
+    def release(self) -> None:
+        if self.released or not self.refs:
+            self.released = True
+            return
+        self.released = True
+        _add(self.refs, -1, self.expires_at)
+
+
+def admit(name: str, now: datetime | None = None) -> Reservation:
+    """Reserve one profile of the person today; SubjectRateLimited past the limit (the place
+    is given back at once). An empty reservation when the limit is off."""
     limit = get_settings().osint_subject_daily_limit
     if limit <= 0:
-        return 0
+        return Reservation()
     now = now or datetime.now(UTC)
     day = now.date()
-    pseudonym = names.subject_hash(subject_key)
-    ref = get_db().collection(OSINT_SUBJECT_COUNTS).document(f"{pseudonym}_{day.isoformat()}")
     midnight = datetime.combine(day + timedelta(days=1), datetime.min.time(), UTC)
-    batch = get_db().batch()
-    batch.set(ref, {"count": Increment(1), "expires_at": midnight + timedelta(days=1)}, merge=True)
-    (result,) = batch.commit()
-    value = result.transform_results[0]
-    count = int(value.integer_value or value.double_value)
-    if count > limit:
+    collection = get_db().collection(OSINT_SUBJECT_COUNTS)
+    pseudonyms = [names.subject_hash(key) for key in names.pair_keys(name)]
+    refs = [collection.document(f"{p}_{day.isoformat()}") for p in pseudonyms]
+    expires_at = midnight + timedelta(days=1)
+    counts = _add(refs, 1, expires_at)
+    if max(counts, default=0) > limit:
+        _add(refs, -1, expires_at)
         retry = max(1, int((midnight - now).total_seconds()) + 1)
         # The subject by pseudonym only: a name in a log line is personal data.
         logger.warning(
             "osint subject limit reached",
-            extra={"subject": pseudonym, "count": count, "limit": limit},
+            extra={"subject": pseudonyms[0] if pseudonyms else None, "limit": limit},
         )
         raise SubjectRateLimited(
             f"This person has been profiled {limit} times today, the most a day allows "
             f"across all users; retry after midnight UTC (in {retry} s).",
             headers={"Retry-After": str(retry)},
         )
-    return count
+    return Reservation(refs, expires_at)
+
+
+def _add(refs: list[Any], amount: int, expires_at: datetime | None) -> list[int]:
+    """Add ``amount`` to each counter in one batch; the counts after it."""
+    from google.cloud.firestore import Increment
+
+    if not refs:
+        return []
+    batch = get_db().batch()
+    for ref in refs:
+        batch.set(ref, {"count": Increment(amount), "expires_at": expires_at}, merge=True)
+    results = batch.commit()
+    counts = []
+    for result in results:
+        value = result.transform_results[0]
+        counts.append(int(value.integer_value or value.double_value))
+    return counts

@@ -1,9 +1,10 @@
 """Names of the people and companies profiled: one folded form to compare them by, the keys
-the opt-out list and the per-subject limit use, and whole-word matching in text.
+the opt-out list, the per-subject limit and the audit log use, and whole-word matching in text.
 
 Folding: compatibility-normalised (NFKC, then NFKD), accents dropped, case-folded, apostrophes
 removed (O'Brien = OBrien), "&" read as "and", every other run of non-letters/digits a single
-space. "José  O\u2019Brien-Smith" and "jose obrien smith" fold alike.
+space. "José  O\u2019Brien-Smith" and "jose obrien smith" fold alike. The opt-out list, the
+per-subject limit and the audit log compare canonical names (``canonical``, decision 0037).
 """
 
 from __future__ import annotations
@@ -76,15 +77,43 @@ def _split(text: str) -> list[str]:
     return words
 
 
-def person_key(first: str, last: str) -> str:
-    """The folded full name: ``person_key("Dana", "Whitfield") == "dana whitfield"``."""
-    return fold(f"{first} {last}")
+MAX_NAME_TOKENS = 6  # tokens of a name that keys compare (a longer "name" is cut)
+
+
+def canonical(name: str) -> tuple[str, ...]:
+    """A name as people write it, reduced to what identifies it: folded (case, accents,
+    apostrophes), hyphens and spaces alike, every token kept, in order:
+    ``canonical("Dána Whitfield-Smith") == ("dana", "whitfield", "smith")``."""
+    return tuple(fold(name).split())[:MAX_NAME_TOKENS]
+
+
+def canonical_key(name: str) -> str:
+    """The canonical name as one string: the key of audit entries and opt-out entries."""
+    return " ".join(canonical(name))
+
+
+def same_person(asked: tuple[str, ...], listed: tuple[str, ...]) -> bool:
+    """True when a request for ``asked`` may be about the person ``listed`` names: every token
+    of the listed name is in the request (a middle name, a suffix or "Said" added, the order
+    changed), or every token of the request (two at least) is in the listed name (a part of a
+    double-barrelled name or a middle name left out). Namesakes match too: by name alone they
+    cannot be told apart, and refusing a profile harms no one (decision 0029)."""
+    a, b = set(asked), set(listed)
+    return len(b) >= 2 and (b <= a or (len(a) >= 2 and a <= b))
+
+
+def pair_keys(name: str) -> list[str]:
+    """Every pair of the canonical name's tokens, sorted within the pair: the per-subject
+    limit counts each, so "Dana Whitfield Said" and "Whitfield Dana" count against
+    "dana whitfield" too."""
+    tokens = sorted(set(canonical(name)))
+    return [f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1 :]]
 
 
 def short_key(name: str) -> str:
-    """First and last word of a folded name, middle names and initials dropped: the key the
-    opt-out list and the per-subject limit compare, so "Dana J. Whitfield" and "Dana
-    Whitfield" are the same subject (decision 0029)."""
+    """First and last word of a folded name, middle names and initials dropped: how a
+    public-figures record is matched to the person asked about ("Dana J. Whitfield" is the
+    record "Dana Whitfield")."""
     words = fold(name).split()
     if len(words) <= 2:
         return " ".join(words)

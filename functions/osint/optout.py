@@ -1,14 +1,19 @@
 """The opt-out list: people who asked not to be profiled. Operators keep it with
-``python -m admin osint-optout add|remove|list --name "First Last"``; a person profile of
-someone on it is refused with 403 ``subject_opted_out`` before anything is searched.
+``python -m admin osint-optout add|remove|list|reindex --name "First Last"``; a profile of
+someone on it is refused with 403 ``subject_opted_out`` before anything is searched, on every
+door: the person profile, the company profile (a company name that is the person's name), and
+the assistant.
 
-A person is listed under the short key of their folded name (first and last word:
-``names.short_key``), so "Dana J. Whitfield", "dana whitfield" and "Dána Whitfield" are all the
-same entry; a homonym of someone on the list is refused too (the service cannot tell them
-apart by name alone, and refusing a profile harms no one). Each entry also keeps the name as the
-operator typed it and when it was added: an operator answering "am I on your list?" or
-removing someone must be able to read it, and a hash of a name would not protect it (names
-are easy to guess) while making the list unreadable. Decision 0029.
+An entry is keyed by the canonical form of the name (``names.canonical``: case, accents and
+apostrophes folded, hyphens and spaces alike, every token kept) and stores its tokens. A request
+matches an entry when it names the same person with extra or reordered tokens, or with part of
+the name left out (``names.same_person``): "Dana Whitfield-Smith" on the list refuses "dana
+whitfield-smith", "Dana Whitfield Smith", "Dana J. Whitfield-Smith", "Dana Whitfield-Smith
+Said", "Dána Whitfield-Smith" and "Dana Whitfield". Namesakes are refused too (the service
+cannot tell them apart by name alone, and refusing a profile harms no one). Each entry keeps the
+name as the operator typed it and when it was added: an operator answering "am I on your list?"
+or removing someone must be able to read it, and a hash of a name would not protect it (names
+are easy to guess) while making the list unreadable. Decisions 0029 and 0037.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Any
 
 from common.firestore import OSINT_OPTOUTS, get_db
 from functions.osint import names
+
+MAX_CANDIDATES = 1000  # entries sharing a token with a request, read to compare
 
 
 @dataclass(frozen=True)
@@ -40,19 +47,20 @@ def add(name: str) -> tuple[OptOut, bool]:
     """Put a person on the list (idempotent); returns the entry and whether it is new.
     ValueError for a name with fewer than two words (a first name alone would refuse half the
     world)."""
-    key = _key(name)
+    tokens = _tokens(name)
+    key = " ".join(tokens)
     ref = get_db().collection(OSINT_OPTOUTS).document(_doc_id(key))
     snapshot = ref.get()
     if snapshot.exists:
         return _entry(snapshot.to_dict() or {}), False
     entry = OptOut(" ".join(name.split()), key, datetime.now(UTC))
-    ref.set({"name": entry.name, "key": key, "added_at": entry.added_at})
+    ref.set({"name": entry.name, "key": key, "tokens": list(tokens), "added_at": entry.added_at})
     return entry, True
 
 
 def remove(name: str) -> bool:
     """Take a person off the list; False when they were not on it."""
-    ref = get_db().collection(OSINT_OPTOUTS).document(_doc_id(_key(name)))
+    ref = get_db().collection(OSINT_OPTOUTS).document(_doc_id(" ".join(_tokens(name))))
     if not ref.get().exists:
         return False
     ref.delete()
@@ -65,19 +73,55 @@ def entries() -> list[OptOut]:
     return sorted((_entry(doc.to_dict() or {}) for doc in docs), key=lambda e: e.key)
 
 
-def is_opted_out(first: str, last: str) -> bool:
-    """True when the person (by the short key of their name) is on the list."""
-    key = names.short_key(f"{first} {last}")
-    if not key:
+def is_opted_out(name: str) -> bool:
+    """True when a person of this name (``names.same_person``) is on the list: one query for
+    the entries sharing a token with the name, compared in memory."""
+    from common.firestore import field_filter
+
+    asked = names.canonical(name)
+    if len(asked) < 2:
         return False
-    return bool(get_db().collection(OSINT_OPTOUTS).document(_doc_id(key)).get().exists)
+    query = (
+        get_db()
+        .collection(OSINT_OPTOUTS)
+        .where(filter=field_filter("tokens", "array_contains_any", sorted(set(asked))))
+        .limit(MAX_CANDIDATES)
+    )
+    for doc in query.stream():
+        listed = tuple((doc.to_dict() or {}).get("tokens") or ())
+        if names.same_person(asked, listed):
+            return True
+    return False
 
 
-def _key(name: str) -> str:
-    key = names.short_key(name)
-    if len(key.split()) < 2:
+def reindex() -> int:
+    """Rewrite entries made before names were canonical (keyed by first and last word, without
+    tokens) under their canonical key; returns how many were rewritten."""
+    db = get_db()
+    moved = 0
+    for doc in db.collection(OSINT_OPTOUTS).stream():
+        data = doc.to_dict() or {}
+        tokens = names.canonical(str(data.get("name") or ""))
+        key = " ".join(tokens)
+        if data.get("tokens") == list(tokens) and doc.id == _doc_id(key):
+            continue
+        batch = db.batch()
+        batch.set(
+            db.collection(OSINT_OPTOUTS).document(_doc_id(key)),
+            {**data, "key": key, "tokens": list(tokens)},
+        )
+        if doc.id != _doc_id(key):
+            batch.delete(doc.reference)
+        batch.commit()
+        moved += 1
+    return moved
+
+
+def _tokens(name: str) -> tuple[str, ...]:
+    tokens = names.canonical(name)
+    if len(tokens) < 2:
         raise ValueError("Give a first and a last name, e.g. --name 'Dana Whitfield'.")
-    return key
+    return tokens
 
 
 def _entry(data: dict[str, Any]) -> OptOut:

@@ -11,7 +11,7 @@ sources, then how much was left out (only counts: a source that was left out is 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -20,6 +20,7 @@ from typing import Annotated
 from pydantic import Field
 
 from common.content import Content, Line, LowerLine, Prose, Template, load
+from common.sentences import split
 from common.text import clip
 
 CLAIM_MAX_CHARS = 600
@@ -57,6 +58,15 @@ class Texts(Content):
     no_context: Annotated[Prose, Template("name")]
     sources_heading: Line
     left_out: Annotated[Prose, Template("dropped", "left_out")]
+    reasons_heading: Line  # then one line per reason (LeftOutReasons)
+
+
+class LeftOutReasons(Content):
+    """Why a source was left out, as the report says it (functions.osint.guardrails)."""
+
+    namesake: Annotated[Line, Template("count")]
+    no_evidence: Annotated[Line, Template("count")]
+    no_link: Annotated[Line, Template("count")]
 
 
 class ReportContent(Content):
@@ -66,6 +76,7 @@ class ReportContent(Content):
     commitment_words: tuple[LowerLine, ...] = Field(min_length=1)
     campaign_status: CampaignStatus
     text: Texts
+    left_out_reasons: LeftOutReasons
 
 
 @cache
@@ -97,38 +108,6 @@ def status_text(status: str | None) -> str:
 
 # --- claims ------------------------------------------------------------------------------------
 
-_ABBREVIATIONS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "mx",
-        "dr",
-        "prof",
-        "st",
-        "no",
-        "vs",
-        "inc",
-        "ltd",
-        "co",
-        "corp",
-        "jr",
-        "sr",
-        "gen",
-        "sen",
-        "rep",
-        "gov",
-        "rev",
-        "fig",
-        "approx",
-        "est",
-        "e.g",
-        "i.e",
-        "u.s",
-        "u.k",
-    ]
-)
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]?\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
 _PERSON_FOLLOW_UP = re.compile(r"^(?:he|she|his|her)\b", re.IGNORECASE)
 _COMPANY_FOLLOW_UP = re.compile(
     r"^(?:it|its|the\s+(?:company|retailer|chain|firm|group|supermarket|business|brand|"
@@ -139,21 +118,7 @@ _COMPANY_FOLLOW_UP = re.compile(
 
 def sentences(text: str) -> list[str]:
     """The sentences of a plain text (feeds give one paragraph), abbreviations kept whole."""
-    pieces = [p.strip() for p in _BOUNDARY.split(" ".join(text.split())) if p.strip()]
-    merged: list[str] = []
-    for piece in pieces:
-        if merged and _ends_in_abbreviation(merged[-1]):
-            merged[-1] = f"{merged[-1]} {piece}"
-        else:
-            merged.append(piece)
-    return merged
-
-
-def _ends_in_abbreviation(sentence: str) -> bool:
-    last = sentence.rsplit(" ", 1)[-1].rstrip(".").lower()
-    return sentence.endswith(".") and (
-        last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
-    )
+    return split(text)
 
 
 def claims_about(title: str, body: str, mentions: Callable[[str], bool], person: bool) -> list[str]:
@@ -204,7 +169,7 @@ def markdown(
     findings: list[Finding],
     notes: list[str],
     dropped: int,
-    left_out: int,
+    left_out: Mapping[str, int],
     now: datetime | None = None,
 ) -> str:
     """The whole report: every claim with its source's title and URL."""
@@ -233,8 +198,15 @@ def markdown(
             f"{n}. [{escape(title)}]({link_target(url)})" for n, (url, title) in enumerate(used, 1)
         ]
         lines.append("")
-    if dropped or left_out:
-        lines += ["---", "", texts.left_out.format(dropped=dropped, left_out=left_out), ""]
+    total = sum(left_out.values())
+    if dropped or total:
+        lines += ["---", "", texts.left_out.format(dropped=dropped, left_out=total), ""]
+    if total:
+        lines += [texts.reasons_heading, ""]
+        for reason, count in sorted(left_out.items()):
+            said = getattr(content().left_out_reasons, reason, None)
+            lines.append(f"- {said.format(count=count) if said else f'{reason}: {count}'}")
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

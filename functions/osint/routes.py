@@ -55,10 +55,11 @@ _STREAM = (
     "application/x-ndjson, one event per line: begin; source (each source consulted: read, "
     "used, leftOut); finding ({section, claim, sourceUrl, sourceTitle, publishedAt}), "
     "section by section; report ({markdown}: the whole report, every claim with its source "
-    "URL); end ({findings, claimsDropped, sourcesLeftOut, sourcesUsed}). Or error instead "
-    "(database failure, no news source answered): not billed. Claims with personal data are "
-    "dropped (counted in claimsDropped); sources that cannot be tied to the subject are left "
-    "out (only counted). Every request is recorded in the audit log (GET /v1/osint/audit)."
+    "URL); end ({findings, claimsDropped, sourcesLeftOut, leftOutReasons, sourcesUsed}). Or "
+    "error instead (database failure, no news source answered): not billed. Claims with "
+    "personal data are dropped (counted in claimsDropped); sources that cannot be tied to the "
+    "subject are left out (counted, with their reason: namesake, no_evidence, no_link). Every "
+    "request is recorded in the audit log (GET /v1/osint/audit)."
 )
 
 ROUTES = (
@@ -86,7 +87,12 @@ ROUTES = (
         tag="OSINT",
         body=CompanyProfileRequest,
         price="osint.company_profile",
-        description=_STREAM,
+        errors=(403, 422),
+        description=_STREAM
+        + " 422 not_an_organization: the name reads as a person's and is no organization the "
+        "service knows (people are profiled by /v1/osint/personal-profile; not billed). 403 "
+        "subject_opted_out: it is the name of a person who asked not to be profiled (not "
+        "billed).",
     ),
     Route(
         method="GET",

@@ -9,9 +9,13 @@ Events, one JSON object per line: ``begin``; one ``source`` per source consulted
 of its items were read, used and left out); one ``finding`` per kept claim (section, claim,
 sourceUrl, sourceTitle, publishedAt), section by section; ``report`` (the whole Markdown
 report); ``end`` (counts). Or ``error`` instead of the rest when the database failed or no
-news source answered (not billed). Every claim is screened (``guardrails.screen``) before it
-is sent: a claim with personal data is dropped and counted; a source that cannot be tied to
-the subject (a namesake) is left out and counted, never shown.
+news source answered (not billed). Every claim is screened (``common.privacy``, the screen every
+door uses) before it is sent: a claim with personal data is dropped and counted; a source that
+cannot be tied to the subject (a namesake) is left out and counted with its reason, never shown.
+
+A company profile of a name that is a person's is refused (422 ``not_an_organization``), and a
+company name that is an opted-out person's is refused like their person profile (decision
+0037). A person's place in their day's limit is given back when the profile delivered nothing.
 """
 
 from __future__ import annotations
@@ -25,16 +29,18 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from common import privacy
 from common.errors import (
     AppError,
     BackendUnavailable,
     InvalidRequest,
+    NotAnOrganization,
     SubjectOptedOut,
     SubjectRateLimited,
 )
 from common.logging import get_logger
 from functions.osint import audit, guardrails, limits, names, optout, report, sources
-from functions.osint.guardrails import Subject
+from functions.osint.guardrails import NAMESAKE, NO_LINK, Subject
 from functions.osint.models import CompanyProfileRequest, PersonProfileRequest
 from functions.osint.report import Finding
 from functions.osint.sources import Consulted, Passage
@@ -61,40 +67,54 @@ def person_profile(
     request_id: str,
     on_failure: Callable[[], None],
 ) -> Iterator[str]:
-    """Check the opt-out list and the subject's limit (raising before any byte is sent),
-    record the request, and return the stream's lines."""
+    """Check the opt-out list and reserve a place in the subject's day (raising before any
+    byte is sent), record the request, and return the stream's lines. The place is given back
+    when the profile delivers no finding."""
     first, last = _clean(request.firstName) or "", _clean(request.lastName) or ""
-    subject_key = names.short_key(f"{first} {last}")
     shown = {
         "firstName": first,
         "lastName": last,
         **_present(companyName=request.companyName, companyDomain=request.companyDomain),
     }
     record = _Audit(
-        consumer_id, "person", shown, subject_key, _clean(request.reportGoal), request_id
+        consumer_id,
+        "person",
+        shown,
+        names.canonical_key(f"{first} {last}"),
+        _clean(request.reportGoal),
+        request_id,
     )
-    if optout.is_opted_out(first, last):
+    _refuse_opted_out(f"{first} {last}", record)
+    try:
+        reservation = limits.admit(f"{first} {last}")
+    except SubjectRateLimited:
+        record.refuse("refused_rate_limited")
+        raise
+    try:
+        record.begin()
+    except BaseException:
+        reservation.release()
+        raise
+    company = _clean(request.companyName)
+    own_name = set(names.canonical(f"{first} {last}"))
+    subject = Subject(
+        "person",
+        first=first,
+        last=last,
+        companies=_context(company, not_in=own_name),
+        extra_tokens=_domain_tokens(request.companyDomain, not_in=own_name),
+    )
+    run = _Run(subject, record, report.PERSON_SECTIONS, on_failure, reservation)
+    return run.stream(_person_sources(run, company))
+
+
+def _refuse_opted_out(name: str, record: _Audit) -> None:
+    if optout.is_opted_out(name):
         record.refuse("refused_opted_out")
         raise SubjectOptedOut(
             "This person has asked not to be profiled by this service; the request was not "
             "run and is not billed."
         )
-    try:
-        limits.admit(subject_key)
-    except SubjectRateLimited:
-        record.refuse("refused_rate_limited")
-        raise
-    record.begin()
-    company = _clean(request.companyName)
-    subject = Subject(
-        "person",
-        first=first,
-        last=last,
-        companies=_context(company),
-        extra_tokens=_domain_tokens(request.companyDomain),
-    )
-    run = _Run(subject, record, report.PERSON_SECTIONS, on_failure)
-    return run.stream(_person_sources(run, company))
 
 
 def company_profile(
@@ -104,7 +124,8 @@ def company_profile(
     on_failure: Callable[[], None],
     channel: str = "api",
 ) -> Iterator[str]:
-    """Record the request and return the stream's lines."""
+    """Refuse a name that is a person's (422 ``not_an_organization``) or an opted-out
+    person's (403), record the request, and return the stream's lines."""
     company = _clean(request.companyName) or ""
     shown = {"companyName": company, **_present(companyDomain=request.companyDomain)}
     record = _Audit(
@@ -116,12 +137,23 @@ def company_profile(
         request_id,
         channel,
     )
+    _refuse_opted_out(names.company_core(company), record)
+    known = sources.organisation_records(company)
+    if not known and sources.looks_like_a_person(company):
+        record.refuse("refused_not_an_organization")
+        raise NotAnOrganization(
+            f"'{company}' reads as a person's name and is not an organization this service "
+            "knows. Profiles of people are POST /v1/osint/personal-profile, under their own "
+            "rules. If it is a company, give the name it trades under with what it is (for "
+            f"example '{company} Foods'). Not billed."
+        )
     record.begin()
     subject = Subject(
         "company",
         first=company,
         companies=_context(company),
         extra_tokens=_domain_tokens(request.companyDomain),
+        organisations=tuple(guardrails.compact(str(r.get("name") or "")) for r in known),
     )
     run = _Run(subject, record, report.COMPANY_SECTIONS, on_failure)
     return run.stream(_company_sources(run, company))
@@ -195,25 +227,20 @@ def _present(**values: str | None) -> dict[str, str]:
     return {k: " ".join(v.split()) for k, v in values.items() if v}
 
 
-def _domain_tokens(domain: str | None) -> tuple[str, ...]:
-    return _context(names.domain_label(domain))
+def _domain_tokens(domain: str | None, not_in: set[str] | None = None) -> tuple[str, ...]:
+    return _context(names.domain_label(domain), not_in)
 
 
-def _context(company: str | None) -> tuple[str, ...]:
+def _context(company: str | None, not_in: set[str] | None = None) -> tuple[str, ...]:
     """A company's folded name as context, if it says something: "The", "A" or "News" would
-    make every text "name the company" and let namesakes through."""
+    make every text "name the company" and let namesakes through, and so would a part of the
+    person's own name ("Dana" for Dana Whitfield)."""
     from common.textindex import terms
 
     core = names.company_core(company or "")
-    return (core,) if core and terms(core) else ()
-
-
-def _role(role: str | None) -> tuple[str, ...]:
-    """A role as context only when it is specific ("head of sustainability"); "Director"
-    alone is too common to tell a namesake apart."""
-    from common.textindex import terms
-
-    return (names.fold(role),) if role and len(terms(role)) >= 2 else ()
+    if not core or not terms(core) or (not_in and set(core.split()) <= not_in):
+        return ()
+    return (core,)
 
 
 # --- the audit record of one request -----------------------------------------------------------
@@ -262,15 +289,19 @@ class _Run:
     record: _Audit
     sections: tuple[str, ...]
     on_failure: Callable[[], None]
+    reservation: limits.Reservation | None = None
     findings: list[Finding] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
-    left_out: int = 0
+    left_out: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    delivered: bool = False
     _seen_claims: set[str] = field(default_factory=set)
     _seen_urls: set[str] = field(default_factory=set)
+    _opted_out: dict[str, bool] = field(default_factory=dict)
 
     def stream(self, consulted: Iterator[Consulted]) -> Iterator[str]:
-        """The NDJSON lines; the audit entry is completed however the stream ends."""
+        """The NDJSON lines; the audit entry is completed however the stream ends, and the
+        subject's place is given back when no finding was delivered."""
         outcome = "abandoned"
         try:
             yield _line(
@@ -298,6 +329,7 @@ class _Run:
             kept = self._ordered()
             for finding in kept:
                 yield _line(finding.event())
+                self.delivered = True  # resumed after the line: the client took it
             yield _line({"type": "report", "markdown": self.markdown(kept)})
             outcome = "completed"
             yield _line(
@@ -305,7 +337,8 @@ class _Run:
                     "type": "end",
                     "findings": len(kept),
                     "claimsDropped": sum(self.dropped.values()),
-                    "sourcesLeftOut": self.left_out,
+                    "sourcesLeftOut": sum(self.left_out.values()),
+                    "leftOutReasons": dict(sorted(self.left_out.items())),
                     "sourcesUsed": len({f.url for f in kept}),
                 }
             )
@@ -314,11 +347,14 @@ class _Run:
 
     def take(self, source: Consulted) -> dict[str, Any]:
         """Screen a source's passages; its ``source`` event."""
-        used = left_out = 0
+        used = 0
+        reasons: Counter[str] = Counter()
         for passage in source.passages:
             verdict = self._passage(passage)
             used += verdict == "used"
-            left_out += verdict == "left_out"
+            if verdict not in ("used", "dropped", "unrelated"):
+                reasons[verdict] += 1
+        self.left_out += reasons
         return {
             "type": "source",
             "source": source.label,
@@ -326,46 +362,52 @@ class _Run:
             "status": "ok" if source.ok else "failed",
             "read": len(source.passages),
             "used": used,
-            "leftOut": left_out,
+            "leftOut": sum(reasons.values()),
+            "leftOutReasons": dict(sorted(reasons.items())),
         }
 
     def _passage(self, passage: Passage) -> str:
+        """ "used", "dropped", "unrelated", or the reason the passage was left out."""
         subject = self.subject
         if passage.namesake:
-            self.left_out += 1
-            return "left_out"
-        if not passage.verified and not subject.identifies(passage.text):
-            if subject.kind == "person" and subject.names(passage.text):
-                self.left_out += 1  # a namesake, or no way to tell: never shown
-                return "left_out"
-            return "unrelated"
+            return NAMESAKE
+        if not passage.verified:
+            reason = subject.left_out_because(passage.text)
+            if reason == "":
+                return "unrelated"
+            if reason:
+                return reason  # a namesake, or no way to tell: never shown
         if not passage.url:
-            self.left_out += 1  # nothing to cite
-            return "left_out"
+            return NO_LINK
         if passage.url in self._seen_urls and passage.claims is None:
             return "unrelated"  # the same story from another feed
         self._seen_urls.add(passage.url)
-        policy = subject.policy()
+        known = subject.known()
         if passage.claims is not None:
             claims = list(passage.claims)
         else:
             claims = report.claims_about(
                 passage.title, passage.body, subject.mentioned_in, subject.kind == "person"
             )
-        if guardrails.screen(_url_words(passage.url), policy):
+        title = privacy.clean(report.source_title(passage.title))
+        url_verdict, title_verdict = privacy.screen_many([_url_words(passage.url), title], known)
+        if url_verdict:
             self.dropped["source_url"] += len(claims)  # a URL that spells out personal data
             return "dropped"
-        title = guardrails.clean(report.source_title(passage.title))
-        if not title or guardrails.screen(title, policy):
+        if not title or title_verdict:
             title = urlsplit(passage.url).hostname or passage.url  # the title says too much
-        kept = dropped = 0
+        fresh = []
         for raw in claims:
-            claim = guardrails.clean(raw)
+            claim = privacy.clean(raw)
             key = names.fold(claim)
-            if not key or key in self._seen_claims:
-                continue
-            self._seen_claims.add(key)
-            category = guardrails.screen(claim, policy)
+            if key and key not in self._seen_claims:
+                self._seen_claims.add(key)
+                fresh.append(claim)
+        kept = dropped = 0
+        opted_out = self._opted_out_in(passage.text)
+        for claim, category in zip(fresh, privacy.screen_many(fresh, known), strict=True):
+            if category is None and _names_any(claim, opted_out):
+                category = "opted_out"  # someone the source names asked not to be profiled
             if category is not None:
                 self.dropped[category] += 1
                 dropped += 1
@@ -376,6 +418,22 @@ class _Run:
             self.findings.append(Finding(section, claim, passage.url, title, passage.published))
             kept += 1
         return "used" if kept else ("dropped" if dropped else "unrelated")
+
+    def _opted_out_in(self, text: str) -> list[tuple[str, ...]]:
+        """The people on the opt-out list a source names (by first and last name): its
+        claims may not name them, by full name or surname."""
+        from common.privacy import people
+
+        found = []
+        for reference in people.names(text, self.subject.known().names):
+            key = names.canonical_key(reference.text)
+            if len(key.split()) < 2:
+                continue
+            if key not in self._opted_out:
+                self._opted_out[key] = optout.is_opted_out(key)
+            if self._opted_out[key]:
+                found.append(tuple(key.split()))
+        return found
 
     def _ordered(self) -> list[Finding]:
         ordered: list[Finding] = []
@@ -406,6 +464,12 @@ class _Run:
 
     def _finish(self, outcome: str) -> None:
         dropped = sum(self.dropped.values())
+        left_out = sum(self.left_out.values())
+        if self.reservation is not None and not self.delivered:
+            try:
+                self.reservation.release()  # nothing was delivered: the day's place is free
+            except Exception:
+                logger.exception("osint subject place not given back")
         logger.info(
             "osint profile",
             extra={
@@ -414,7 +478,8 @@ class _Run:
                 "subject": names.subject_hash(self.record.subject_key),
                 "findings": len(self.findings),
                 "claimsDropped": dropped,
-                "sourcesLeftOut": self.left_out,
+                "sourcesLeftOut": left_out,
+                "delivered": self.delivered,
             },
         )
         if self.record.entry_id is None:
@@ -426,7 +491,7 @@ class _Run:
                 sources_used=[f.url for f in self._ordered()],
                 claims_kept=len(self._ordered()),
                 claims_dropped=dropped,
-                sources_left_out=self.left_out,
+                sources_left_out=left_out,
             )
         except Exception:  # the stream is out: the audit entry stays "started", and is logged
             logger.exception("osint audit entry not completed", extra={"outcome": outcome})
@@ -449,6 +514,12 @@ def _error_event(exc: Exception) -> dict[str, Any]:
     if not isinstance(error, BackendUnavailable):
         logger.warning("osint profile failed: %s", error.code)
     return {"type": "error", "code": error.code, "detail": error.detail}
+
+
+def _names_any(claim: str, people: list[tuple[str, ...]]) -> bool:
+    """The claim names one of these people: their full name or their surname."""
+    folded = names.fold(claim)
+    return any(names.contains(folded, person[-1]) for person in people)
 
 
 def _url_words(url: str) -> str:
@@ -489,14 +560,16 @@ def _person_sources(run: _Run, company: str | None) -> Iterator[Consulted]:
             first=subject.first,
             last=subject.last,
             companies=tuple(dict.fromkeys((*subject.companies, *_context(context.organization)))),
-            roles=_role(context.role),
+            titles=guardrails.titles_of(context.role),
+            facts=guardrails.fact_pairs(context.summary or ""),
             public_office=guardrails.holds_public_office(context.role),
             extra_tokens=subject.extra_tokens,
+            organisations=(guardrails.compact(context.organization or ""),),
         )
     texts = report.content().text
     if context.ambiguous:
         run.notes.append(texts.ambiguous.format(name=subject.display))
-    elif not subject.companies and not subject.roles:
+    elif not subject.companies and not subject.titles:
         run.notes.append(texts.no_context.format(name=subject.display))
     employer = company or context.organization
     topics: list[str] = []
@@ -507,7 +580,7 @@ def _person_sources(run: _Run, company: str | None) -> Iterator[Consulted]:
         sources.company_topics(topics, company_profile=False),
     )
     yield context.consulted
-    yield from sources.person_work(subject)
+    yield from sources.person_work(subject, context.organization)
     yield sources.knowledge(f"{subject.display} {employer or ''}".strip())
     yield from _collect_news(news)
 

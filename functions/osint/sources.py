@@ -70,6 +70,7 @@ class PersonContext:
     ambiguous: bool = False
     organization: str | None = None  # from the person's public-figures record
     role: str | None = None
+    summary: str | None = None
 
 
 def public_figure(subject: Subject, company_given: bool) -> PersonContext:
@@ -96,6 +97,7 @@ def public_figure(subject: Subject, company_given: bool) -> PersonContext:
     if mine:
         context.organization = mine[0].get("organization")
         context.role = mine[0].get("role")
+        context.summary = mine[0].get("summary")
     return context
 
 
@@ -117,9 +119,13 @@ def _figure_passage(record: dict[str, Any], *, verified: bool, own: bool) -> Pas
     )
 
 
-def person_work(subject: Subject) -> list[Consulted]:
-    """Campaigns, actions and publications that name the person (used when they also name
-    the person's company or role)."""
+def person_work(subject: Subject, organization: str | None = None) -> list[Consulted]:
+    """Campaigns, actions and publications that name the person (used when they also show
+    evidence it is them), and campaigns their record ties them to without naming them: aimed
+    at their organisation and sharing facts with their record ("Sponsored the 2023 mink
+    farming phase-out act" and the campaign to phase out mink farming)."""
+    from functions.osint.guardrails import FACT_PAIRS, fact_pairs
+
     found = []
     for table, label, fields in (
         ("campaigns", "campaigns", ("title", "description", "target", "organization")),
@@ -136,6 +142,13 @@ def person_work(subject: Subject) -> list[Consulted]:
                 consulted.passages.append(
                     Passage("work", title, record.get("url"), _day(date), text, body)
                 )
+        if table == "campaigns" and organization and subject.facts:
+            target = Subject("company", companies=(names.company_core(organization),))
+            for record in _text_search(table, names.company_core(organization)):
+                description = str(record.get("description") or "")
+                shared = fact_pairs(f"{record.get('title')}. {description}") & subject.facts
+                if _mentions(target, record, ("target",)) and len(shared) >= FACT_PAIRS:
+                    consulted.passages.append(_campaign_passage(record, "work"))
         found.append(consulted)
     return found
 
@@ -155,48 +168,83 @@ def company_campaigns(subject: Subject) -> tuple[Consulted, list[str], list[str]
         ids.append(str(record["id"]))
         topics += [t for t in record.get("topics") or [] if t not in topics]
         status = record.get("status")
-        organization = record.get("organization")
-        line = f"Campaign \u201c{record.get('title')}\u201d"
-        if organization:
-            line += f" by {organization}"
-        line += f" ({report.status_text(status)}"
-        if record.get("start_date"):
-            line += f", started {_day(record['start_date'])}"
-        line += ")."
-        description = str(record.get("description") or "")
-        claims = (line, *report.sentences(description))
         consulted.passages.append(
-            Passage(
-                "commitments" if status == "won" else "campaigns",
-                str(record.get("title") or ""),
-                record.get("url"),
-                _day(record.get("start_date")),
-                f"{record.get('title')} {description}",
-                claims=claims,
-                verified=True,
-            )
+            _campaign_passage(record, "commitments" if status == "won" else "campaigns")
         )
     return consulted, topics, ids
+
+
+def _campaign_passage(record: dict[str, Any], section: str) -> Passage:
+    """A campaign record as a passage: a line of its title, organisation, status and start,
+    and the sentences of its description."""
+    organization = record.get("organization")
+    line = f"Campaign \u201c{record.get('title')}\u201d"
+    if organization:
+        line += f" by {organization}"
+    line += f" ({report.status_text(record.get('status'))}"
+    if record.get("start_date"):
+        line += f", started {_day(record['start_date'])}"
+    line += ")."
+    description = str(record.get("description") or "")
+    return Passage(
+        section,
+        str(record.get("title") or ""),
+        record.get("url"),
+        _day(record.get("start_date")),
+        f"{record.get('title')} {description}",
+        claims=(line, *report.sentences(description)),
+        verified=True,
+    )
+
+
+def organisation_records(company: str) -> list[dict[str, Any]]:
+    """The organizations table's records of this company (its name holds the other's)."""
+    subject = Subject("company", companies=(names.company_core(company),))
+    return [
+        record
+        for record in _text_search("organizations", _query(subject), 10)
+        if _same_company(subject, str(record.get("name") or ""))
+    ]
+
+
+def looks_like_a_person(name: str) -> bool:
+    """A company name that reads as a person's: without its legal form ("Ltd", "Inc"), one to
+    four words, none an organisation word ("Foods", "Council"), no "&" or "and", and a given
+    name first ("Dana Whitfield", "Dana Whitfield Ltd", "Dana") or a public figure's name."""
+    from common.privacy.rules import given_names, organisation_words
+
+    name = names.company_core(name)
+    words = name.split()
+    if not words or len(words) > 4 or "&" in name or "and" in words:
+        return False
+    if any(w in organisation_words() for w in words) or any(w.isdigit() for w in words):
+        return False
+    if words[0] in given_names():
+        return True
+    wanted = names.short_key(name)
+    return len(words) >= 2 and any(
+        names.short_key(str(r.get("name") or "")) == wanted
+        for r in _text_search("public_figures", name, 10)
+    )
 
 
 def company_tables(subject: Subject, campaign_ids: list[str]) -> list[Consulted]:
     """The company's record, the actions of its campaigns (and those naming it), its people in
     public roles, and publications about it."""
     organizations = Consulted("organizations", "table")
-    for record in _text_search("organizations", _query(subject), 10):
-        if _same_company(subject, str(record.get("name") or "")):
-            description = str(record.get("description") or "")
-            organizations.passages.append(
-                Passage(
-                    "overview",
-                    str(record.get("name") or ""),
-                    record.get("website"),
-                    None,
-                    f"{record.get('name')} {description}",
-                    claims=(f"{record.get('name')}: {description}",) if description else (),
-                    verified=True,
-                )
+    for record in organisation_records(_query(subject)):
+        description = str(record.get("description") or "")
+        organizations.passages.append(
+            Passage(
+                "overview",
+                str(record.get("name") or ""),
+                record.get("website"),
+                None,
+                f"{record.get('name')} {description}",
+                claims=(f"{record.get('name')}: {description}",) if description else (),
+                verified=True,
             )
+        )
     actions = Consulted("actions", "table")
     seen: set[str] = set()
     for record in [*_linked_actions(campaign_ids), *_text_search("actions", _query(subject))]:

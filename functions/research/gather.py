@@ -1,6 +1,7 @@
 """Gathering and ranking news items for topics and keywords.
 
-Shared by the one-shot research endpoint and tracking digests, so both rank the same way. The
+Shared by the one-shot research endpoint and tracking digests, so both rank the same way, and
+both show only what passed the personal-data screen (``screened``). The
 sources are the topic catalog's feeds (``common.topics``) and one news-search feed per
 keyword (``NEWS_SEARCH_URL``). Ranking is plain, explainable arithmetic (see ``rank``) rather
 than a model: a subscriber can be told why an item was picked (``RankedItem.matched``), and the
@@ -140,7 +141,31 @@ def gather(
     if exclude is not None and candidates:
         dropped = exclude([ranked.item.id for ranked in candidates]) or set()
         candidates = [ranked for ranked in candidates if ranked.item.id not in dropped]
-    return Gathered(candidates[: max(0, limit)], len(sources), failed)
+    return Gathered(screened(candidates, max(0, limit)), len(sources), failed)
+
+
+def screened(candidates: list[RankedItem], limit: int) -> list[RankedItem]:
+    """The best ``limit`` items after the personal-data screen (``common.privacy``, decision
+    0037): a summary loses its sentences that carry personal data about a person; an item
+    whose title carries some is left out, and the next best takes its place."""
+    from dataclasses import replace
+
+    from common import privacy
+
+    kept: list[RankedItem] = []
+    start = 0
+    while len(kept) < limit and start < len(candidates):
+        batch = candidates[start : start + limit - len(kept)]
+        start += len(batch)
+        titles = privacy.screen_many([ranked.item.title for ranked in batch])
+        for ranked, title_verdict in zip(batch, titles, strict=True):
+            if title_verdict is not None:
+                continue
+            summary = privacy.screen_text(ranked.item.summary).text
+            if summary != ranked.item.summary:
+                ranked = replace(ranked, item=replace(ranked.item, summary=summary))
+            kept.append(ranked)
+    return kept
 
 
 def rank(

@@ -287,7 +287,9 @@ def write(items: Sequence[OverviewItem], *, fresh: str = "recent") -> Overview:
     except ProviderError:
         logger.warning("provider failed; offline research overview")
         return offline
-    text = clip(_one_line(answer.text), MAX_CHARS)
+    from common.privacy import screen_text
+
+    text = clip(screen_text(_one_line(answer.text)).text, MAX_CHARS)  # decision 0037
     if not text:
         return offline
     known = {item.id for item in items}

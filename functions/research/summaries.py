@@ -1,8 +1,9 @@
 """Short summaries of gathered news items: the provider when configured, else extractive.
 
 One provider call summarises a whole digest (not one call per item). If the provider fails or
-leaves an item out, that item gets the extractive summary: the first sentences of its own text,
-so a summary never says more than the source did.
+leaves an item out, that item gets the extractive summary: the first sentences of its own text
+(already screened, ``gather.screened``), so a summary never says more than the source did. The
+provider's summaries pass the personal-data screen too (``common.privacy``, decision 0037).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from common.llm import ProviderError, get_provider
 from common.offline.summarize import sentences
+from common.privacy import screen_text
 from common.prompts import prompt
 from common.text import clip
 
@@ -65,6 +67,7 @@ def summarise_items(items: Sequence[FeedItem], context: str = "") -> dict[str, s
         logger.warning("provider failed; extractive item summaries")
         return summaries
     for entry in answer.summaries:
-        if entry.id in summaries and entry.summary.strip():
-            summaries[entry.id] = entry.summary.strip()[:MAX_CHARS]
+        written = screen_text(entry.summary.strip()).text  # decision 0037
+        if entry.id in summaries and written.strip():
+            summaries[entry.id] = written.strip()[:MAX_CHARS]
     return summaries

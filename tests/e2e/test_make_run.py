@@ -3,6 +3,7 @@ process behind after Ctrl-C (SIGINT) or SIGTERM."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -215,14 +216,7 @@ def assert_imported_records_are_found_by_words_and_meaning(
         + json.dumps({"id": "camp-e2e-2", "status": "won"})
         + "\n"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-m", "admin", "import-records", "campaigns", str(rows)],
-        cwd=ROOT,
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    loaded = admin(cli_env, "import-records", "campaigns", str(rows))
     assert loaded.returncode == 1, loaded.stderr  # one row was rejected...
     assert f"{rows}:2: title: required" in loaded.stderr
     assert json.loads(loaded.stdout)["written"] == 1  # ...and the valid one loaded
@@ -288,6 +282,104 @@ def assert_the_portal_signs_in_with_the_local_idp(base: str, jwks_port: int) -> 
     assert keys.status_code == 200, keys.text
 
 
+def admin(cli_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The admin CLI from "another shell", against make run's emulator."""
+    return subprocess.run(
+        [sys.executable, "-m", "admin", *args],
+        cwd=ROOT,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+PLANTED = (
+    "Watford",
+    "Orchard Close",
+    "leukaemia",
+    "forty-six",
+    "twins",
+    "Unite",
+    "council candidate",
+    "priyar1979",
+    "gmail",
+    "7700 900456",
+    "husband",
+    "dentist",
+    "marathon",
+)
+
+
+def ndjson(response: httpx.Response) -> list[dict]:
+    assert response.status_code == 200, response.text
+    return [json.loads(line) for line in response.text.splitlines() if line]
+
+
+def assert_osint_holds_on_news_wording(base: str, auth: dict, cli_env: dict[str, str]) -> None:
+    """Issue 22's acceptance, over HTTP: with a fixture feed that words personal data as real
+    news words it, no door shows any of it, and an opt-out holds however the name is written."""
+    person = {"firstName": "Priya", "lastName": "Raman", "companyName": "Brightwell Supermarkets"}
+    profile = httpx.post(f"{base}/v1/osint/personal-profile", json=person, headers=auth, timeout=60)
+    findings = {e["claim"]: e["sourceUrl"] for e in ndjson(profile) if e["type"] == "finding"}
+    audit = "Raman said Brightwell Supermarkets would publish its welfare audit in June."
+    assert (
+        findings[audit]
+        == "https://news.example.org/people/protest-at-brightwell-sourcing-chiefs-home"
+    )
+    employer = httpx.post(
+        f"{base}/v1/osint/company-profile",
+        json={"companyName": "Brightwell Supermarkets"},
+        headers=auth,
+        timeout=60,
+    )
+    ndjson(employer)
+    as_company = httpx.post(
+        f"{base}/v1/osint/company-profile", json={"companyName": "Priya Raman"}, headers=auth
+    )
+    assert as_company.status_code == 422
+    assert as_company.json()["code"] == "not_an_organization"
+    assistant = httpx.post(
+        f"{base}/v1/chat/message",
+        json={"message": "Investigate Priya Raman as a company"},
+        headers=auth,
+        timeout=60,
+    )
+    assert assistant.status_code == 200
+    for answer in (profile, employer, as_company, assistant):
+        for planted in PLANTED:
+            assert planted not in answer.text, (planted, answer.request.url)
+
+    def optout(*args: str) -> None:
+        done = admin(cli_env, "osint-optout", *args)
+        assert done.returncode == 0, done.stderr
+
+    optout("add", "--name", "Priya Raman-Shah")
+    try:
+        for first, last in (
+            ("priya", "raman-shah"),
+            ("Priya", "Raman Shah"),
+            ("Priya Anne", "Raman-Shah"),
+            ("Priya", "Raman-Shah Said"),
+            ("Príya", "Ráman-Shah"),
+        ):
+            refused = httpx.post(
+                f"{base}/v1/osint/personal-profile",
+                json={"firstName": first, "lastName": last},
+                headers=auth,
+            )
+            assert refused.status_code == 403, (first, last, refused.text)
+            assert refused.json()["code"] == "subject_opted_out"
+            company = httpx.post(
+                f"{base}/v1/osint/company-profile",
+                json={"companyName": f"{first} {last}"},
+                headers=auth,
+            )
+            assert company.status_code == 403, (first, last, company.text)
+    finally:
+        optout("remove", "--name", "Priya Raman-Shah")
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     port, emulator_port, jwks_port, feed_port = (free_port() for _ in range(4))
     env = {
@@ -314,18 +406,12 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert created.status_code == 201
     # The admin CLI from "another shell" reaches the same emulator with no extra setup.
     cli_env = {k: v for k, v in env.items() if k != "LOCAL_DIR"}
-    listed = subprocess.run(
-        [sys.executable, "-m", "admin", "list-keys", "--email", "demo@example.org"],
-        cwd=ROOT,
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    listed = admin(cli_env, "list-keys", "--email", "demo@example.org")
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
     assert_a_realtime_digest_arrives_within_two_ticks(base, auth, tmp_path / ".local" / "outbox")
     assert_imported_records_are_found_by_words_and_meaning(base, auth, cli_env, tmp_path)
+    assert_osint_holds_on_news_wording(base, auth, cli_env)
     # The server's log is where the README says: its JSON lines in .local/server.log.
     assert '"message": "request"' in (tmp_path / ".local" / "server.log").read_text()
     assert_a_third_party_address_gets_mail_only_as_it_chose(

@@ -158,7 +158,8 @@ def test_memory_from_the_provider_is_scrubbed_before_storage(fake, alice):
 
 
 def test_streaming_from_the_provider(fake, alice):
-    fake.script(stream(["Cage", "-free ", "now."]))
+    """A sentence at a time: each is screened for personal data before it is sent."""
+    fake.script(stream(["Cage", "-free ", "now. ", "Act ", "today."]))
     response = post(
         "message",
         {"message": "What are the strongest arguments for a cage-free campaign?"},
@@ -166,9 +167,14 @@ def test_streaming_from_the_provider(fake, alice):
         accept="text/event-stream",
     )
     raw = response.get_data(as_text=True)
-    assert raw.count("event: delta") == 3
+    deltas = [json.loads(d.split("\n")[0])["text"] for d in raw.split("event: delta\ndata: ")[1:]]
+    assert deltas == ["Cage-free now. ", "Act today."]
     done = json.loads(raw.split("event: done\ndata: ")[1])
-    assert done == {"intent": "GENERAL_CHAT", "response": "Cage-free now.", "sources": []}
+    assert done == {
+        "intent": "GENERAL_CHAT",
+        "response": "Cage-free now. Act today.",
+        "sources": [],
+    }
 
 
 def usage_operations() -> list[str]:
@@ -192,13 +198,22 @@ def test_a_provider_failing_before_the_stream_is_a_502_and_free(fake, alice):
 
 
 def test_a_stream_cut_mid_reply_ends_with_an_error_event_and_is_free(fake, alice):
-    fake.script(stream(["Half ", "a ", "reply"], cut_after=1))
+    fake.script(stream(["A whole sentence. ", "Half ", "a ", "reply"], cut_after=1))
     raw = post("message", {"message": "hello"}, alice, accept="text/event-stream").get_data(
         as_text=True
     )
     assert "event: delta" in raw
+    assert "Half" not in raw  # an unfinished sentence is never sent (it was not screened)
     assert "event: error" in raw
     assert "event: done" not in raw
+    assert usage_operations() == []
+
+
+def test_a_stream_cut_inside_its_first_sentence_is_a_502_and_free(fake, alice):
+    fake.script(stream(["Half ", "a ", "reply"], cut_after=1))
+    response = post("message", {"message": "hello"}, alice, accept="text/event-stream")
+    assert response.status_code == 502
+    assert response.mimetype == "application/problem+json"
     assert usage_operations() == []
 
 
@@ -212,3 +227,30 @@ def test_few_but_long_turns_are_compressed_too(fake, alice):
     sent = fake.requests[-1].body["messages"]
     assert len(sent) == 1 + 1 + 2 + 1  # instructions, context, the 2 last turns, the message
     assert sum(len(m["content"]) for m in sent) < 6 * 4800 / 2
+
+
+def test_a_providers_reply_passes_the_personal_data_screen_as_it_streams(fake, alice):
+    """Issue 22: what an LLM writes about people is screened like everything else, sentence
+    by sentence, including sentences split across the provider's pieces."""
+    fake.script(
+        stream(
+            [
+                "Dana Whitfield leads sustainability at Harlow Foods. She lives on Mill ",
+                "Lane in Otley with her husband. Her email is dana.whitfield at gm",
+                "ail.com. The chain pledged to go cage-free by 2026.",
+            ]
+        )
+    )
+    raw = post(
+        "message",
+        {"message": "What should we know about the Harlow Foods campaign?"},
+        alice,
+        accept="text/event-stream",
+    ).get_data(as_text=True)
+    done = json.loads(raw.split("event: done\ndata: ")[1])
+    assert done["response"] == (
+        "Dana Whitfield leads sustainability at Harlow Foods. "
+        "The chain pledged to go cage-free by 2026."
+    )
+    for planted in ("Mill", "Otley", "husband", "gm", "ail.com"):
+        assert planted not in raw

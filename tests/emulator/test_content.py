@@ -236,3 +236,19 @@ def test_a_providers_draft_over_the_limit_is_replaced_by_the_offline_draft(provi
     response = generate(auth, {"topic": "cage-free eggs"})
     assert response.headers["X-Content-Engine"] == "offline"
     assert response.get_json()["characterCount"] <= 280
+
+
+def test_a_providers_draft_passes_the_personal_data_screen(provider, auth):
+    """Issue 22: a draft never carries personal data, whoever wrote it."""
+    draft = {
+        "posts": [
+            "Harlow Foods still sells caged eggs. Its CEO Sam Ortiz lives at 4 Brook Road. "
+            "Ask for cage-free. #CageFree"
+        ],
+        "hashtags": ["#CageFree"],
+        "sources": ["S1"],
+    }
+    provider.script(reply(json.dumps(draft)))
+    body = generate(auth, {"topic": "cage-free eggs"}).get_json()
+    assert "Brook Road" not in json.dumps(body)
+    assert body["content"] == "Harlow Foods still sells caged eggs. Ask for cage-free. #CageFree"

@@ -51,6 +51,22 @@ NEWS = [
         "with a lemon drizzle cake.",
     ),
     (
+        "harlow-protest",
+        "Protest at sustainability chief's home",
+        "Protesters gathered outside the Otley home of Dana Whitfield on Sunday. The house on "
+        "Mill Lane belongs to Whitfield, neighbours said. Whitfield is battling leukaemia. "
+        "Whitfield, aged forty-seven, is expecting twins. Whitfield is a Unite member and a "
+        "Labour council candidate. She posts on Instagram as danaw1975. Readers can write to "
+        "dana.whitfield at gmail.com. Whitfield said Harlow Foods would publish its welfare "
+        "audit in June.",
+    ),
+    (
+        "lakeshore-mink",
+        "Lakeshore State passes mink farming phase-out",
+        "The Lakeshore State Senate approved a bill to close the state's mink farms by 2027. "
+        "Sponsor Senator Carla Jensen said the bill protects animals and public health.",
+    ),
+    (
         "harlow-pledge",
         "Harlow Foods renews its cage-free pledge",
         "Harlow Foods pledged to sell only cage-free eggs by 2026. A Harlow Foods spokesperson, "
@@ -70,6 +86,15 @@ PLANTED = [
     "baking",
     "teacher",
     "press@harlowfoods.example",
+    "Otley",
+    "Mill Lane",
+    "leukaemia",
+    "forty-seven",
+    "twins",
+    "Unite",
+    "council candidate",
+    "danaw1975",
+    "gmail",
 ]
 
 RECORDS = {
@@ -93,6 +118,16 @@ RECORDS = {
             "Foods' new depot.",
             "url": "https://example.org/people/cllr-dana-whitfield",
         },
+        {
+            "id": "pf-jensen",
+            "name": "Carla Jensen",
+            "role": "State Senator",
+            "organization": "Lakeshore State Legislature",
+            "country": "US",
+            "summary": "Member of the Lakeshore State Senate. Sponsored the 2023 mink farming "
+            "phase-out act.",
+            "url": "https://example.org/people/carla-jensen",
+        },
     ],
     "campaigns": [
         {
@@ -107,7 +142,20 @@ RECORDS = {
             "country": "GB",
             "start_date": "2021-05-01",
             "url": "https://example.org/campaigns/harlow-cage-free",
-        }
+        },
+        {
+            "id": "camp-mink",
+            "title": "Lakeshore State: phase out mink farming",
+            "description": "Supported a bill to close the state's remaining mink farms. The bill "
+            "passed in 2023.",
+            "status": "won",
+            "target": "Lakeshore State Legislature",
+            "organization": "Fur Free Futures",
+            "topics": ["fur", "legislation"],
+            "country": "US",
+            "start_date": "2022-03-07",
+            "url": "https://example.org/campaigns/lakeshore-mink",
+        },
     ],
     "actions": [
         {
@@ -203,6 +251,7 @@ def test_a_person_profile_keeps_professional_facts_and_nothing_personal(alice, o
     # The professional facts, each with its source's URL.
     assert "joined Harlow Foods as head of sustainability in 2021" in claims
     assert "reached 80% cage-free eggs" in claims
+    assert "publish its welfare audit in June" in claims  # kept beside the dropped sentences
     assert "Head of Sustainability, Harlow Foods" in claims  # the public-figures record
     for finding in findings:
         assert finding["sourceUrl"].startswith("https://")
@@ -223,8 +272,12 @@ def test_a_person_profile_keeps_professional_facts_and_nothing_personal(alice, o
         assert finding["sourceUrl"] in report
     end = stream[-1]
     assert end["findings"] == len(findings)
-    assert end["claimsDropped"] == 4  # contact, home and family, health, religion
+    # contact, home and family, health, religion; home twice, health, age, party, account,
+    # contact of the protest story
+    assert end["claimsDropped"] >= 11
     assert end["sourcesLeftOut"] >= 2  # the baker and the councillor
+    assert end["leftOutReasons"]["no_evidence"] >= 1  # the baker: no organisation, no title
+    assert end["leftOutReasons"]["namesake"] >= 1  # the councillor's record
     assert usage_count(consumer["id"], "osint.personal_profile") == 1
     (entry,) = audit_entries(consumer["id"])
     assert entry["outcome"] == "completed"
@@ -276,6 +329,39 @@ def test_a_company_name_that_says_nothing_is_no_context(alice, osint):
     assert "baking" not in answer.get_data(as_text=True)
 
 
+def test_a_company_name_that_is_part_of_the_persons_name_is_no_evidence(alice, osint):
+    """Issue 22: companyName "Dana" made every text naming Dana Whitfield count as hers."""
+    _, auth = alice
+    body = {"firstName": "Dana", "lastName": "Whitfield", "companyName": "Dana"}
+    answer = client().post(PERSON, json=body, headers=auth)
+    assert [e for e in events(answer) if e["type"] == "finding"] == []
+    assert "baking" not in answer.get_data(as_text=True)
+
+
+def test_a_title_or_a_fact_of_the_record_ties_a_source_to_the_person(alice, osint):
+    """Issue 22: the sponsor's real quote was left out as a namesake, and the campaign her
+    record ties her to was not found."""
+    _, auth = alice
+    answer = client().post(PERSON, json={"firstName": "Carla", "lastName": "Jensen"}, headers=auth)
+    stream = events(answer)
+    claims = {e["claim"]: e["sourceUrl"] for e in stream if e["type"] == "finding"}
+    quote = "Sponsor Senator Carla Jensen said the bill protects animals and public health."
+    assert claims[quote] == "https://news.example.org/lakeshore-mink"
+    assert any(url == "https://example.org/campaigns/lakeshore-mink" for url in claims.values())
+    assert "Dana" not in answer.get_data(as_text=True)
+
+
+def test_left_out_sources_come_with_their_reason_never_their_text(alice, osint):
+    _, auth = alice
+    stream = events(client().post(PERSON, json=DANA, headers=auth))
+    reasons = stream[-1]["leftOutReasons"]
+    assert sum(reasons.values()) == stream[-1]["sourcesLeftOut"]
+    assert (
+        "named the person but showed nothing that ties them to their work" in stream[-2]["markdown"]
+    )
+    assert "baking" not in stream[-2]["markdown"]
+
+
 # --- a company ---------------------------------------------------------------------------------
 
 
@@ -303,6 +389,44 @@ def test_a_company_profile_covers_commitments_campaigns_and_news(alice, osint):
     )
     assert "topic feed: cage-free" in sources
     assert usage_count(consumer["id"], "osint.company_profile") == 1
+
+
+def test_the_employers_profile_shows_none_of_its_peoples_personal_data(alice, osint):
+    _, auth = alice
+    answer = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth)
+    events(answer)
+    text = answer.get_data(as_text=True)
+    for planted in PLANTED:
+        assert planted not in text, planted
+
+
+@pytest.mark.parametrize(
+    "name", ["Dana Whitfield", "dana whitfield", "Dana", "Carla Jensen", "Dana Whitfield Ltd"]
+)
+def test_a_company_profile_of_a_persons_name_is_refused_and_not_billed(alice, osint, name):
+    """Issue 22: the company door ran a private person's name with no person rule at all."""
+    consumer, auth = alice
+    answer = client().post(COMPANY, json={"companyName": name}, headers=auth)
+    assert answer.status_code == 422
+    assert answer.mimetype == "application/problem+json"
+    problem = answer.get_json()
+    assert problem["code"] == "not_an_organization"
+    assert "personal-profile" in problem["detail"]
+    assert usage_count(consumer["id"], "osint.company_profile") == 0
+    assert [p for p, _ in osint.requests if p.startswith("/raw.xml")] == []  # nothing searched
+    (entry,) = audit_entries(consumer["id"])
+    assert entry["outcome"] == "refused_not_an_organization"
+
+
+def test_a_company_with_a_persons_name_in_its_own_runs_under_the_screen(alice, osint):
+    """A word for what it is makes it an organisation; the screen still shows no personal
+    data, and sources naming only the person are not about the company."""
+    _, auth = alice
+    answer = client().post(COMPANY, json={"companyName": "Dana Whitfield Foods"}, headers=auth)
+    events(answer)
+    text = answer.get_data(as_text=True)
+    for planted in PLANTED:
+        assert planted not in text, planted
 
 
 def test_company_summary_for_the_chat_assistant(alice, osint):
@@ -338,6 +462,82 @@ def test_a_person_on_the_opt_out_list_is_refused_and_not_billed(alice, osint):
     assert entry["outcome"] == "refused_opted_out"
     assert optout.remove("Dana Whitfield")
     assert client().post(PERSON, json=DANA, headers=auth).status_code == 200
+
+
+OPTED_OUT = "Dana Whitfield-Smith"
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"firstName": "dana", "lastName": "whitfield-smith"},
+        {"firstName": "Dana", "lastName": "Whitfield Smith"},
+        {"firstName": "Dana Jane", "lastName": "Whitfield-Smith"},
+        {"firstName": "Dana", "lastName": "Whitfield-Smith Said"},
+        {"firstName": "D\u00e1na", "lastName": "Wh\u00eftfield-Smith"},
+        {"firstName": "Dana", "lastName": "Whitfield", "companyName": "Harlow Foods"},
+    ],
+)
+def test_an_opt_out_holds_however_the_name_is_written_on_every_door(alice, osint, asked):
+    from functions.osint import optout
+
+    optout.add(OPTED_OUT)
+    consumer, auth = alice
+    answer = client().post(PERSON, json=asked, headers=auth)
+    assert answer.status_code == 403, answer.get_data(as_text=True)
+    assert answer.get_json()["code"] == "subject_opted_out"
+    name = f"{asked['firstName']} {asked['lastName']}"
+    company = client().post(COMPANY, json={"companyName": name}, headers=auth)
+    assert company.status_code == 403
+    assert company.get_json()["code"] == "subject_opted_out"
+    assistant = client().post("/v1/chat/message", json={"message": f"Who is {name}?"}, headers=auth)
+    assert assistant.status_code == 200
+    reply = assistant.get_json()["response"]
+    if name[0].islower():  # no name the assistant can read: it asks for one, looks nothing up
+        assert "Give their full name" in reply, reply
+    else:
+        assert "asked not to be profiled" in reply, reply
+    for operation in ("osint.personal_profile", "osint.company_profile", "chat.message"):
+        assert usage_count(consumer["id"], operation) == 0
+    assert [p for p, _ in osint.requests if p.startswith("/raw.xml")] == []  # nothing searched
+
+
+def test_a_person_who_opted_out_is_left_out_of_other_profiles(alice, osint):
+    from functions.osint import optout
+
+    optout.add("Dana Whitfield")
+    _, auth = alice
+    answer = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth)
+    stream = events(answer)
+    assert "Whitfield" not in json.dumps([e for e in stream if e["type"] == "finding"])
+    assert stream[-1]["claimsDropped"] >= 1
+
+
+def test_abandoned_requests_do_not_use_up_a_persons_day(alice, osint, settings_env):
+    """Issue 22: 20 abandoned, unbilled requests blocked everyone's research on a person."""
+    settings_env(OSINT_SUBJECT_DAILY_LIMIT="2")
+    consumer, auth = alice
+    for _ in range(4):
+        answer = client().post(PERSON, json=DANA, headers=auth, buffered=False)
+        first = next(iter(answer.response))
+        assert json.loads(first)["type"] == "begin"
+        answer.close()  # the client goes away before any finding
+    assert usage_count(consumer["id"], "osint.personal_profile") == 0
+    for _ in range(2):
+        assert [e for e in events(client().post(PERSON, json=DANA, headers=auth))]
+    third = client().post(PERSON, json=DANA, headers=auth)
+    assert third.status_code == 429
+    outcomes = sorted(e["outcome"] for e in audit_entries(consumer["id"]))
+    assert outcomes.count("abandoned") == 4
+    assert outcomes.count("completed") == 2
+
+
+def test_adding_a_word_to_the_name_does_not_open_a_new_day(alice, osint, settings_env):
+    settings_env(OSINT_SUBJECT_DAILY_LIMIT="1")
+    _, auth = alice
+    events(client().post(PERSON, json=DANA, headers=auth))
+    said = client().post(PERSON, json={**DANA, "lastName": "Whitfield Said"}, headers=auth)
+    assert said.status_code == 429
 
 
 def test_a_person_profiled_too_often_today_is_refused_for_everyone(

@@ -15,13 +15,13 @@ from common.content import DATA, Content, ContentError, Line, Pattern, Prose, re
 from common.offline.lexicon import EntityWords
 from common.offline.memory import MemoryWords
 from common.offline.summarize import SummaryWords
+from common.privacy.rules import Rules as PrivacyRules
 from functions.chat.assist import Texts as AssistantTexts
 from functions.chat.models import ExtractedFields
 from functions.content.texts import Drafts
 from functions.legal import guide
 from functions.legal.content import Activities, GuideText
 from functions.legal.jurisdictions import Jurisdictions
-from functions.osint.guardrails import Rules as OsintRules
 from functions.osint.report import ReportContent as OsintReport
 from functions.research.gather import _StopWords
 from functions.research.overview import OverviewWords
@@ -42,10 +42,10 @@ MODELS: dict[str, type[Content]] = {
     "research/overview.toml": OverviewWords,
     "offline/assistant.toml": AssistantTexts,
     "content/drafts.toml": Drafts,
-    "osint/guardrails.toml": OsintRules,
+    "privacy/screen.toml": PrivacyRules,
     "osint/report.toml": OsintReport,
 }
-FOLDERS = ("legal", "offline", "research", "content", "osint")
+FOLDERS = ("legal", "offline", "research", "content", "osint", "privacy")
 
 
 def test_every_content_file_has_a_model():

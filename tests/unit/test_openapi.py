@@ -290,7 +290,7 @@ EXPECTED = {
     ("post", "/v1/knowledge/search"): KEYED_POST,
     ("post", "/v1/content/generate"): KEYED_POST,
     ("post", "/v1/osint/personal-profile"): KEYED_POST | {"403"},
-    ("post", "/v1/osint/company-profile"): KEYED_POST,
+    ("post", "/v1/osint/company-profile"): KEYED_POST | {"403"},
     ("get", "/v1/osint/audit"): {"200", "400", "401", "429", "502"},
 }
 

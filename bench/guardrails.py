@@ -1,0 +1,103 @@
+"""The personal-data screen (common/privacy, decision 0037) on sentences kept apart from its
+tuning: recall on personal data, the share of professional facts wrongly dropped, per label,
+and the time per sentence.
+
+    .venv/bin/python -m bench.guardrails [--set bench/data/privacy_holdout_3.jsonl]
+
+The held-apart set (``bench/data/privacy_holdout_3.jsonl``, {"text", "label"}) was written by
+someone who had not seen the patterns, the training set or the classifier, in styles the
+training set was asked not to use; nothing was tuned on it. Its misses are deliberately not
+printed: a set whose misses have been read and fixed is a tuning set, and its figures are no
+longer evidence (write a new one instead). The training set's cross-validated figures, from
+``data/privacy/model.json``, are printed beside it for contrast.
+
+Goals (issue 22): recall >= 0.98, professional facts dropped <= 0.02.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+
+from common.privacy import NOBODY, screen_many
+from common.privacy import classifier as privacy_classifier
+from common.privacy.rules import label_of
+from common.privacy.screen import _by_rules
+
+HOLDOUT = Path(__file__).resolve().parent / "data" / "privacy_holdout_3.jsonl"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=Path, default=HOLDOUT)
+    args = parser.parse_args(argv)
+    rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
+    texts = [row["text"] for row in rows]
+    labels = [row["label"] for row in rows]
+
+    screen_many(texts[:4], NOBODY)  # load the data files and the encoder once
+    started = time.perf_counter()
+    verdicts = screen_many(texts, NOBODY)
+    batch_ms = (time.perf_counter() - started) * 1000 / len(texts)
+    single = []
+    for text in texts:
+        started = time.perf_counter()
+        screen_many([text], NOBODY)
+        single.append((time.perf_counter() - started) * 1000)
+    rules = [_by_rules(text, NOBODY) for text in texts]
+
+    personal = [i for i, label in enumerate(labels) if label != "none"]
+    professional = [i for i, label in enumerate(labels) if label == "none"]
+    dropped = [v is not None for v in verdicts]
+    by_rules = [r[0] is not None for r in rules]
+    recall = sum(dropped[i] for i in personal) / len(personal)
+    false = sum(dropped[i] for i in professional) / len(professional)
+
+    print(
+        f"set: {args.set.name}: {len(rows)} sentences, {len(personal)} personal, "
+        f"{len(professional)} professional"
+    )
+    print(f"recall on personal data:        {recall:.3f}  (goal >= 0.98)")
+    print(f"professional facts dropped:     {false:.3f}  (goal <= 0.02)")
+    rules_recall = sum(by_rules[i] for i in personal) / len(personal)
+    rules_false = sum(by_rules[i] for i in professional) / len(professional)
+    print(f"patterns alone:                 recall {rules_recall:.3f}, dropped {rules_false:.3f}")
+    refers = sum(1 for i in personal if rules[i][1])
+    print(f"personal sentences that refer to a person (classifier asked): {refers}/{len(personal)}")
+    print()
+    print(f"{'label':18} {'n':>4} {'caught':>7} {'recall':>7}  caught as")
+    for label in sorted({labels[i] for i in personal}):
+        rows_of = [i for i in personal if labels[i] == label]
+        caught = [i for i in rows_of if dropped[i]]
+        same = Counter(label_of(verdicts[i] or "") for i in caught)
+        print(
+            f"{label:18} {len(rows_of):>4} {len(caught):>7} {len(caught) / len(rows_of):>7.2f}"
+            f"  {dict(same.most_common(3))}"
+        )
+    wrongly = Counter(label_of(verdicts[i] or "") for i in professional if dropped[i])
+    print(
+        f"{'none (dropped as)':18} {len(professional):>4} {sum(wrongly.values()):>7}"
+        f" {false:>7.2f}  {dict(wrongly.most_common(5))}"
+    )
+    print()
+    single.sort()
+    print(
+        f"time per sentence: {batch_ms:.1f} ms in one batch of {len(texts)}; alone p50 "
+        f"{statistics.median(single):.1f} ms, p99 {single[int(0.99 * (len(single) - 1))]:.1f} ms"
+    )
+    stored = json.loads(privacy_classifier.MODEL_PATH.read_text())
+    cv = stored["crossValidated"]
+    print(
+        f"training set, {cv['folds']}-fold cross-validated ({stored['trainedOn']['sentences']} "
+        f"sentences): recall {cv['recall']}, dropped {cv['falseDrops']}; threshold "
+        f"{stored['threshold']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

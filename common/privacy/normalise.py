@@ -1,0 +1,110 @@
+"""What the screen reads: the text as shown (``clean``) and the text as matched
+(``for_matching``), where obfuscations people use to slip contact details past a filter are read
+as what they spell. No I/O but the data file.
+
+- ``clean``: compatibility-normalised (NFKC: a fullwidth at sign is "@", circled letters are
+  letters), invisible characters (zero-width spaces and joiners, controls, private use)
+  removed, whitespace collapsed. This is the text a sentence is shown as.
+- ``for_matching``: ``clean``, then look-alike letters of other scripts read as Latin (Cyrillic
+  "\u0435" as "e"), "name at host dot com" and "name (at) host [dot] com" as an address,
+  four or more spelled-out digits ("seven seven zero zero", "double seven") and runs of single
+  digits with spaces or dots between ("0 7 7 0 0") as the digits.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from common.privacy.rules import rules
+
+_INVISIBLE = {"Cf", "Cc", "Co", "Cs"}  # format (zero-width...), control, private use, surrogates
+_SPACED_DIGITS = re.compile(r"(?<![\w.])\d(?:[ .\-\u00a0]\d){4,}(?![\w])")
+
+
+def visible(text: str) -> str:
+    """The text without invisible characters, whitespace collapsed, otherwise as written
+    (typography such as an ellipsis kept): how a kept sentence of a text is shown."""
+    kept = [
+        " " if char.isspace() else char
+        for char in text
+        if char.isspace() or unicodedata.category(char) not in _INVISIBLE
+    ]
+    return " ".join("".join(kept).split())
+
+
+def clean(text: str) -> str:
+    """The text a sentence is screened and shown as (see the module docstring)."""
+    text = unicodedata.normalize("NFKC", text)
+    kept = [
+        " " if char.isspace() else char
+        for char in text
+        if char.isspace() or unicodedata.category(char) not in _INVISIBLE
+    ]
+    return " ".join("".join(kept).split())
+
+
+@cache
+def _homoglyphs() -> dict[int, str]:
+    return rules().normalise.homoglyph_table()
+
+
+@cache
+def _email() -> re.Pattern[str]:
+    normalise = rules().normalise
+    at = "|".join(re.escape(w) for w in sorted(normalise.at_words, key=len, reverse=True))
+    # Bracketed forms ("(at)", "[at]") may touch the words around them; a plain "at" must
+    # stand alone, or every "legislation.gov.uk" would read as legisl@ion.gov.uk.
+    bracketed = "|".join(
+        re.escape(w) for w in sorted(normalise.at_words, key=len, reverse=True) if not w.isalpha()
+    )
+    dot = "|".join(re.escape(w) for w in sorted(normalise.dot_words, key=len, reverse=True))
+    separator = rf"(?:\s*(?:{dot})\s*|\.)"
+    return re.compile(
+        rf"(?<![\w.@])(?P<user>[a-z0-9](?:[a-z0-9._%+-]*(?:{separator}[a-z0-9_%+-]+)*)?)"
+        rf"\s*(?:@|\s(?:{at})\s|(?:{bracketed}))\s*"
+        rf"(?P<host>[a-z0-9-]+(?:{separator}[a-z0-9-]+)*{separator}(?P<tld>[a-z]{{2,6}}))"
+        rf"(?![\w@/])",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _digits() -> tuple[re.Pattern[str], dict[str, str]]:
+    values = dict(rules().normalise.number_words)
+    alternation = "|".join(sorted(map(re.escape, values), key=len, reverse=True))
+    one = rf"(?:(?:double|triple)\s+)?(?:{alternation})"
+    pattern = re.compile(rf"(?<!\w){one}(?:[\s,-]+{one}){{3,}}(?!\w)", re.IGNORECASE)
+    return pattern, values
+
+
+def _spell(match: re.Match[str], values: dict[str, str]) -> str:
+    out: list[str] = []
+    repeat = 1
+    for word in re.split(r"[\s,-]+", match.group(0).lower()):
+        if word in ("double", "triple"):
+            repeat = 2 if word == "double" else 3
+            continue
+        out.append(values[word] * repeat)
+        repeat = 1
+    return "".join(out)
+
+
+def _address(match: re.Match[str]) -> str:
+    dot = rules().normalise.dot_words
+    separator = re.compile(
+        r"\s*(?:" + "|".join(re.escape(w) for w in dot) + r")\s*|\.", re.IGNORECASE
+    )
+    user = ".".join(p for p in separator.split(match.group("user")) if p)
+    host = ".".join(p for p in separator.split(match.group("host")) if p)
+    return f"{user}@{host}"
+
+
+def for_matching(text: str) -> str:
+    """The cleaned text with obfuscations read as what they spell (module docstring)."""
+    text = clean(text).translate(_homoglyphs())
+    pattern, values = _digits()
+    text = pattern.sub(lambda m: _spell(m, values), text)
+    text = _SPACED_DIGITS.sub(lambda m: re.sub(r"[ .\-\u00a0]", "", m.group(0)), text)
+    return _email().sub(_address, text)

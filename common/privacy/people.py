@@ -1,0 +1,240 @@
+"""The people a sentence refers to, whoever they are: personal pronouns and honorifics ("she",
+"Mr"), titles of office next to a name ("Senator Carla Jensen", "Jo Bland MP"), and names as
+people write them. No I/O but the data files.
+
+A name is a run of capitalised words that is not an organisation's or a place's (no
+organisation word such as "Foods", "Council", "Street" in it) and is not made of words that
+never name anyone ("The", "Protesters", months, jurisdictions). A run that opens a sentence is
+a name only when it has the shape of one: a given name first ("Dana Whitfield"), two or more
+words ("Okafor Mensah"), a comma or possessive after it ("Whitfield, 47," "Whitfield's"), or a
+name the caller's records hold (``extra``); otherwise "Hens live in cages" would be about a
+person called Hens. Only ever a trigger for the screen's person-bound rules and classifier: a
+word wrongly taken for a name costs a classifier call, never a sentence on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from common.privacy.rules import given_names, never_names, organisation_words, rules
+
+_CAPITALISED = re.compile(r"[A-Z][\w\u2019'-]*")
+_RUN = re.compile(
+    r"(?<![@\w/.])[A-Z][\w\u2019'-]*"
+    r"(?:\s+(?:[A-Z][\w\u2019'-]*|(?:de|van|von|der|da|di|le|la|bin|al|ap)(?=\s+[A-Z])))*"
+)
+_AFTER_NAME = re.compile(r"\s*(?:,|['\u2019]s\b|\()")
+_TITLE_AFTER = re.compile(r"^\s*,?\s*(?:the\s+)?(?:[A-Z][\w-]*\s+){0,3}?(?P<title>[A-Za-z]+)")
+
+
+@dataclass(frozen=True)
+class Reference:
+    start: int
+    end: int
+    text: str
+    kind: str  # "word" (pronoun, honorific), "name", "office" (with a title of office), "handle"
+
+
+@cache
+def _person_words() -> re.Pattern[str]:
+    """Pronouns, honorifics and nouns for a person."""
+    words = [*rules().person_words, *rules().person_nouns]
+    alternation = "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
+
+
+@cache
+def _titles() -> tuple[frozenset[str], re.Pattern[str]]:
+    """Single-word titles (lower case) and a pattern for the written titles of office."""
+    titles = rules().office_titles
+    single = frozenset(t for t in titles if " " not in t)
+    alternation = "|".join(sorted((re.escape(t) for t in titles), key=len, reverse=True))
+    return single, re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
+
+
+def _word(token: str) -> str:
+    return token.rstrip("'\u2019").removesuffix("'s").removesuffix("\u2019s")
+
+
+def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+    """The references to people in ``text``, in order. ``extra``: lower-case names known to
+    be people's (the records'), which count wherever they stand."""
+    animal = _animal_subject(text)
+    found = [
+        Reference(m.start(), m.end(), m.group(0), "word")
+        for m in _person_words().finditer(text)
+        if animal is None or m.group(0).lower() not in _PRONOUNS
+    ]
+    found += [
+        Reference(m.start(), m.end(), m.group(0), "word")
+        for m in _PERSON_SUFFIX.finditer(text)
+        if m.group(0).lower() not in _NOT_PEOPLE
+    ]
+    found += [
+        Reference(m.start(), m.end(), m.group(0), "word") for m in _titles()[1].finditer(text)
+    ]
+    found += [r for r in names(text, extra) if animal is None or r.start > animal + 30]
+    found += handles(text, extra)
+    found += [Reference(m.start(), m.end(), m.group(0), "record") for m in _fields().finditer(text)]
+    return sorted(found, key=lambda r: r.start)
+
+
+_PRONOUNS = frozenset(["he", "she", "him", "his", "her", "hers", "himself", "herself"])
+# Nouns for a person by what they do: "stockperson", "businesswoman", "foreman".
+_PERSON_SUFFIX = re.compile(r"(?<![\w-])[a-z]{3,}(?:person|woman|man)(?!\w)", re.IGNORECASE)
+_NOT_PEOPLE = frozenset(["human", "german", "roman", "ottoman", "caiman", "shaman", "talisman"])
+
+
+@cache
+def _fields() -> re.Pattern[str]:
+    """A personal record's field label opening a fragment: "Age: 52.", "DOB: 1972"."""
+    labels = sorted((re.escape(f) for f in rules().record_fields), key=len, reverse=True)
+    return re.compile(rf"(?:^|(?<=[.;!?]\s))(?:{'|'.join(labels)})\s*:", re.IGNORECASE)
+
+
+@cache
+def _animal_opening() -> re.Pattern[str]:
+    words = sorted((re.escape(w) for w in rules().animal_words), key=len, reverse=True)
+    return re.compile(
+        r"^\W*(?!(?:he|she|i|we|they|it|his|her|my|our|mr|mrs|ms|dr)\b)"
+        rf"(?:(?:the|a|an|this|that|our|its|their|one|rescued|[\w'\u2019-]+['\u2019]s)\s+)?"
+        rf"(?:[\w'\u2019-]+\s+){{0,2}}?(?:{'|'.join(words)})\b",
+        re.IGNORECASE,
+    )
+
+
+def _animal_subject(text: str) -> int | None:
+    """Where an animal that opens the sentence ends ("The tigress", "Rescued pig", "The
+    dairy's oldest cow"), or None: its pronouns, and a name right after it, are the animal's."""
+    match = _animal_opening().match(text)
+    return match.end() if match else None
+
+
+_HANDLE = re.compile(
+    r"(?<![\w.@/])@([A-Za-z0-9_.]{3,30})|\.(?:com|app|net|social)/([A-Za-z0-9_.]{3,40})"
+)
+
+
+def handles(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+    """Account handles and profile URLs that look like a person's: a given name, then nothing,
+    a separator, digits, an initial ("@danaw_1975", "instagram.com/dana.whitfield"), or a
+    surname the text or the records hold ("@danawhitfield")."""
+    given = given_names()
+    surnames = extra | {w.lower() for w in _CAPITALISED.findall(text)}
+    found = []
+    for match in _HANDLE.finditer(text):
+        account = (match.group(1) or match.group(2) or "").lower()
+        head = re.match(r"[a-z]+", account)
+        letters = head.group(0) if head else ""
+        for name in _prefixes(letters):
+            rest = account[len(name) :]
+            if name in given and (
+                re.match(r"^(?:[a-z]{0,2})(?:[._\d-]|$)", rest)
+                or rest.rstrip("0123456789_.") in surnames
+            ):
+                found.append(Reference(match.start(), match.end(), match.group(0), "handle"))
+                break
+    return found
+
+
+def _prefixes(word: str) -> list[str]:
+    return [word[:n] for n in range(3, len(word) + 1)]
+
+
+def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+    """The names of people in ``text`` (see the module docstring), each marked "office" when a
+    title of office stands next to it."""
+    never, organisation, given = never_names(), organisation_words(), given_names()
+    single_titles, title_pattern = _titles()
+    found: list[Reference] = []
+    for run in _RUN.finditer(text):
+        tokens = run.group(0).split()
+        start = run.start()
+        # Leading words that never name anyone ("The", "Senator") are cut off the run.
+        while tokens and (_word(tokens[0]) in never or _word(tokens[0]).lower() in single_titles):
+            start = text.index(tokens[0], start) + len(tokens[0])
+            tokens = tokens[1:]
+        if not tokens:
+            continue
+        titled = False
+        for i, token in enumerate(tokens):  # "Sponsor Senator Carla Jensen", "Jo Bland MP"
+            if _word(token).lower() in single_titles:
+                titled = True
+                before, after = tokens[:i], tokens[i + 1 :]
+                tokens = after or before
+                break
+        if not tokens:
+            continue
+        words = [_word(t).lower() for t in tokens]
+        given_first = words[0] in given or words[0].split("-")[0] in given
+        if (any(w in organisation for w in words) and not (given_first and len(words) == 2)) or all(
+            _word(t) in never for t in tokens
+        ):
+            continue  # "Harlow Foods", "Victoria Park"; but "Hyun-woo Park", "Dana Hill"
+        if all(_word(t).isupper() for t in tokens):
+            continue  # an acronym ("IVF", "RSPCA", "GMB") is no one's name
+        start = text.index(tokens[0], start)
+        end = text.index(tokens[-1], start) + len(tokens[-1])
+        preceding = re.search(r"([a-z]+)\s+$", text[max(0, start - 30) : start])
+        if preceding and preceding.group(1) in rules().organisation_before:
+            continue  # "the trade union Unite", "the retailer Tesco"
+        opens_sentence = _opens_sentence(text, start)
+        shaped = (
+            titled
+            or words[0] in given
+            or len(tokens) >= 2
+            or _AFTER_NAME.match(text, end) is not None
+            or tokens[-1].endswith(("'s", "\u2019s"))
+            or any(w in extra for w in words)
+        )
+        if opens_sentence and not shaped and _looks_common(tokens[0], text, end):
+            continue
+        office = titled or _has_title(text, start, end, title_pattern)
+        kind = "office" if office else "name"
+        found.append(Reference(start, end, text[start:end], kind))
+    return found
+
+
+def _looks_common(token: str, text: str, end: int) -> bool:
+    """A single word opening a sentence is a common word ("Hens live", "Transgender
+    inclusion") unless a verb follows it as one follows a surname ("Okafor was")."""
+    following = re.match(r"\s+([a-z]+)", text[end:])
+    if following is None:
+        return True
+    word = following.group(1)
+    return not (word in rules().name_verbs or (word.endswith("ed") and len(word) > 4))
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \"'\u201c\u2018(")
+    return not before or before[-1] in ".!?:;\n"
+
+
+def apposition(text: str, end: int) -> tuple[int, int] | None:
+    """The span of an apposition right after a name (", the Plaid Cymru member for the
+    ward,", " (Plaid Cymru)"), if there is one."""
+    after = text[end:]
+    match = re.match(r"\s*[,(]\s*", after)
+    if match is None:
+        return None
+    close = re.search(r"[,.;:()]", after[match.end() :])
+    stop = match.end() + (close.start() if close else len(after) - match.end())
+    return end + match.end(), end + stop
+
+
+def _has_title(text: str, start: int, end: int, titles: re.Pattern[str]) -> bool:
+    """A title of office right before the name ("Senator", "Labour MP"), right after it ("Jo
+    Bland MP"), or in an apposition after it ("Carla Jensen, the state senator,")."""
+    before = text[max(0, start - 40) : start]
+    last = list(titles.finditer(before))
+    if last and re.fullmatch(r"[\s.,]*(?:[A-Z][\w-]*\s*)?", before[last[-1].end() :]):
+        return True
+    after = text[end : end + 80]
+    if titles.match(after.lstrip()):
+        return True
+    if after.lstrip().startswith(","):
+        apposition = re.split(r"[,.;:()]", after.lstrip()[1:], maxsplit=1)[0]
+        return len(apposition.split()) <= 6 and titles.search(apposition) is not None
+    return False

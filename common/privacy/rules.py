@@ -1,0 +1,195 @@
+"""The screen's data: ``data/privacy/screen.toml`` (categories, person words, titles, what
+obfuscation to read through) and ``data/privacy/given_names.txt``, validated on first use
+(common.content, decision 0020) and compiled once. No I/O but those files."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Literal, get_args
+
+from pydantic import Field, model_validator
+
+from common.content import DATA, Content, Line, LowerLine, LowerWords, Pattern, Words, load
+
+PERSON = "{person}"
+
+Label = Literal[
+    "contact",
+    "home",
+    "age",
+    "family",
+    "health",
+    "pregnancy",
+    "religion",
+    "sexuality_gender",
+    "ethnicity",
+    "political_union",
+    "personal_account",
+]
+LABELS: tuple[str, ...] = get_args(Label)  # the classifier's personal labels, besides "none"
+
+
+class Category(Content):
+    key: str = Field(pattern=r"^[a-z][a-z_]*$", max_length=40)
+    label: Label
+    patterns: tuple[Pattern, ...] = ()
+    near_person: tuple[Pattern, ...] = ()
+    person_bound: bool = False
+    private_persons_only: bool = False
+    official_accounts: bool = False
+    examples: tuple[Line, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _something_to_match(self) -> Category:
+        if not self.patterns and not self.near_person:
+            raise ValueError("give patterns or near_person (or both)")
+        if any(p.count(PERSON) > 1 for p in self.patterns):
+            raise ValueError("a pattern may use {person} once")
+        return self
+
+
+class Normalise(Content):
+    homoglyphs: str
+    number_words: dict[LowerLine, Annotated[str, Field(pattern=r"^[0-9]$")]] = Field(min_length=10)
+    at_words: tuple[LowerLine, ...] = Field(min_length=1)
+    dot_words: tuple[LowerLine, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _pairs(self) -> Normalise:
+        words = self.homoglyphs.split()
+        if len(words) % 2 or any(len(w) != 1 for w in words):
+            raise ValueError("write pairs of single characters: a look-alike, then its letter")
+        return self
+
+    def homoglyph_table(self) -> dict[int, str]:
+        words = self.homoglyphs.split()
+        return {ord(words[i]): words[i + 1] for i in range(0, len(words), 2)}
+
+
+class Rules(Content):
+    """data/privacy/screen.toml."""
+
+    window: int = Field(ge=10, le=200)
+    person_words: tuple[LowerLine, ...] = Field(min_length=1)
+    person_nouns: LowerWords
+    name_verbs: LowerWords
+    record_fields: tuple[LowerLine, ...] = Field(min_length=1)
+    animal_words: LowerWords
+    organisation_before: LowerWords
+    organisation_words: LowerWords
+    not_names: Words
+    office_titles: tuple[LowerLine, ...] = Field(min_length=1)
+    professional_examples: tuple[Line, ...] = Field(min_length=1)
+    normalise: Normalise
+    category: tuple[Category, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_keys(self) -> Rules:
+        keys = [c.key for c in self.category]
+        if len(set(keys)) != len(keys):
+            raise ValueError("two categories have the same key")
+        return self
+
+
+@cache
+def rules() -> Rules:
+    return load("privacy/screen.toml", Rules)
+
+
+@cache
+def given_names() -> frozenset[str]:
+    """data/privacy/given_names.txt: lower-case given names, one per line."""
+    text = (DATA / "privacy" / "given_names.txt").read_text(encoding="utf-8")
+    return frozenset(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
+
+
+@cache
+def organisation_words() -> frozenset[str]:
+    """Words that make a capitalised run an organisation's or a place's name: this file's and
+    the offline engine's company words."""
+    from common.offline.lexicon import entities
+
+    return rules().organisation_words | entities().company_words
+
+
+@cache
+def animal_words() -> frozenset[str]:
+    return rules().animal_words
+
+
+@cache
+def never_names() -> frozenset[str]:
+    """Capitalised words (as written) that never name a person on their own: this file's,
+    the offline engine's (sentence words, jurisdictions), months, days, nationalities."""
+    from common.offline.lexicon import entities, not_names
+
+    return rules().not_names | not_names() | entities().not_companies
+
+
+@dataclass(frozen=True)
+class Compiled:
+    key: str
+    label: str
+    patterns: tuple[re.Pattern[str], ...]  # need no person
+    anchored: tuple[re.Pattern[str], ...]  # {person} replaced by the person-reference pattern
+    near: re.Pattern[str] | None
+    person_bound: bool
+    private_persons_only: bool
+    official_accounts: bool
+
+
+# A reference to a person in a pattern: a person word or noun ("she", "the manager"), or a
+# capitalised word, possibly with a possessive, in the group ``person``; the screen accepts the
+# match only when ``people.references`` found a person there (not "Hens" in "Hens live in").
+def _person_alternation() -> str:
+    every = [*rules().person_words, *rules().person_nouns]
+    words = sorted((re.escape(w) for w in every), key=len, reverse=True)
+    word = rf"(?i:{'|'.join(words)})"
+    name = r"(?-i:[A-Z][\w\u2019'-]*[a-z][\w\u2019'-]*)"
+    return rf"(?<!\w)(?P<person>{word}|{name})(?:['\u2019]s)?(?!\w)"
+
+
+@cache
+def compiled() -> tuple[Compiled, ...]:
+    person = _person_alternation()
+    found = []
+    for category in rules().category:
+        plain = tuple(re.compile(p, re.IGNORECASE) for p in category.patterns if PERSON not in p)
+        anchored = tuple(
+            re.compile(p.replace(PERSON, person), re.IGNORECASE)
+            for p in category.patterns
+            if PERSON in p
+        )
+        near = (
+            re.compile(
+                "|".join(f"(?<!\\w)(?:{p})(?!\\w)" for p in category.near_person),
+                re.IGNORECASE,
+            )
+            if category.near_person
+            else None
+        )
+        found.append(
+            Compiled(
+                category.key,
+                category.label,
+                plain,
+                anchored,
+                near,
+                category.person_bound,
+                category.private_persons_only,
+                category.official_accounts,
+            )
+        )
+    return tuple(found)
+
+
+def label_of(key: str) -> str:
+    """The classifier label a category key counts for (a label is its own)."""
+    for category in rules().category:
+        if category.key == key:
+            return category.label
+    return key

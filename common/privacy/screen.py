@@ -1,0 +1,283 @@
+"""The screen itself: a sentence's verdict, a text's kept sentences, a stream's kept sentences.
+
+A sentence is dropped (whole) when, read through its obfuscations (``normalise``):
+1. a category's plain pattern matches (structured identifiers: an email address, a phone
+   number, a postcode, a plate, an account handle; and phrases that are personal whoever
+   says them: "his home address", "maternity leave");
+2. a person-bound pattern matches: ``{person}`` patterns ("{person} lives in") or near-person
+   terms within the window of a reference to a person (``people``): "pregnant" near "she", not
+   "pregnant sows";
+3. or, when it refers to a person at all, the classifier finds it personal.
+
+Two exceptions, both decided by the service's records and never by what the caller asked:
+a private-persons-only category (party or union membership) is kept when every person the
+sentence names holds public office (a title next to the name, or ``Known.public_office``);
+a handle or account URL whose account part is a known organisation's (``Known.organisations``)
+is its official account.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from common.privacy import classifier, people
+from common.privacy.normalise import clean, for_matching, visible
+from common.privacy.rules import Compiled, animal_words, compiled, organisation_words, rules
+from common.sentences import split
+
+_ACCOUNT = re.compile(r"@([A-Za-z0-9_.]+)|\.(?:com|app|net|social)/([^\s/?#,;)'\"]+)")
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the service's records say about the people and organisations a text may name.
+
+    ``names``: lower-case words of people's names the records hold (a surname at the start
+    of a sentence then counts as a person). ``public_office``: lower-case full names of people
+    who hold public office. ``organisations``: organisations' names folded to letters and
+    digits ("harlowfoods"), whose handles are official accounts. Every field only ever makes
+    the screen stricter or exempts what the records vouch for; none may come from a caller."""
+
+    names: frozenset[str] = frozenset()
+    public_office: frozenset[str] = frozenset()
+    organisations: frozenset[str] = frozenset()
+
+
+NOBODY = Known()
+
+
+@dataclass
+class Screened:
+    text: str
+    dropped: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def count(self) -> int:
+        return sum(self.dropped.values())
+
+
+def screen(sentence: str, known: Known = NOBODY) -> str | None:
+    """The category of personal data ``sentence`` carries, or None when it may be shown (as
+    ``clean`` returns it)."""
+    return screen_many([sentence], known)[0]
+
+
+def screen_many(sentences: Sequence[str], known: Known = NOBODY) -> list[str | None]:
+    """``screen`` of each sentence, with one classifier batch for all of them."""
+    verdicts: list[str | None] = []
+    ask: list[int] = []
+    for index, sentence in enumerate(sentences):
+        verdict, refers = _by_rules(sentence, known)
+        verdicts.append(verdict)
+        if verdict is None and refers:
+            ask.append(index)
+    if ask:
+        texts = [clean(sentences[i]) for i in ask]
+        shown = [_without_official_accounts(text, known) for text in texts]
+        for index, text, (label, _) in zip(ask, texts, classifier.classify(shown), strict=True):
+            if label is not None and not (
+                label == "political_union" and _public_office_only(text, known)
+            ):
+                verdicts[index] = label
+    return verdicts
+
+
+def _by_rules(sentence: str, known: Known) -> tuple[str | None, bool]:
+    """(category by the patterns or None, whether the sentence refers to a person)."""
+    text = clean(sentence)
+    matched = for_matching(text)
+    refs = people.references(matched, known.names)
+    office_only: bool | None = None
+    for category in compiled():
+        if category.private_persons_only:
+            if office_only is None:
+                office_only = _public_office_only(text, known)
+            if office_only:
+                continue
+        if _matches(category, matched, refs, known):
+            return category.key, bool(refs)
+    return None, bool(refs)
+
+
+def _matches(category: Compiled, text: str, refs: list[people.Reference], known: Known) -> bool:
+    for pattern in category.patterns if refs or not category.person_bound else ():
+        for match in pattern.finditer(text):
+            if category.official_accounts and (
+                _official(match.group(0), known) or _organisations_account(text, match.start())
+            ):
+                continue
+            if category.person_bound and _about_something_else(text, match):
+                continue
+            return True
+    for pattern in category.anchored:
+        for match in pattern.finditer(text):
+            if _anchored_person(match, refs):
+                return True
+    if category.near is not None and refs:
+        window = rules().window
+        spans = [
+            m.span() for m in category.near.finditer(text) if not _about_something_else(text, m)
+        ]
+        return any(
+            max(0, max(ts, ref.start) - min(te, ref.end)) <= window
+            for ts, te in spans
+            for ref in refs
+        )
+    return False
+
+
+def _anchored_person(match: re.Match[str], refs: list[people.Reference]) -> bool:
+    """The ``{person}`` of a person-bound pattern is a reference ``people`` found (not "Hens"
+    opening "Hens live in cages", nor "Managing" in "Managing partner Oskar Lindgren")."""
+    start, end = match.span("person")
+    return any(ref.start < end and start < ref.end for ref in refs)
+
+
+def _about_something_else(text: str, match: re.Match[str]) -> bool:
+    """The words matched belong to an animal ("a 14-year-old horse", "pregnant gilts") or to a
+    proper name ("Gay Street", "Family Court", "Home Office"): not a person's data."""
+    following = text[match.end() : match.end() + 40]
+    if any(word in animal_words() for word in re.findall(r"[a-z]+", following.lower())[:2]):
+        return True
+    named = re.match(r"\s+([A-Z][a-z]+)", following)
+    return (
+        match.group(0)[:1].isupper()
+        and named is not None
+        and named.group(1).lower() in organisation_words()
+    )
+
+
+def _public_office_only(text: str, known: Known) -> bool:
+    """Every person the sentence names holds public office (by a title next to their name or
+    by the records), and there is at least one. Names inside an office holder's apposition
+    (", the Plaid Cymru member for the ward,") are the office's, not other people."""
+    named = people.names(text, known.names)
+    offices = [r for r in named if r.kind == "office" or r.text.lower() in known.public_office]
+    covered = [span for r in offices if (span := people.apposition(text, r.end)) is not None]
+    others = [
+        r for r in named if r not in offices and not any(a <= r.start < b for a, b in covered)
+    ]
+    return bool(offices) and not others
+
+
+_ORGANISATIONS_ACCOUNT = re.compile(
+    r"\b(?:official|its|(?:company|brand|charity|firm|retailer|chain|group|business|farm|"
+    r"sanctuary|campaign|organi[sz]ation|council|party|union)['\u2019]s)\b[^.;]{0,40}$",
+    re.IGNORECASE,
+)
+
+
+def _organisations_account(text: str, start: int) -> bool:
+    """The account is described as an organisation's ("its official TikTok account", "the
+    company's X account, @GreenfieldDairy")."""
+    return _ORGANISATIONS_ACCOUNT.search(text[max(0, start - 60) : start]) is not None
+
+
+_HANDLE_OR_URL = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_.]+|\b[\w.-]+\.(?:com|app|net|social)/\S+")
+
+
+def _without_official_accounts(text: str, known: Known) -> str:
+    """The text the classifier reads: an organisation's official account (the patterns have
+    judged it already) is just "its account", so the handle's shape is not read as personal."""
+    if not known.organisations:
+        return text
+    return _HANDLE_OR_URL.sub(
+        lambda m: "its account" if _official(m.group(0), known) else m.group(0), text
+    )
+
+
+def _official(found: str, known: Known) -> bool:
+    """A handle or account URL whose account part is a known organisation's name."""
+    if not known.organisations:
+        return False
+    match = _ACCOUNT.search(found)
+    account = (match.group(1) or match.group(2)) if match else ""
+    compact = re.sub(r"[^a-z0-9]", "", account.lower())
+    return bool(compact) and any(
+        len(org) >= 4 and (compact == org or compact.startswith(org) or org.startswith(compact))
+        for org in known.organisations
+        if len(compact) >= 4
+    )
+
+
+# --- texts and streams ---------------------------------------------------------------------------
+
+
+def screen_text(text: str, known: Known = NOBODY) -> Screened:
+    """``text`` without its sentences that carry personal data, line structure kept (a line
+    left empty is removed). Each kept sentence is shown as written, its invisible characters
+    removed (``visible``)."""
+    lines = text.split("\n")
+    pieces = [(i, _line_sentences(line)) for i, line in enumerate(lines)]
+    flat = [s for _, found in pieces for _, s in found]
+    verdicts = iter(screen_many(flat, known))
+    out: list[str] = []
+    dropped: Counter[str] = Counter()
+    for index, found in pieces:
+        if not found:
+            out.append(lines[index])
+            continue
+        kept = []
+        for prefix, sentence in found:
+            verdict = next(verdicts)
+            if verdict is None:
+                kept.append(prefix + visible(sentence))
+            else:
+                dropped[verdict] += 1
+        if kept:
+            out.append(" ".join(kept))
+    return Screened("\n".join(out), dropped)
+
+
+_BULLET = re.compile(r"^(\s*(?:[-*\u2022]|\d+[.)]|#{1,6})\s+)")
+
+
+def _line_sentences(line: str) -> list[tuple[str, str]]:
+    """(prefix, sentence) of a line: a list bullet or heading mark is kept with the first."""
+    if not line.strip():
+        return []
+    match = _BULLET.match(line)
+    prefix = match.group(1) if match else ""
+    body = line[len(prefix) :]
+    found = split(body)
+    return [(prefix if i == 0 else "", s) for i, s in enumerate(found)]
+
+
+_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]?\s+|\n")
+
+
+def screen_stream(
+    pieces: Iterable[str],
+    known: Known = NOBODY,
+    on_drop: Callable[[str], None] | None = None,
+) -> Iterator[str]:
+    """The pieces of a streamed text (an LLM's tokens) with their personal sentences left
+    out: text is held back until a sentence ends, then screened and passed on."""
+    buffer = ""
+    for piece in pieces:
+        buffer += piece
+        ends = [m.end() for m in _END.finditer(buffer)]
+        if not ends:
+            continue
+        ready, buffer = buffer[: ends[-1]], buffer[ends[-1] :]
+        yield from _screened_chunk(ready, known, on_drop)
+    if buffer:
+        yield from _screened_chunk(buffer, known, on_drop)
+
+
+def _screened_chunk(
+    chunk: str, known: Known, on_drop: Callable[[str], None] | None
+) -> Iterator[str]:
+    trailing = chunk[len(chunk.rstrip()) :]
+    result = screen_text(chunk.rstrip(), known)
+    if on_drop is not None:
+        for category, count in result.dropped.items():
+            for _ in range(count):
+                on_drop(category)
+    if result.text.strip():
+        yield result.text + (trailing or "")
+    elif "\n" in trailing:
+        yield "\n"

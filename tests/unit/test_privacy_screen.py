@@ -1,0 +1,330 @@
+"""The personal-data screen every door uses (common/privacy, decisions 0029 and 0037), without
+I/O: personal data drops a sentence whoever it is about and however it is worded or hidden,
+professional facts pass, the exceptions come only from the records, and texts and streams keep
+their other sentences. The classifier's figures on held-apart sentences are
+bench/guardrails.py's."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.privacy import NOBODY, Known, clean, people, screen, screen_stream, screen_text
+from common.privacy.normalise import for_matching
+from common.privacy.rules import rules
+
+# What the OSINT service knows of Dana Whitfield from the records (stricter, never looser).
+DANA = Known(names=frozenset({"dana", "whitfield"}), organisations=frozenset({"harlowfoods"}))
+
+# --- claims that must be dropped -----------------------------------------------------------------
+
+PERSONAL = [
+    # contact details
+    ("email", "Whitfield can be reached at dana.whitfield@example.com."),
+    ("email", "Her address is DANA.W+news@Mail.Example.co.uk, a reader said."),
+    ("email", "Write to dana dot whitfield at example dot com."),
+    ("email", "Her personal email was leaked in 2022."),
+    ("phone", "Whitfield can be reached on +44 7700 900123."),
+    ("phone", "Call (555) 123-4567 to speak to him."),
+    ("phone", "Her number is 555-123-4567."),
+    ("phone", "He answered on 07700 900123 late at night."),
+    ("phone", "Her mobile: 7700 900 123."),
+    ("phone", "Ring him on the office line after six."),
+    ("phone", "Tel. 020 7946 0958 (home)."),
+    # where someone lives
+    ("street_address", "She lives at 12 Acacia Avenue."),
+    ("street_address", "Whitfield's house is at 4 Mill Lane, Otley."),
+    ("home", "Whitfield lives in a village near Harrogate."),
+    ("home", "Protesters gathered outside her home on Sunday."),
+    ("street_address", "The family moved to 221B Baker Street."),
+    ("home", "He now lives on a farm outside York."),
+    ("postcode", "The house in Leeds LS6 2AB was sold last year."),
+    ("postcode", "Mail went to Springfield, IL 62704."),
+    # birth and age
+    ("date_of_birth", "Dana Whitfield was born on 3 May 1975."),
+    ("date_of_birth", "Whitfield (born 1975) grew up in Leeds."),
+    ("date_of_birth", "Whitfield, 47, declined to comment."),
+    ("date_of_birth", "The 47-year-old executive said little."),
+    ("date_of_birth", "She celebrated her 50th birthday at the office."),
+    ("date_of_birth", "He was aged 52 when he left."),
+    # family
+    ("family", "She lives with her husband and two children."),
+    ("family", "Her husband runs a bakery."),
+    ("family", "Whitfield's daughter attends a local school."),
+    ("family", "He is a father of three."),
+    ("family", "Whitfield married a former colleague in 2015."),
+    ("family", "Her sister works for a rival chain."),
+    ("family", "She was on maternity leave in 2020."),
+    # special-category data
+    ("health", "Whitfield was treated for breast cancer in 2019."),
+    ("health", "She has been on sick leave since March."),
+    ("health", "He was diagnosed with depression last year."),
+    ("health", "Dana Whitfield is pregnant with her second child."),
+    ("health", "Mr Hale was hospitalised after a heart attack."),
+    ("health", "She spoke openly about her recovery."),
+    ("religion", "Whitfield, a devout Catholic, sings in the choir."),
+    ("religion", "She attends church every Sunday."),
+    ("religion", "He is a practising Muslim."),
+    ("sexuality", "Whitfield came out as gay in 2010."),
+    ("sexuality", "Her sexuality was discussed on a forum."),
+    ("ethnicity", "Whitfield, who is of Nigerian descent, grew up in Bradford."),
+    ("ethnicity", "His ethnicity was mentioned in the report."),
+    ("ethnicity", "She is a refugee who arrived in 2001."),
+    ("political_or_union_membership", "Whitfield is a member of the Green Party."),
+    ("political_or_union_membership", "She joined the Labour Party in 2005."),
+    ("political_or_union_membership", "He is a trade union steward at the plant."),
+    ("political_or_union_membership", "She voted Conservative at the last election."),
+    # traces of a private life
+    ("licence_plate", "Her car, registration AB12 CDE, was parked outside."),
+    ("licence_plate", "His licence plate was photographed."),
+    ("personal_account", "She posts as @danaw_1975 on Instagram."),
+    ("personal_account", "See instagram.com/dana.whitfield for photos."),
+    ("personal_account", "Whitfield runs a personal blog about running."),
+]
+
+
+@pytest.mark.parametrize(("category", "claim"), PERSONAL)
+def test_a_claim_with_personal_data_is_dropped(category, claim):
+    assert screen(claim, DANA) == category
+
+
+@pytest.mark.parametrize(("category", "claim"), PERSONAL)
+def test_personal_data_is_dropped_without_knowing_whose_it_is(category, claim):
+    """The screen finds the people a sentence names itself: what the caller said the
+    subject is cannot make it let anything through."""
+    assert screen(claim, NOBODY) is not None
+
+
+# --- claims that must pass -----------------------------------------------------------------------
+
+PROFESSIONAL = [
+    "She joined Harlow Foods as head of sustainability in 2021.",
+    "Dana Whitfield joined Harlow Foods as head of sustainability in 2021.",
+    "Whitfield said Harlow Foods would publish its welfare report on 12 March 2024.",
+    "She told the Grocer that 80% of the chain's eggs were now cage-free.",
+    "He has led Brightwell Supermarkets since 2018.",
+    "She said sow stalls for pregnant sows would be phased out by 2026.",
+    "Whitfield said broilers suffering from leg disorders would be culled earlier.",
+    "The company tests cancer drugs on mice at its Cambridge laboratory.",
+    "Calves at Dunmore Dairy are separated from their mothers within hours of birth.",
+    "Hens living in cages have less space than a sheet of A4 paper.",
+    "Brightwell and their partner charities launched a hen rehoming scheme.",
+    "Harlow Foods is a family-owned business founded in 1921.",
+    "Harlow Foods, through its sister company Harlow Farms, supplies 2,000,000 eggs a week.",
+    "The retailer sold 1,200,000 eggs between 2019-2020 and 2022-2023.",
+    "Born Free Foundation welcomed the decision.",
+    "Harlow Foods is a member of the European Union's animal welfare platform.",
+    "The 150-year-old company operates 300 stores across the UK.",
+    "Chickens are slaughtered aged 35 days.",
+    "Follow the company's updates at @HarlowFoods.",
+    "She called on suppliers to phase out cages by 2025.",
+    "Harlow Foods said mobile phone sales in its stores rose 12% in 2021.",
+    "She addressed the Humane League conference in Washington in May 2023.",
+    "Harlow Foods' new distribution centre opened in Leeds in 2022.",
+    "She said the company acted in good faith and remains a firm believer in the pledge.",
+    "He said it would switch straight away to higher-welfare breeds.",
+    "The chain's H5N1 response plan was published in 2022.",
+    "The report (2023) covers 120 farms.",
+    "Whitfield was promoted to director of sourcing in 2023.",
+    "Her team published the group's first animal welfare policy.",
+    "She is a trustee of the RSPCA and chairs its farm animals committee.",
+]
+
+
+@pytest.mark.parametrize("claim", PROFESSIONAL)
+def test_a_professional_claim_is_kept(claim):
+    assert screen(claim, DANA) is None
+
+
+def test_the_data_files_examples_hold():
+    """Each category's examples are dropped (by their category's patterns, or the classifier
+    for a kind the patterns leave to it), and no professional example is dropped
+    (data/privacy/screen.toml carries both lists, for whoever edits the patterns)."""
+    for category in rules().category:
+        for example in category.examples:
+            assert screen(example, NOBODY) is not None, example
+    for example in rules().professional_examples:
+        assert screen(example, NOBODY) is None, example
+
+
+def test_a_claim_is_dropped_whole_not_redacted():
+    claim = "She announced the pledge and can be reached at dana@example.com."
+    assert screen(claim, DANA) == "email"  # the service drops it; nothing is cut out of it
+
+
+def test_hidden_characters_do_not_hide_personal_data():
+    assert screen("Reach her at dana\u200b@example.com", DANA) == "email"
+    assert screen("Reach her at dana\uff20example.com", DANA) == "email"  # fullwidth at sign
+    assert clean("Dana\u200b  Whitfield\u2028said") == "Dana Whitfield said"
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("dana.whitfield at gmail.com", "dana.whitfield@gmail.com"),
+        ("dana dot whitfield at example dot com", "dana.whitfield@example.com"),
+        ("dana (at) example [dot] org", "dana@example.org"),
+        ("seven seven zero zero nine zero zero one two three", "7700900123"),
+        ("double seven oh oh nine", "77009"),
+        ("0 7 7 0 0 9 0 0 1 2 3", "07700900123"),
+        ("d\u0430na@\u0435xample.com", "dana@example.com"),  # Cyrillic a and e
+    ],
+)
+def test_obfuscations_are_read_as_what_they_spell(written, read):
+    assert for_matching(written) == read
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Write to dana.whitfield at gmail.com for comment.",
+        "Call d\u0430na on seven seven zero zero nine zero zero one two three.",
+        "Reach her at 0 7 7 0 0 9 0 0 1 2 3.",
+        "Her address is d\u0430na.whitfield\u200b@gma\u0456l.com.",
+    ],
+)
+def test_obfuscated_contact_details_are_dropped(claim):
+    assert screen(claim, NOBODY) in ("email", "phone")
+
+
+def test_a_handle_is_official_only_when_the_records_know_the_organisation():
+    claim = "Whitfield announced the pledge on @HarlowFoods_News."
+    assert screen(claim, DANA) is None  # the records know Harlow Foods
+    assert screen(claim, NOBODY) == "personal_account"
+    # a person's handle, whatever the caller said the company was called
+    instagram = Known(organisations=frozenset({"instagram"}))
+    assert screen("See instagram.com/dana.whitfield for photos of her.", instagram)
+    assert screen("She posts as @danaw_1975.", Known(organisations=frozenset({"dana"})))
+    # no person named and no name in the handle: an organisation's account
+    assert screen("The charity's official account @OpenBarn shared the appeal.", NOBODY) is None
+
+
+def test_people_are_found_whoever_they_are():
+    found = people.references("Protesters gathered outside the Otley home of Dana Whitfield.")
+    assert [r.text for r in found if r.kind == "name"] == ["Otley", "Dana Whitfield"]
+    assert people.references("Hens live in cages.") == []
+    assert people.references("Pregnant sows are kept in crates.") == []
+    assert [r.text for r in people.references("Okafor was signed off sick.")] == ["Okafor"]
+    assert [r.kind for r in people.references("The finance director resigned.")] == ["word"]
+    assert people.references("The trade union Unite represents workers.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "office"),
+    [
+        ("Sponsor Senator Carla Jensen said the bill protects animals.", True),
+        ("Jo Bland MP, a Labour member, spoke.", True),
+        ("Labour MP Jo Bland said so.", True),
+        ("Carla Jensen, the state senator, said so.", True),
+        ("Jo Bland, a Labour member, spoke.", False),
+    ],
+)
+def test_a_title_of_office_next_to_a_name_makes_it_a_public_office(text, office):
+    kinds = [r.kind for r in people.names(text)]
+    assert (kinds[0] == "office") is office
+
+
+def test_party_membership_is_public_only_for_holders_of_public_office():
+    assert screen("Councillor Amy Rowe, a Labour member, voted for the motion.", NOBODY) is None
+    assert screen("Amy Rowe, a Labour member, lobbied Councillor Jo Bland.", NOBODY) is not None
+    mp = Known(public_office=frozenset({"dana whitfield"}))
+    assert screen("Dana Whitfield is a member of the Green Party.", mp) is None
+    assert screen("Dana Whitfield is a member of the Green Party.", DANA) is not None
+    assert screen("Her husband is a member of the Green Party.", mp) == "family"  # still
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [  # issue 22's reproductions, with no subject given
+        "Dana Whitfield was diagnosed with depression in 2020.",
+        "Whitfield has breast cancer.",
+        "Whitfield, a Catholic, prays daily.",
+        "Whitfield posts as @danawhitfield.",
+        "Protesters gathered outside the Otley home of Dana Whitfield.",
+        "The house on Mill Lane belongs to Whitfield.",
+        "Whitfield is battling leukaemia.",
+        "Whitfield, aged forty-seven, is expecting twins.",
+        "Whitfield is a Unite member and a Labour council candidate.",
+        "She posts on Instagram as danaw1975.",
+    ],
+)
+def test_personal_data_worded_as_news_words_it_is_dropped(claim):
+    assert screen(claim, NOBODY) is not None
+
+
+def test_a_text_keeps_its_other_sentences_and_lines():
+    text = (
+        "# Harlow Foods\n\n- Dana Whitfield leads sustainability. She lives at 12 Acacia "
+        "Avenue.\n- The chain pledged to go cage-free by 2026.\n- Her husband runs a bakery."
+    )
+    screened = screen_text(text)
+    assert screened.text == (
+        "# Harlow Foods\n\n- Dana Whitfield leads sustainability.\n"
+        "- The chain pledged to go cage-free by 2026."
+    )
+    assert screened.dropped == {"street_address": 1, "family": 1}
+
+
+def test_a_stream_is_screened_sentence_by_sentence_across_pieces():
+    pieces = [
+        "Dana Whit",
+        "field leads sustain",
+        "ability. She lives",
+        " at 12 Acacia Ave",
+        "nue. ",
+        "The chain pledged.",
+    ]
+    dropped: list[str] = []
+    out = "".join(screen_stream(iter(pieces), on_drop=dropped.append))
+    assert out == "Dana Whitfield leads sustainability. The chain pledged."
+    assert dropped == ["street_address"]
+
+
+def test_the_model_is_the_one_trained_from_the_training_set():
+    """An edit of data/privacy/train.jsonl ships with its retrained model
+    (python -m devtools.train_privacy), never without."""
+    import hashlib
+    import json
+    from collections import Counter
+
+    from common.privacy import classifier
+    from common.privacy.rules import LABELS
+
+    train = classifier.MODEL_PATH.parent / "train.jsonl"
+    stored = json.loads(classifier.MODEL_PATH.read_text())
+    assert stored["trainedOn"]["sha256"] == hashlib.sha256(train.read_bytes()).hexdigest()
+    assert stored["labels"] == ["none", *LABELS]
+    rows = [json.loads(line) for line in train.read_text().splitlines() if line.strip()]
+    counts = Counter(row["label"] for row in rows)
+    assert len(rows) >= 400
+    assert counts["none"] >= 200
+    assert all(counts[label] >= 25 for label in LABELS), counts
+    assert len({row["text"] for row in rows}) == len(rows)  # no sentence twice
+
+
+def test_research_and_digests_show_only_screened_items():
+    """Both the research stream and the digests take their items from gather.screened: a
+    summary loses its personal sentences, an item whose title is personal gives its place to
+    the next best."""
+    from datetime import UTC, datetime
+
+    from common.feeds import FeedItem
+    from functions.research.gather import RankedItem, screened
+
+    def ranked(n: int, title: str, summary: str) -> RankedItem:
+        link = f"https://news.example.org/{n}"
+        item = FeedItem(f"id{n}", title, link, "fixture", datetime.now(UTC), summary)
+        return RankedItem(item, 10.0 - n, ["cage-free"])
+
+    candidates = [
+        ranked(
+            1,
+            "Harlow Foods pledges cage-free eggs by 2026",
+            "The chain made the pledge on Monday. Its sourcing chief Dana Whitfield lives at "
+            "12 Acacia Avenue, Leeds. Campaigners welcomed it.",
+        ),
+        ranked(2, "Sourcing chief Dana Whitfield diagnosed with depression", "More below."),
+        ranked(3, "Brightwell follows with its own pledge", "Brightwell set 2027."),
+    ]
+    kept = screened(candidates, 2)
+    assert [r.item.id for r in kept] == ["id1", "id3"]
+    assert kept[0].item.summary == "The chain made the pledge on Monday. Campaigners welcomed it."
