@@ -64,9 +64,10 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, l2: float) -> tuple[np.ndarr
     counts = np.bincount(y, minlength=classes).astype(np.float64)
     sample_weight = (n / (classes * np.maximum(counts, 1)))[y]
     sample_weight /= sample_weight.sum()
-    onehot = np.eye(classes)[y]
-    w = np.zeros((classes, d))
-    b = np.zeros(classes)
+    onehot = np.eye(classes, dtype=np.float32)[y]
+    sample_weight = sample_weight.astype(np.float32)
+    w = np.zeros((classes, d), dtype=np.float32)
+    b = np.zeros(classes, dtype=np.float32)
     vw, vb = np.zeros_like(w), np.zeros_like(b)
     for _ in range(STEPS):
         logits = x @ w.T + b
@@ -116,7 +117,7 @@ def vocabulary(grams: list[set[str]]) -> dict[str, int]:
 def features(
     x: np.ndarray, grams: list[set[str]], rows: np.ndarray, vocab: dict[str, int]
 ) -> np.ndarray:
-    bag = np.zeros((len(rows), len(vocab)))
+    bag = np.zeros((len(rows), len(vocab)), dtype=np.float32)
     for r, i in enumerate(rows):
         columns = [vocab[g] for g in grams[i] if g in vocab]
         if columns:
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     texts, labels, digest = load(TRAIN)
     names = [classifier.NONE, *LABELS]
     y = np.array([names.index(label) for label in labels])
-    x = classifier.embed(texts).astype(np.float64)
+    x = classifier.embed(texts)  # float32: twice as fast as float64, as precise as needed
     grams = [classifier.grams(text) for text in texts]
     rules = [_by_rules(text, NOBODY) for text in texts]
     rule_hit = np.array([verdict is not None for verdict, _ in rules])
