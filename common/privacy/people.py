@@ -1,13 +1,16 @@
 """The people a sentence refers to, whoever they are: personal pronouns and honorifics ("she",
-"Mr"), titles of office next to a name ("Senator Carla Jensen", "Jo Bland MP"), and names as
-people write them. No I/O but the data files.
+"Mr", "my" in a quote), nouns for a person ("the finance director", "the stockperson"), titles
+of office ("Senator Carla Jensen", "Jo Bland MP"), a personal record's field labels ("Age:"),
+handles that open with a given name ("@danaw_1975"), and names as people write them. A
+sentence that opens with an animal ("The tigress was pregnant when she...") lends its pronouns
+to the animal. No I/O but the data files.
 
 A name is a run of capitalised words that is not an organisation's or a place's (no
 organisation word such as "Foods", "Council", "Street" in it) and is not made of words that
 never name anyone ("The", "Protesters", months, jurisdictions). A run that opens a sentence is
 a name only when it has the shape of one: a given name first ("Dana Whitfield"), two or more
 words ("Okafor Mensah"), a comma or possessive after it ("Whitfield, 47," "Whitfield's"), or a
-name the caller's records hold (``extra``); otherwise "Hens live in cages" would be about a
+name the service's records hold (``extra``); otherwise "Hens live in cages" would be about a
 person called Hens. Only ever a trigger for the screen's person-bound rules and classifier: a
 word wrongly taken for a name costs a classifier call, never a sentence on its own.
 """
@@ -26,7 +29,6 @@ _RUN = re.compile(
     r"(?:\s+(?:[A-Z][\w\u2019'-]*|(?:de|van|von|der|da|di|le|la|bin|al|ap)(?=\s+[A-Z])))*"
 )
 _AFTER_NAME = re.compile(r"\s*(?:,|['\u2019]s\b|\()")
-_TITLE_AFTER = re.compile(r"^\s*,?\s*(?:the\s+)?(?:[A-Z][\w-]*\s+){0,3}?(?P<title>[A-Za-z]+)")
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,8 @@ class Reference:
     start: int
     end: int
     text: str
-    kind: str  # "word" (pronoun, honorific), "name", "office" (with a title of office), "handle"
+    kind: str  # "word" (pronoun, noun, title), "name", "office" (a name with a title of
+    # office), "handle", "record" (a record's field label)
 
 
 @cache

@@ -1,19 +1,21 @@
 """The screen itself: a sentence's verdict, a text's kept sentences, a stream's kept sentences.
 
 A sentence is dropped (whole) when, read through its obfuscations (``normalise``):
-1. a category's plain pattern matches (structured identifiers: an email address, a phone
-   number, a postcode, a plate, an account handle; and phrases that are personal whoever
-   says them: "his home address", "maternity leave");
-2. a person-bound pattern matches: ``{person}`` patterns ("{person} lives in") or near-person
-   terms within the window of a reference to a person (``people``): "pregnant" near "she", not
-   "pregnant sows";
-3. or, when it refers to a person at all, the classifier finds it personal.
+1. a structured identifier's pattern matches (an email address, a phone number, a numbered
+   street address, a postcode, a plate), whoever it belongs to;
+2. when the sentence refers to a person (``people``), a person-bound pattern matches: plain
+   ones ("his home address", "maternity leave"), ``{person}`` ones ("{person} lives in"), or
+   near-person terms within the window of a reference ("pregnant" near "she") -- unless the
+   words matched belong to an animal ("pregnant sows", "a 14-year-old horse") or a proper name
+   ("Gay Street", "Family Court");
+3. or, when it refers to a person and no pattern matched, the classifier finds it personal.
 
-Two exceptions, both decided by the service's records and never by what the caller asked:
+Exceptions, decided by the service's records and the sentence, never by what the caller asked:
 a private-persons-only category (party or union membership) is kept when every person the
-sentence names holds public office (a title next to the name, or ``Known.public_office``);
-a handle or account URL whose account part is a known organisation's (``Known.organisations``)
-is its official account.
+sentence names holds public office (a title next to the name, or ``Known.public_office``); a
+handle or account URL is an official account when its account part is a known organisation's
+(``Known.organisations``) or the sentence says it is an organisation's ("its official X
+account").
 """
 
 from __future__ import annotations
