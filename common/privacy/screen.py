@@ -56,10 +56,6 @@ class Screened:
     text: str
     dropped: Counter[str] = field(default_factory=Counter)
 
-    @property
-    def count(self) -> int:
-        return sum(self.dropped.values())
-
 
 def screen(sentence: str, known: Known = NOBODY) -> str | None:
     """The category of personal data ``sentence`` carries, or None when it may be shown (as
@@ -71,13 +67,15 @@ def screen_many(sentences: Sequence[str], known: Known = NOBODY) -> list[str | N
     """``screen`` of each sentence, with one classifier batch for all of them."""
     verdicts: list[str | None] = []
     ask: list[int] = []
+    texts: list[str] = []
     for index, sentence in enumerate(sentences):
-        verdict, refers = _by_rules(sentence, known)
+        text = clean(sentence)
+        verdict, refers = _by_rules(text, known)
         verdicts.append(verdict)
         if verdict is None and refers:
             ask.append(index)
+            texts.append(text)
     if ask:
-        texts = [clean(sentences[i]) for i in ask]
         shown = [_without_official_accounts(text, known) for text in texts]
         for index, text, (label, _) in zip(ask, texts, classifier.classify(shown), strict=True):
             if label is not None and not (
@@ -88,7 +86,8 @@ def screen_many(sentences: Sequence[str], known: Known = NOBODY) -> list[str | N
 
 
 def _by_rules(sentence: str, known: Known) -> tuple[str | None, bool]:
-    """(category by the patterns or None, whether the sentence refers to a person)."""
+    """(category by the patterns or None, whether the sentence refers to a person), for a raw
+    or an already cleaned sentence (cleaning is idempotent)."""
     text = clean(sentence)
     matched = for_matching(text)
     refs = people.references(matched, known.names)

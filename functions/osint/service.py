@@ -144,8 +144,8 @@ def company_profile(
         raise NotAnOrganization(
             f"'{company}' reads as a person's name and is not an organization this service "
             "knows. Profiles of people are POST /v1/osint/personal-profile, under their own "
-            "rules. If it is a company, give the name it trades under with what it is (for "
-            f"example '{company} Foods'). Not billed."
+            "rules. If it is a company whose name opens with a first name, give it with what "
+            "the company does, as in 'Tim Hortons Restaurants'. Not billed."
         )
     record.begin()
     subject = Subject(
@@ -156,7 +156,7 @@ def company_profile(
         organisations=tuple(guardrails.compact(str(r.get("name") or "")) for r in known),
     )
     run = _Run(subject, record, report.COMPANY_SECTIONS, on_failure)
-    return run.stream(_company_sources(run, company))
+    return run.stream(_company_sources(run, company, known))
 
 
 @dataclass(frozen=True)
@@ -298,6 +298,7 @@ class _Run:
     _seen_claims: set[str] = field(default_factory=set)
     _seen_urls: set[str] = field(default_factory=set)
     _opted_out: dict[str, bool] = field(default_factory=dict)
+    _known: tuple[Subject, privacy.Known] | None = None
 
     def stream(self, consulted: Iterator[Consulted]) -> Iterator[str]:
         """The NDJSON lines; the audit entry is completed however the stream ends, and the
@@ -382,7 +383,7 @@ class _Run:
         if passage.url in self._seen_urls and passage.claims is None:
             return "unrelated"  # the same story from another feed
         self._seen_urls.add(passage.url)
-        known = subject.known()
+        known = self.known
         if passage.claims is not None:
             claims = list(passage.claims)
         else:
@@ -419,13 +420,21 @@ class _Run:
             kept += 1
         return "used" if kept else ("dropped" if dropped else "unrelated")
 
+    @property
+    def known(self) -> privacy.Known:
+        """What the screen may take from the records about the subject (``Subject.known``),
+        built once per subject (the person's run replaces it once its record is read)."""
+        if self._known is None or self._known[0] is not self.subject:
+            self._known = (self.subject, self.subject.known())
+        return self._known[1]
+
     def _opted_out_in(self, text: str) -> list[tuple[str, ...]]:
         """The people on the opt-out list a source names (by first and last name): its
         claims may not name them, by full name or surname."""
         from common.privacy import people
 
         found = []
-        for reference in people.names(text, self.subject.known().names):
+        for reference in people.names(text, self.known.names):
             key = names.canonical_key(reference.text)
             if len(key.split()) < 2:
                 continue
@@ -585,7 +594,9 @@ def _person_sources(run: _Run, company: str | None) -> Iterator[Consulted]:
     yield from _collect_news(news)
 
 
-def _company_sources(run: _Run, company: str) -> Iterator[Consulted]:
+def _company_sources(
+    run: _Run, company: str, organisations: list[dict[str, Any]]
+) -> Iterator[Consulted]:
     subject = run.subject
     campaigns, topics, ids = sources.company_campaigns(subject)
     news = _news(
@@ -593,6 +604,6 @@ def _company_sources(run: _Run, company: str) -> Iterator[Consulted]:
         sources.company_topics(topics, company_profile=True),
     )
     yield campaigns
-    yield from sources.company_tables(subject, ids)
+    yield from sources.company_tables(subject, ids, organisations)
     yield sources.knowledge(company)
     yield from _collect_news(news)

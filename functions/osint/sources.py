@@ -228,11 +228,14 @@ def looks_like_a_person(name: str) -> bool:
     )
 
 
-def company_tables(subject: Subject, campaign_ids: list[str]) -> list[Consulted]:
-    """The company's record, the actions of its campaigns (and those naming it), its people in
-    public roles, and publications about it."""
+def company_tables(
+    subject: Subject, campaign_ids: list[str], records: list[dict[str, Any]]
+) -> list[Consulted]:
+    """The company's record (``records``: ``organisation_records``, read once per profile),
+    the actions of its campaigns (and those naming it), its people in public roles, and
+    publications about it."""
     organizations = Consulted("organizations", "table")
-    for record in organisation_records(_query(subject)):
+    for record in records:
         description = str(record.get("description") or "")
         organizations.passages.append(
             Passage(

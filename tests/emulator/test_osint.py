@@ -211,6 +211,13 @@ def osint(db, feeds, news_server, settings_env, tmp_path):
     embeddings.reset_embedder()
 
 
+def assert_none_planted(response) -> None:
+    """None of the personal data the fixture news plants, anywhere in the answer."""
+    text = response.get_data(as_text=True)
+    for planted in PLANTED:
+        assert planted not in text, planted
+
+
 def events(response) -> list[dict]:
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.mimetype == "application/x-ndjson"
@@ -261,9 +268,8 @@ def test_a_person_profile_keeps_professional_facts_and_nothing_personal(alice, o
     assert appointed["sourceUrl"] == "https://news.example.org/harlow-appoints"
     assert appointed["publishedAt"]
     # None of the planted personal data, nor the namesake, anywhere in the answer.
+    assert_none_planted(answer)
     text = answer.get_data(as_text=True)
-    for planted in PLANTED:
-        assert planted not in text, planted
     assert "Councillor" not in text
     assert "Bristol" not in text
     # Every claim of the report cites its source URL.
@@ -395,9 +401,7 @@ def test_the_employers_profile_shows_none_of_its_peoples_personal_data(alice, os
     _, auth = alice
     answer = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth)
     events(answer)
-    text = answer.get_data(as_text=True)
-    for planted in PLANTED:
-        assert planted not in text, planted
+    assert_none_planted(answer)
 
 
 @pytest.mark.parametrize(
@@ -424,9 +428,7 @@ def test_a_company_with_a_persons_name_in_its_own_runs_under_the_screen(alice, o
     _, auth = alice
     answer = client().post(COMPANY, json={"companyName": "Dana Whitfield Foods"}, headers=auth)
     events(answer)
-    text = answer.get_data(as_text=True)
-    for planted in PLANTED:
-        assert planted not in text, planted
+    assert_none_planted(answer)
 
 
 def test_company_summary_for_the_chat_assistant(alice, osint):

@@ -85,7 +85,7 @@ def test_a_title_next_to_the_name_or_a_fact_of_the_record_is_evidence():
         "Sponsor Senator Carla Jensen said the bill protects animals and public health."
     )
     assert jensen.identifies("Carla Jensen welcomed the mink farming phase-out vote.")
-    assert not jensen.identifies("Carla Jensen, a senator's aide... no: Carla Jensen baked a cake.")
+    assert not jensen.identifies("Carla Jensen baked a cake for the village fete.")
 
 
 def test_a_company_name_inside_the_persons_name_is_no_evidence():
