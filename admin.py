@@ -154,11 +154,11 @@ def tick(args: argparse.Namespace) -> None:
     tasks itself and waits for them."""
     from common import tasks
     from common.config import get_settings
-    from functions.tasks.worker import execute
     from functions.tracking.dispatch import dispatch
+    from registry import run_task
 
     settings = get_settings()
-    tasks.set_runner(execute)  # the inline queue runs the dispatched runs in this process
+    tasks.set_runner(run_task)  # the inline queue runs the dispatched runs in this process
     if settings.environment == "local" and settings.tasks_backend == "inline":
         served = _tick_local_server(settings.port)
         if served is not None:

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from common.idempotency import Reservation
     from common.internal import InternalCaller
     from common.keys import Principal
+    from common.tasks import Task
 
     # A request's headers: werkzeug's (case-insensitive) in the pipeline, a dict in tests.
     HeaderMap: TypeAlias = Headers | Mapping[str, str]
@@ -167,6 +168,8 @@ class Call(Generic[Body, Query, Path, Caller]):
     # Every route of the whole API, not only this entry point's (see Api): for /openapi.json and
     # the assistant's list of operations. The registry provides it; the groups never import it.
     api_routes: Callable[[], Sequence[Route]] = field(default=lambda: ())
+    # What runs each kind of task (registry.jobs), for the task worker's route.
+    jobs: Callable[[], Mapping[str, Callable[[Task], str]]] = field(default=lambda: {})
     # A handler whose answer did no work for the caller (nothing found, nothing drafted) sets
     # this False: a priced route then records no usage for the request.
     billed: bool = True
@@ -205,12 +208,17 @@ class Api:
     """A WSGI-level dispatcher for a table of routes (one endpoint group, or all of them)."""
 
     def __init__(
-        self, routes: Sequence[Route], api_routes: Callable[[], Sequence[Route]] | None = None
+        self,
+        routes: Sequence[Route],
+        api_routes: Callable[[], Sequence[Route]] | None = None,
+        jobs: Callable[[], Mapping[str, Callable[[Task], str]]] | None = None,
     ) -> None:
         """Serve ``routes``. ``api_routes`` gives every route of the whole API (an entry point
-        serves a part of it), handed to handlers as ``Call.api_routes``; by default, ``routes``."""
+        serves a part of it), handed to handlers as ``Call.api_routes``; by default, ``routes``.
+        ``jobs`` gives the job table (``registry.jobs``), handed to handlers as ``Call.jobs``."""
         self.routes = list(routes)
         self._api_routes = api_routes or (lambda: self.routes)
+        self._jobs = jobs or dict
         self._compiled = [(route, route.pattern()) for route in self.routes]
         settings = get_settings()
         log.configure(settings.log_level)
@@ -322,6 +330,7 @@ class Api:
             correlation_id=correlation_id,
             headers=request.headers,
             api_routes=self._api_routes,
+            jobs=self._jobs,
         )
         if key := _idempotency_key(route, request):
             return _once(route, call, extra_headers, key, request, raw)

@@ -47,11 +47,21 @@ ENQUEUE_THREADS = 16
 @dataclass(frozen=True)
 class Task:
     task_id: str  # [A-Za-z0-9_-]{1,500}: the last segment of the Cloud Tasks task name
-    kind: str  # "tracking.run" or "legal.guidance"
+    kind: str  # a Job's kind (registry.JOBS lists them)
     payload: dict[str, Any] = field(default_factory=dict)
 
     def body(self) -> dict[str, Any]:
         return {"taskId": self.task_id, "kind": self.kind, "payload": self.payload}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One kind of task and what runs it. Each job module declares its own (``JOB``), the
+    registry lists them (``registry.JOBS``) and hands the table to the task worker, so the
+    worker imports no group and no kind is written twice."""
+
+    kind: str
+    run: Callable[[Task], str]  # the outcome of a task that is done; raises AppError to retry
 
 
 class Enqueued(StrEnum):

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from common.consumers import get_consumer
 from common.errors import BackendUnavailable
 from common.suppressions import is_suppressed
-from common.tasks import Enqueued, Task, enqueue
+from common.tasks import Enqueued, Job, Task, enqueue
 from common.text import clip
 from functions.tasks import records
 from functions.tasks.email_once import email_state, recover, send_once
@@ -94,3 +94,6 @@ def run_guidance(task: Task) -> str:
 def _request_summary(request: dict[str, Any]) -> str:
     text = request.get("situation") or request.get("prompt") or ""
     return clip(text, 300)
+
+
+JOB = Job(KIND, run_guidance)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import ConfigDict, Field
 
 from common.fields import JsonInt
+from common.interests import Interests, Keywords, Topics, TopicsOrKeywords
 from common.models import Input
-from functions.tracking.models import Interests, Keywords, Topics, TopicsOrKeywords
 
 _RULE = TopicsOrKeywords("topics", "customKeywords")
 

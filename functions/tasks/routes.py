@@ -44,7 +44,7 @@ def run_task(call: Call[WorkerTask, None, None, InternalCaller]) -> WorkerResult
     from functions.tasks.worker import execute
 
     body = call.body
-    outcome = execute(Task(body.taskId, body.kind, body.payload))
+    outcome = execute(Task(body.taskId, body.kind, body.payload), call.jobs())
     return WorkerResult(taskId=body.taskId, outcome=outcome)
 
 

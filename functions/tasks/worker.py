@@ -1,5 +1,6 @@
 """The task worker: runs one task (a tracking research run, a slice of a fanned-out dispatcher
-tick, a recipient confirmation or a legal-guidance job), looked up by its kind in the job table.
+tick, a recipient confirmation or a legal-guidance job), looked up by its kind in the job table
+it is handed (``registry.jobs()``: each job module's own ``JOB``; the worker imports no group).
 
 ``execute`` returns the outcome for a task that is done (including one that had already ended,
 or that can never succeed) and raises an ``AppError`` for one that should be retried; over HTTP
@@ -9,7 +10,7 @@ a raise is a non-2xx answer, which Cloud Tasks retries with backoff.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from pydantic import ValidationError
 
@@ -23,8 +24,9 @@ logger = logging.getLogger("ars.tasks")
 Handler = Callable[[Task], str]
 
 
-def execute(task: Task) -> str:
-    handler = _handlers().get(task.kind)
+def execute(task: Task, jobs: Mapping[str, Handler]) -> str:
+    """Run ``task`` with the handler ``jobs`` names for its kind."""
+    handler = jobs.get(task.kind)
     if handler is None:
         logger.error("unknown task kind", extra={"taskId": task.task_id, "kind": task.kind})
         return "unknown_kind"  # retrying cannot help
@@ -46,17 +48,3 @@ def _last_attempt(task_id: str) -> bool:
     snapshot = records.ref(task_id).get()
     attempts = (snapshot.to_dict() or {}).get("attempts", 0) if snapshot.exists else 0
     return attempts >= get_settings().task_max_attempts
-
-
-def _handlers() -> dict[str, Handler]:
-    from functions.legal.service import run_guidance
-    from functions.tracking.dispatch import SLICE_KIND, run_slice
-    from functions.tracking.recipients import run_confirmation
-    from functions.tracking.run import run_subscription
-
-    return {
-        "tracking.run": run_subscription,
-        SLICE_KIND: run_slice,
-        "legal.guidance": run_guidance,
-        "recipient.confirm": run_confirmation,
-    }

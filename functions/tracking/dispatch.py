@@ -35,7 +35,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from common.config import get_settings
 from common.firestore import SUBSCRIPTIONS, field_filter, get_db, stream_documents, where_eq
-from common.tasks import Enqueued, Task, enqueue_many
+from common.tasks import Enqueued, Job, Task, enqueue_many
 from functions.tracking.run import run_task
 from functions.tracking.service import INTERVALS
 
@@ -478,3 +478,6 @@ def _cursor_out(cursor: Cursor | None) -> dict[str, str] | None:
 
 def _cursor_in(cursor: _CursorIn | None) -> Cursor | None:
     return None if cursor is None else (_parse_instant(cursor.at), cursor.id)
+
+
+JOB = Job(SLICE_KIND, run_slice)

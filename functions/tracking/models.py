@@ -2,85 +2,31 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Literal
 from uuid import UUID
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
-    StringConstraints,
     model_validator,
 )
 
 from common.fields import Email
+from common.interests import (
+    KEYWORDS_DOC,
+    TOPICS_DOC,
+    Interests,
+    Keywords,
+    Topics,
+    TopicsOrKeywords,
+)
 from common.models import Input
-from common.topics import ids as topic_ids
-from common.topics import is_topic
-
-MAX_TOPICS = 20
-MAX_KEYWORDS = 20
-MAX_INTERESTS = 1000
 
 Frequency = Literal["daily", "weekly", "realtime"]
 DeliveryStatus = Literal["confirmed", "pending_confirmation", "suppressed"]
 DeliveryMethod = Literal["email"]
-
-
-def _known_topic(value: str) -> str:
-    if not is_topic(value):
-        raise ValueError(f"Unknown topic '{value[:100]}'; GET /v1/tracking/topics lists them.")
-    return value
-
-
-def _unique(values: list[str]) -> list[str]:
-    return list(dict.fromkeys(values))
-
-
-class _TopicIdsSchema:
-    """A topic id's JSON schema: an enum of the catalog's ids, read from data/topics.toml when
-    a schema is generated (never at import)."""
-
-    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
-        return {"type": "string", "enum": list(topic_ids())}
-
-
-Topic = Annotated[str, AfterValidator(_known_topic), _TopicIdsSchema()]
-Keyword = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"\S")
-]
-Topics = Annotated[list[Topic], Field(max_length=MAX_TOPICS), AfterValidator(_unique)]
-Keywords = Annotated[list[Keyword], Field(max_length=MAX_KEYWORDS), AfterValidator(_unique)]
-Interests = Annotated[str, Field(max_length=MAX_INTERESTS)]
-
-_TOPICS_DOC = "Topic identifiers from GET /v1/tracking/topics (at most 20)."
-_KEYWORDS_DOC = "Custom keywords, 1..100 characters each (at most 20)."
-
-
-@dataclass(frozen=True)
-class TopicsOrKeywords:
-    """The rule of a request naming topics and custom keywords (a subscription, a research run):
-    at least one of the two lists is sent and not empty. The model publishes it in its JSON
-    schema (``schema()``) and checks it (``validator()``); the field names differ by group."""
-
-    topics: str
-    keywords: str
-    message: ClassVar[str] = "Send at least one topic or custom keyword."
-
-    def schema(self) -> dict[str, Any]:
-        fields = (self.topics, self.keywords)
-        return {"anyOf": [{"required": [f], "properties": {f: {"minItems": 1}}} for f in fields]}
-
-    def validator(self) -> Any:
-        def check(model: BaseModel) -> BaseModel:
-            if not getattr(model, self.topics) and not getattr(model, self.keywords):
-                raise ValueError(self.message)
-            return model
-
-        return model_validator(mode="after")(check)
 
 
 _CREATE_RULE = TopicsOrKeywords("topics", "custom_keywords")
@@ -89,8 +35,8 @@ _CREATE_RULE = TopicsOrKeywords("topics", "custom_keywords")
 class SubscriptionCreate(Input):
     model_config = ConfigDict(json_schema_extra=_CREATE_RULE.schema())
 
-    topics: Topics = Field(default_factory=list, description=_TOPICS_DOC)
-    custom_keywords: Keywords = Field(default_factory=list, description=_KEYWORDS_DOC)
+    topics: Topics = Field(default_factory=list, description=TOPICS_DOC)
+    custom_keywords: Keywords = Field(default_factory=list, description=KEYWORDS_DOC)
     frequency: Frequency = "daily"
     specific_interests: Interests | None = None
     delivery_email: Email | None = Field(
@@ -111,8 +57,8 @@ class SubscriptionPatch(Input):
 
     # The types stay non-null (a null is refused, and the schema says so); None is only the
     # default, which pydantic does not validate, so the ignores below are deliberate.
-    topics: Topics = Field(None, description=_TOPICS_DOC)  # type: ignore[arg-type]
-    custom_keywords: Keywords = Field(None, description=_KEYWORDS_DOC)  # type: ignore[arg-type]
+    topics: Topics = Field(None, description=TOPICS_DOC)  # type: ignore[arg-type]
+    custom_keywords: Keywords = Field(None, description=KEYWORDS_DOC)  # type: ignore[arg-type]
     frequency: Frequency = None  # type: ignore[assignment]
     specific_interests: Interests | None = Field(None, description="null clears it.")
     delivery_email: Email = None  # type: ignore[assignment]

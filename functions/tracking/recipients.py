@@ -28,7 +28,7 @@ from common import suppressions
 from common.config import get_settings
 from common.errors import BackendUnavailable, Gone, NotFound
 from common.firestore import CONSENTS, get_db, run_transaction
-from common.tasks import Enqueued, Task, enqueue
+from common.tasks import Enqueued, Job, Task, enqueue
 from functions.tasks import records
 
 logger = logging.getLogger("ars.recipients")
@@ -330,3 +330,6 @@ def confirmation_email(address: str, owner_email: str, payload: Any, task_id: st
         custom_args={"task_id": task_id},
         category="recipient-confirmation",
     )
+
+
+JOB = Job(KIND, run_confirmation)

@@ -21,7 +21,7 @@ from common.config import get_settings
 from common.consumers import get_consumer
 from common.errors import BackendUnavailable
 from common.firestore import RESULTS, SUBSCRIPTIONS, get_db
-from common.tasks import Task
+from common.tasks import Job, Task
 from functions.tasks import records
 from functions.tasks.email_once import email_state, recover, send_once
 from functions.tracking import recipients
@@ -232,3 +232,6 @@ def _datetime(value: Any) -> datetime | None:
         return datetime.fromisoformat(str(value))
     except ValueError:
         return None
+
+
+JOB = Job(KIND, run_subscription)

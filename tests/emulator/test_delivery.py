@@ -14,9 +14,9 @@ from common.email import EmailNotSent, EmailOutcomeUnknown
 from common.errors import Conflict
 from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
 from common.tasks import Enqueued, Task
-from functions.tasks.worker import execute
 from functions.tracking.dispatch import dispatch
 from functions.tracking.run import run_task
+from registry import run_task as execute
 from tests.helpers import client, create_subscription
 from tests.helpers import subscription_doc as sub_doc
 

@@ -1,5 +1,6 @@
 """The registry beside main.py (decision 0019) hands the groups what they must not import: the
-whole API's routes (Call.api_routes) and, for the inline task queue, the task worker."""
+whole API's routes (Call.api_routes), the job table (Call.jobs) and, for the inline task queue,
+the task worker."""
 
 from __future__ import annotations
 
@@ -55,3 +56,30 @@ def test_building_an_entry_point_hands_the_task_worker_to_the_inline_queue(no_ru
     registry.app("system")
     assert tasks._runner is registry.run_task
     assert tasks.inline_queue() is not None
+
+
+def test_the_job_table_names_each_job_by_its_own_kind():
+    """registry.JOBS lists each job module's own Job; the worker gets the table, never a list
+    of kinds written again (issue 23)."""
+    from functions.legal import service as legal
+    from functions.tracking import dispatch, recipients, run
+
+    table = registry.jobs()
+    assert table == {
+        run.KIND: run.run_subscription,
+        dispatch.SLICE_KIND: dispatch.run_slice,
+        recipients.KIND: recipients.run_confirmation,
+        legal.KIND: legal.run_guidance,
+    }
+    assert len(table) == len(registry.JOBS)
+
+
+def test_the_worker_runs_only_the_jobs_it_is_handed(settings_env):
+    settings_env()
+    from functions.tasks.worker import execute
+
+    ran: list[str] = []
+    jobs = {"test.job": lambda task: ran.append(task.task_id) or "done"}
+    assert execute(tasks.Task("t1", "test.job"), jobs) == "done"
+    assert execute(tasks.Task("t2", "tracking.run"), jobs) == "unknown_kind"
+    assert ran == ["t1"]

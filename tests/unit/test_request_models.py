@@ -4,9 +4,10 @@ import pytest
 from pydantic import ValidationError
 
 from common.http import Auth
+from common.interests import TopicsOrKeywords
 from common.models import Input
 from functions.research.models import ResearchRequest
-from functions.tracking.models import SubscriptionCreate, TopicsOrKeywords
+from functions.tracking.models import SubscriptionCreate
 from registry import all_routes
 
 
