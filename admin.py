@@ -61,7 +61,7 @@ def create_consumer(args: argparse.Namespace) -> None:
 
 def issue_key(args: argparse.Namespace) -> None:
     from common.consumers import get_or_create_by_email
-    from common.keys import issue_key as issue
+    from common.http.keys import issue_key as issue
 
     consumer, created = get_or_create_by_email(args.email)
     if created:
@@ -72,7 +72,7 @@ def issue_key(args: argparse.Namespace) -> None:
 
 
 def list_keys(args: argparse.Namespace) -> None:
-    from common.keys import list_keys as keys_of
+    from common.http.keys import list_keys as keys_of
 
     consumer = _consumer_or_exit(args.email)
     for record in keys_of(consumer["id"]):
@@ -80,7 +80,7 @@ def list_keys(args: argparse.Namespace) -> None:
 
 
 def revoke_key(args: argparse.Namespace) -> None:
-    from common.keys import revoke_key as revoke
+    from common.http.keys import revoke_key as revoke
 
     if not revoke(args.key_id):
         _say(f"No key {args.key_id}.")
@@ -89,7 +89,7 @@ def revoke_key(args: argparse.Namespace) -> None:
 
 
 def rotate_key(args: argparse.Namespace) -> None:
-    from common.keys import rotate_key as rotate
+    from common.http.keys import rotate_key as rotate
 
     issued = rotate(args.key_id, grace_hours=args.grace_hours)
     if issued is None:
@@ -104,7 +104,7 @@ def usage(args: argparse.Namespace) -> None:
     import csv
     from datetime import UTC, datetime
 
-    from common.metering import month_bounds, summary
+    from common.http.metering import month_bounds, summary
 
     consumer = _consumer_or_exit(args.email)
     first, last = month_bounds(args.month, datetime.now(UTC).date())
@@ -134,9 +134,9 @@ def seed_demo(args: argparse.Namespace) -> None:
     """The demo consumer of `make run`: revoke its earlier demo keys, print a fresh one."""
     from common.config import get_settings
     from common.consumers import get_or_create_by_email
-    from common.keys import issue_key as issue
-    from common.keys import list_keys as keys_of
-    from common.keys import revoke_key as revoke
+    from common.http.keys import issue_key as issue
+    from common.http.keys import list_keys as keys_of
+    from common.http.keys import revoke_key as revoke
 
     consumer, _ = get_or_create_by_email(email_arg(get_settings().demo_email))
     for record in keys_of(consumer["id"]):
@@ -153,7 +153,7 @@ def tick(args: argparse.Namespace) -> None:
     runs here: with Cloud Tasks it only enqueues; with the inline backend this command runs the
     tasks itself and waits for them."""
     from common import tasks
-    from common.config import get_settings
+    from common.config import get_settings, run_env_path
     from functions.tracking.dispatch import dispatch
     from registry import run_task
 
@@ -164,6 +164,9 @@ def tick(args: argparse.Namespace) -> None:
         if served is not None:
             print(served)
             return
+        if run_env_path().exists():  # `make run` is running, yet its server did not answer
+            _say(f"make run's server does not answer on port {settings.port}; is it starting?")
+            raise SystemExit(1)
     report = dispatch()
     print(json.dumps(report.as_dict()))
     waited = settings.tasks_backend == "inline" and report.enqueued
@@ -393,10 +396,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from common.config import use_local_run
     from common.errors import AppError
     from common.firestore import is_backend_error
 
     args = parser().parse_args(argv)
+    use_local_run()  # a running `make run`'s ports and emulator (.local/run.env)
     try:
         args.run(args)
     except AppError as exc:  # e.g. an index of another embedding model: run reindex

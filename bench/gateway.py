@@ -136,7 +136,7 @@ def main() -> None:
     try:
         from common.config import get_settings
         from common.consumers import create_consumer
-        from common.keys import issue_key
+        from common.http.keys import issue_key
 
         key = issue_key(create_consumer("bench@example.org")["id"]).plaintext
         refused_key = issue_key(create_consumer("refused@example.org")["id"]).plaintext

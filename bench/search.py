@@ -493,10 +493,10 @@ def reference_text_ranking(
 ) -> tuple[int, list[str]]:
     """Text search's scoring (``common.retrieval``'s module doc) over EVERY stored record
     holding a query term, computed here from the imported rows: (how many hold a term, the
-    best ``limit`` ids). The same terms (``common.textindex.terms`` of title and text, as the
+    best ``limit`` ids). The same terms (``common.text.index.terms`` of title and text, as the
     importer stores them), weights, title bonus, rounding and order as ``text_search``."""
     from common import retrieval
-    from common.textindex import terms
+    from common.text.index import terms
     from functions.search.tables import TABLES
 
     table = TABLES["campaigns"]

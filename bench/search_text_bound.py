@@ -60,7 +60,7 @@ def measure(scratch: Path) -> dict[str, Any]:
 
     from bench.search import synthetic_campaigns, write_jsonl
     from common.firestore import get_db
-    from common.textindex import terms
+    from common.text.index import terms
     from functions.search import service
     from functions.search.importer import import_records
     from functions.search.tables import TABLES

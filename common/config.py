@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import os
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -22,226 +24,379 @@ LOCAL_PAUSE_LINK_SECRET = "local-pause-link-secret-not-for-production"  # noqa: 
 SECRET_FIELDS = ("idp_webhook_secret", "sendgrid_api_key", "pause_link_secret", "llm_api_key")
 
 
+# What docs/configuration.md shows as the default where the literal value would mislead (a
+# default computed at start-up, a local-only secret, a URL built from another setting).
+SHOWN_DEFAULTS = {
+    "service_version": "package version",
+    "firestore_emulator_host": "`127.0.0.1:$EMULATOR_PORT` outside prod",
+    "idp_webhook_secret": "a documented local secret",
+    "oidc_issuer": "`http://127.0.0.1:$JWKS_PORT`",
+    "oidc_jwks_url": "issuer + `/.well-known/jwks.json`",
+    "oidc_client_id": "`OIDC_AUDIENCE`",
+    "oidc_authorize_url": "issuer + `/authorize`",
+    "oidc_token_url": "issuer + `/token`",
+    "portal_redirect_uri": "the page's own `/portal/` URL",
+    "tasks_queue": "a local name",
+    "task_worker_url": "`http://127.0.0.1:$PORT`",
+    "tracking_dispatch_url": "`http://127.0.0.1:$PORT`",
+    "scheduler_service_account": "`TASKS_SERVICE_ACCOUNT`",
+    "internal_secret": "a documented local secret",
+    "internal_oidc_jwks_url": "Google's certs URL",
+    "public_base_url": "`http://127.0.0.1:$PORT` (none in prod)",
+    "pause_link_secret": "a documented local secret",
+    "embeddings_base_url": "`https://LOCATION-aiplatform.googleapis.com`",
+    "news_search_url": "Google News RSS search",
+}
+
+
 class Settings(BaseSettings):
-    """Every variable is documented in the README's configuration table."""
+    """Every variable, documented by its field's description: docs/configuration.md is generated
+    from these fields (``python -m devtools.configdoc``; a test fails when the two differ)."""
 
     model_config = SettingsConfigDict(case_sensitive=False, extra="ignore")
 
-    environment: Environment = Field("local", description="local, test or prod.")
-    service_version: str = Field(__version__, description="Reported by GET /health.")
-    log_level: str = Field("INFO", description="Python logging level name.")
+    environment: Environment = Field(
+        "local",
+        description=(
+            "`local`, `test` or `prod`. Outside `prod` the database is always the emulator; "
+            "in `prod`, local defaults of secrets make start-up fail."
+        ),
+    )
+    service_version: str = Field(
+        __version__, description="reported by `GET /health` and `/openapi.json`"
+    )
+    log_level: str = Field(
+        "INFO", description="Python logging level; logs are JSON lines for Cloud Logging"
+    )
 
     google_cloud_project: str = Field(
         "demo-advocacy-research",
-        description="Google Cloud project id (a demo-* id keeps the emulator offline).",
+        description="project id; a `demo-` id is refused in `prod`",
     )
-    firestore_database: str = Field("(default)", description="Firestore database id.")
+    firestore_database: str = Field("(default)", description="Firestore database id")
     firestore_emulator_host: str | None = Field(
         None,
-        description="host:port of the Firestore emulator. Local default: 127.0.0.1:EMULATOR_PORT;"
-        " must be unset in production.",
+        description="emulator address; must be unset in `prod`",
     )
-    emulator_port: int = Field(8681, description="Port of the local Firestore emulator.")
-    port: int = Field(8080, description="Port of the local server started by make run.")
+    emulator_port: int = Field(
+        8681, description="port of the local emulator (`make run`, admin CLI)"
+    )
+    port: int = Field(8080, description="port of `make run`'s server")
     firestore_timeout_s: float = Field(
-        5.0, gt=0, le=60, description="Deadline of one Firestore call, retries included."
+        5.0, gt=0, le=60, description="deadline of one Firestore call, retries included"
     )
 
     key_cache_ttl_s: float = Field(
-        30.0, ge=0, le=300, description="How long a verified API key is trusted in process."
+        30.0,
+        ge=0,
+        le=300,
+        description="how long a verified key is trusted in process: the revocation lag",
     )
-    key_cache_max_entries: int = Field(10_000, ge=0, description="Bound of the key cache.")
+    key_cache_max_entries: int = Field(10_000, ge=0, description="bound of that cache")
     key_environment: Literal["live", "test"] = Field(
-        "live", description="Issued keys start with ars_live_ or ars_test_."
+        "live", description="issued keys start with `ars_live_` or `ars_test_`"
     )
 
-    max_body_bytes: int = Field(1_048_576, gt=0, description="Larger request bodies get 413.")
+    max_body_bytes: int = Field(
+        1_048_576,
+        gt=0,
+        description=(
+            "larger request bodies get 413 (a larger declared `Content-Length`: at once, on "
+            "any route)"
+        ),
+    )
     body_read_timeout_s: float = Field(
-        5.0, gt=0, le=60, description="A body not received in full within this gets 408."
+        5.0,
+        gt=0,
+        le=60,
+        description=(
+            "a request body not received in full within this gets 408 and its connection is closed"
+        ),
     )
-    max_subscriptions_per_consumer: int = Field(25, ge=1, description="More gives 409.")
+    max_subscriptions_per_consumer: int = Field(
+        25, ge=1, description="more gives 409 `limit_exceeded`"
+    )
 
-    rate_limit_requests: int = Field(60, ge=1, description="Requests per window per consumer.")
-    rate_limit_window_s: int = Field(60, ge=1, le=86_400, description="Rate-limit window.")
+    rate_limit_requests: int = Field(60, ge=1, description="requests per window per consumer")
+    rate_limit_window_s: int = Field(60, ge=1, le=86_400, description="the window, in seconds")
     auth_failures_per_address: int = Field(
         20,
         ge=0,
-        description="Failed authentications one client address may make at once (then 429 "
-        "before any database read; 0: no limit).",
+        description=(
+            "failed authentications (401 on a keyed or portal route) one client address may "
+            "make at once; then it gets 429 before any database read, except with a key the "
+            "instance already verified (0: no limit; decision 0034)"
+        ),
     )
     auth_failure_window_s: float = Field(
-        60.0, gt=0, description="Time in which an address earns its failures back."
+        60.0,
+        gt=0,
+        description="the time in which an address earns those failures back (a token bucket)",
     )
     auth_failure_max_addresses: int = Field(
-        10_000, ge=1, description="Addresses the failure limiter remembers per instance."
+        10_000, ge=1, description="addresses the failure limiter remembers per instance"
     )
     client_address_hops: int = Field(
         0,
         ge=0,
         le=10,
-        description="0: the client address is the peer's; n: the n-th X-Forwarded-For entry "
-        "from the right (behind trusted proxies).",
+        description=(
+            "`0`: the client address is the connection's peer; `n`: the n-th "
+            "`X-Forwarded-For` entry from the right (Terraform sets `2`: API Gateway, then "
+            "Cloud Run's front end)"
+        ),
     )
     rate_limit_plans: dict[str, tuple[int, int]] = Field(
         default_factory=dict,
-        description='Per-plan [requests, window_s], JSON, e.g. {"pro": [600, 60]}.',
+        description=(
+            'JSON, per plan `[requests, window_s]`, e.g. `{"pro": [600, 60]}`; a consumer '
+            "record's `rate_limit` overrides both"
+        ),
     )
     price_overrides: dict[str, int] = Field(
-        default_factory=dict, description="Per-operation prices in micro-dollars, JSON."
+        default_factory=dict,
+        description='JSON, per operation micro-dollars, e.g. `{"content.generate": 300000}`',
     )
 
-    max_active_keys_per_consumer: int = Field(10, ge=1, description="More gives 409.")
+    max_active_keys_per_consumer: int = Field(
+        10, ge=1, description="more gives 409 `limit_exceeded`"
+    )
     key_last_used_interval_s: float = Field(
-        300.0, ge=0, description="last_used_at is written at most this often per key."
+        300.0, ge=0, description="`last_used_at` is written at most this often per key"
     )
 
     idp_webhook_secret: str = Field(
         LOCAL_WEBHOOK_SECRET,
-        description="Standard Webhooks secret(s) of the IdP (whsec_...); several, separated "
-        "by spaces, while rotating.",
+        description=(
+            "`whsec_…` Standard Webhooks secret; several separated by spaces while rotating; "
+            "required in prod"
+        ),
     )
-    webhook_receipt_ttl_hours: int = Field(72, ge=1, description="How long ids are remembered.")
-    oidc_issuer: str = Field("", description="Issuer of portal ID tokens (local: the local IdP).")
-    oidc_audience: str = Field(LOCAL_OIDC_AUDIENCE, description="Audience of portal ID tokens.")
-    oidc_jwks_url: str = Field(
-        "", description="JWKS URL (default: issuer + /.well-known/jwks.json)."
+    webhook_receipt_ttl_hours: int = Field(
+        72, ge=1, description="how long delivery ids are remembered to drop duplicates"
     )
-    jwks_port: int = Field(8682, description="Port of the local JWKS that make run serves.")
+    oidc_issuer: str = Field("", description="issuer of the portal's ID tokens; required in prod")
+    oidc_audience: str = Field(
+        LOCAL_OIDC_AUDIENCE, description="audience (the portal's client id); required in prod"
+    )
+    oidc_jwks_url: str = Field("", description="where the IdP's signing keys are")
+    jwks_port: int = Field(
+        8682,
+        description=(
+            "port of the local identity provider (JWKS, sign-in form, token endpoint) that "
+            "`make run` serves"
+        ),
+    )
     oidc_client_id: str = Field(
-        "", description="The portal page's OAuth client id (default: OIDC_AUDIENCE)."
+        "", description="the portal page's OAuth client id (a public client with PKCE)"
     )
     oidc_authorize_url: str = Field(
-        "", description="The IdP's authorization endpoint (default: issuer + /authorize)."
+        "", description="the IdP's authorization endpoint, where the portal's Sign in goes"
     )
     oidc_token_url: str = Field(
-        "", description="The IdP's token endpoint (default: issuer + /token)."
+        "",
+        description="the IdP's token endpoint (the page's CSP allows its origin in `connect-src`)",
     )
     portal_redirect_uri: str = Field(
         "",
-        description="Where the IdP sends the portal's sign-in back (default: the page's "
-        "own /portal/ URL).",
+        description="where the IdP returns the sign-in; register it with the IdP",
     )
 
     llm_backend: Literal["offline", "openai"] = Field(
-        "offline", description="offline: the built-in engine; openai: a Chat Completions API."
+        "offline",
+        description=(
+            "`offline` (built-in engine) or `openai` (an OpenAI-compatible Chat Completions API)"
+        ),
     )
     llm_base_url: str = Field(
-        "", description="Base URL of the OpenAI-compatible API, e.g. https://host/v1."
+        "",
+        description=(
+            "e.g. `https://REGION-aiplatform.googleapis.com/v1/projects/P/locations/REGION/en"
+            "dpoints/openapi`; required with `openai` in prod"
+        ),
     )
-    llm_model: str = Field("", description="Model name sent to the provider.")
-    llm_api_key: str = Field("", description="Bearer key for the provider (LLM_AUTH=key).")
+    llm_model: str = Field(
+        "", description="e.g. `google/gemini-2.0-flash`; required with `openai` in prod"
+    )
+    llm_api_key: str = Field("", description="the provider's key, for `LLM_AUTH=key`")
     llm_auth: Literal["key", "google"] = Field(
-        "key", description="key: LLM_API_KEY; google: an ADC access token (Vertex AI)."
+        "key",
+        description=(
+            "`key` sends `LLM_API_KEY`; `google` sends an access token from the runtime's "
+            "credentials"
+        ),
     )
-    llm_timeout_s: float = Field(30.0, gt=0, le=300, description="Per-attempt provider timeout.")
-    llm_max_retries: int = Field(2, ge=0, le=5, description="Retries on 429/5xx/timeouts.")
+    llm_timeout_s: float = Field(30.0, gt=0, le=300, description="per attempt")
+    llm_max_retries: int = Field(2, ge=0, le=5, description="retries on 429, 5xx, timeouts")
     llm_deadline_s: float = Field(
-        60.0, gt=0, le=540, description="One provider call, all attempts and waits included."
+        60.0,
+        gt=0,
+        le=540,
+        description=(
+            "one provider call, all attempts and waits included (keep below the function timeout)"
+        ),
     )
 
-    demo_email: str = Field("demo@example.org", description="Consumer seeded by make run.")
+    demo_email: str = Field("demo@example.org", description="the consumer `make run` seeds")
 
     tasks_backend: Literal["inline", "cloudtasks"] = Field(
-        "inline", description="inline: a bounded worker thread in the process; cloudtasks."
+        "inline",
+        description=(
+            "`inline` (a bounded worker thread in the process, local runs) or `cloudtasks`; "
+            "`cloudtasks` required in prod"
+        ),
     )
     tasks_queue: str = Field(
         "projects/demo-advocacy-research/locations/local/queues/tracking-research",
-        description="Cloud Tasks queue: projects/P/locations/L/queues/Q.",
+        description="Cloud Tasks queue, `projects/P/locations/L/queues/Q`",
     )
     tasks_emulator_host: str | None = Field(
-        None, description="host:port of gcloud-tasks-emulator (tests); never set in production."
+        None, description="`host:port` of gcloud-tasks-emulator (tests); must be unset in prod"
     )
     task_worker_url: str = Field(
-        "", description="Base URL of the task_worker function (default: the local server)."
+        "",
+        description=(
+            "base URL of the `task_worker` function: the tasks' target and token audience; "
+            "required in prod"
+        ),
     )
     tracking_dispatch_url: str = Field(
-        "", description="Base URL of the tracking_dispatch function (Scheduler's audience)."
+        "",
+        description=(
+            "base URL of `tracking_dispatch`: the Scheduler token's audience; required in prod"
+        ),
     )
     tasks_service_account: str = Field(
-        "", description="Service account whose OIDC token Cloud Tasks and Scheduler send."
+        "",
+        description=(
+            "the invoker service account whose OIDC token Cloud Tasks and Scheduler send; "
+            "required in prod"
+        ),
     )
     scheduler_service_account: str = Field(
         "",
-        description="Service account whose OIDC token Cloud Scheduler sends to tracking_dispatch "
-        "(default: TASKS_SERVICE_ACCOUNT).",
+        description=(
+            "the account whose OIDC token Cloud Scheduler sends to `tracking_dispatch` "
+            "(Terraform gives the Scheduler its own, so the task queue's account cannot "
+            "trigger dispatch)"
+        ),
     )
     internal_auth: Literal["oidc", "secret"] = Field(
         "secret",
-        description="How internal calls are checked: oidc (Google ID token, production) or "
-        "secret (INTERNAL_SECRET, local runs and tests).",
+        description=(
+            "how internal calls are checked: `oidc` (Google ID token, required in prod) or `secret`"
+        ),
     )
     internal_secret: str = Field(
-        LOCAL_INTERNAL_SECRET, description="Shared secret of internal calls (local only)."
+        LOCAL_INTERNAL_SECRET,
+        description="bearer of internal calls with `INTERNAL_AUTH=secret` (local runs, tests)",
     )
     internal_oidc_issuer: str = Field(
-        "https://accounts.google.com", description="Issuer of Google OIDC tokens."
+        "https://accounts.google.com", description="issuer of the internal callers' tokens"
     )
     internal_oidc_jwks_url: str = Field(
-        "https://www.googleapis.com/oauth2/v3/certs", description="Google's token-signing keys."
+        "https://www.googleapis.com/oauth2/v3/certs", description="keys that sign them"
     )
-    inline_queue_size: int = Field(1000, ge=1, description="Bound of the inline task queue.")
+    inline_queue_size: int = Field(
+        1000,
+        ge=1,
+        description=(
+            "bound of the inline queue (a full queue refuses; the dispatcher retries next tick)"
+        ),
+    )
     task_max_attempts: int = Field(
-        5, ge=1, le=100, description="Attempts per task; keep equal to terraform/tasks.tf."
+        5,
+        ge=1,
+        le=100,
+        description=(
+            "attempts per task (Cloud Tasks' `max_attempts` in `terraform/tasks.tf`; the "
+            "inline queue's too); the last failed attempt ends the task `failed`"
+        ),
     )
     dispatch_page_size: int = Field(
-        500, ge=1, le=500, description="Subscriptions read and advanced per dispatch page."
+        500, ge=1, le=500, description="subscriptions read and advanced per page (one write batch)"
     )
     dispatch_fan_out_above: int = Field(
         20_000,
         ge=0,
-        description="Above this many due subscriptions a tick fans out as slice tasks; 0: never.",
+        description=(
+            "a tick with more due subscriptions than this is cut into slice tasks that the "
+            "task worker dispatches (`0`: never; decision 0035)"
+        ),
     )
     dispatch_slice_size: int = Field(
-        5_000, ge=1, description="Due subscriptions per slice task of a fanned-out tick."
+        5_000, ge=1, description="due subscriptions per slice task of a fanned-out tick"
     )
-    local_tick_s: float = Field(60.0, gt=0, description="make run calls the dispatcher this often.")
-    task_record_ttl_days: int = Field(30, ge=1, description="Task records expire after this.")
+    local_tick_s: float = Field(
+        60.0, gt=0, description="`make run` calls the dispatcher this often"
+    )
+    task_record_ttl_days: int = Field(
+        30, ge=1, description="task records (legal guides, run counts) expire after this"
+    )
 
     email_backend: Literal["outbox", "sendgrid"] = Field(
-        "outbox", description="outbox: .eml files under OUTBOX_DIR; sendgrid: SendGrid v3."
+        "outbox",
+        description="`outbox` (`.eml` files) or `sendgrid`; `sendgrid` with a key required in prod",
     )
     email_from: str = Field("digest@advocacy-research.example", description="Sender address.")
     email_from_name: str = Field("Advocacy Research", description="Sender display name.")
-    sendgrid_api_key: str = Field("", description="SendGrid API key (secret).")
+    sendgrid_api_key: str = Field("", description="SendGrid key (a secret)")
     sendgrid_host: str = Field(
-        "https://api.sendgrid.com", description="SendGrid API base URL (tests: a local fake)."
+        "https://api.sendgrid.com", description="SendGrid API base URL (tests point it at a fake)"
     )
-    sendgrid_timeout_s: float = Field(10.0, gt=0, le=60, description="SendGrid call timeout.")
-    outbox_dir: str = Field(".local/outbox", description="Where the outbox writes .eml files.")
+    sendgrid_timeout_s: float = Field(10.0, gt=0, le=60, description="one send")
+    outbox_dir: str = Field(".local/outbox", description="where the outbox writes")
     public_base_url: str = Field(
-        "", description="Externally visible base URL, used in email links (default: local)."
+        "",
+        description=(
+            "the API's public URL, used in email links; in prod, digests are retried and fail"
+            " until it is set (second Terraform apply)"
+        ),
     )
     pause_link_secret: str = Field(
-        LOCAL_PAUSE_LINK_SECRET, description="HMAC key of one-click pause links (secret)."
+        LOCAL_PAUSE_LINK_SECRET,
+        description="HMAC key of pause links (32+ characters, a secret); required in prod",
     )
-    pause_link_ttl_days: int = Field(60, ge=1, le=365, description="Pause links expire after.")
+    pause_link_ttl_days: int = Field(60, ge=1, le=365, description="pause links expire after this")
     consent_resend_hours: int = Field(
         168,
         ge=1,
         le=8760,
-        description="A third-party address gets at most one confirmation email per consumer "
-        "this often; its confirm link is valid as long.",
+        description=(
+            "a third-party address gets at most one confirmation email per account this "
+            "often; its confirm link is valid as long"
+        ),
     )
     sendgrid_webhook_public_key: str = Field(
         "",
-        description="Public key (base64 DER, ECDSA P-256) of SendGrid's signed Event Webhook; "
-        "empty: /webhooks/sendgrid refuses every request.",
+        description=(
+            "verification key of SendGrid's Signed Event Webhook (base64 EC public key); "
+            "required in prod; without it `/webhooks/sendgrid` answers 401"
+        ),
     )
 
     embeddings_backend: Literal["offline", "vertex"] = Field(
         "offline",
-        description="offline: all-MiniLM-L6-v2 in process (local runs, tests); vertex: Vertex AI.",
+        description=(
+            "`offline` (all-MiniLM-L6-v2 in process with NumPy, 384 dimensions; local runs "
+            "and tests) or `vertex`; `vertex` required in prod"
+        ),
     )
-    embeddings_model: str = Field("text-embedding-005", description="Vertex AI embedding model.")
+    embeddings_model: str = Field("text-embedding-005", description="Vertex AI embedding model")
     embeddings_dimension: int = Field(
-        768, ge=1, le=3072, description="Vector size asked of Vertex AI (outputDimensionality)."
+        768,
+        ge=1,
+        le=3072,
+        description=(
+            "vector size asked of Vertex AI; must match the Firestore vector indexes "
+            "(terraform `embeddings_dimension`)"
+        ),
     )
-    embeddings_location: str = Field("europe-west1", description="Vertex AI region.")
-    embeddings_base_url: str = Field(
-        "", description="Vertex AI base URL (default: https://LOCATION-aiplatform.googleapis.com)."
-    )
+    embeddings_location: str = Field("europe-west1", description="Vertex AI region")
+    embeddings_base_url: str = Field("", description="Vertex AI base URL (tests: a loopback fake)")
     embeddings_auth: Literal["google", "none"] = Field(
-        "google", description="google: an ADC access token; none: no credentials (tests)."
+        "google",
+        description="`google`: an access token of the runtime's credentials; `none` (tests)",
     )
     embeddings_timeout_s: float = Field(10.0, gt=0, le=120, description="Per-attempt timeout.")
     embeddings_deadline_s: float = Field(
@@ -250,33 +405,43 @@ class Settings(BaseSettings):
 
     feed_catalog_path: str = Field(
         "",
-        description="JSON file of feed URLs per topic replacing those of data/topics.toml "
-        "(make run: the local fixture feeds); empty: the catalog's own feeds.",
+        description=(
+            'a JSON file `{"topics": {"<id>": {"feeds": [url, ...]}}}` whose feeds replace '
+            "those of `data/topics.toml` (a topic it leaves out has none); `make run` points "
+            "it at the fixture feeds"
+        ),
     )
     news_search_url: str = Field(
         "https://news.google.com/rss/search?q={query}&hl=en-US&gl=US&ceid=US:en",
-        description="News-search feed URL template; {query} is a URL-encoded keyword.",
+        description="feed URL template for custom keywords; `{query}` is the URL-encoded keyword",
     )
-    feed_timeout_s: float = Field(8.0, gt=0, le=60, description="Deadline of one feed fetch.")
-    feed_max_bytes: int = Field(2_000_000, gt=0, description="Larger feeds are cut off.")
-    feed_max_age_days: int = Field(30, ge=1, description="Older feed items are ignored.")
-    feed_cache_entries: int = Field(256, ge=0, description="Feeds kept for conditional GET.")
-    digest_max_items: int = Field(10, ge=1, le=50, description="Items per digest email.")
+    feed_timeout_s: float = Field(8.0, gt=0, le=60, description="deadline of one feed fetch")
+    feed_max_bytes: int = Field(2_000_000, gt=0, description="larger feeds are an error")
+    feed_max_age_days: int = Field(30, ge=1, description="older items are ignored")
+    feed_cache_entries: int = Field(
+        256, ge=0, description="feeds kept in process for conditional GET"
+    )
+    digest_max_items: int = Field(10, ge=1, le=50, description="items per digest")
     local_feeds: bool = Field(
         True,
-        description="make run serves the fixture feeds and points the catalog there "
-        "(0: the real feeds of the topic catalog, network needed).",
+        description=(
+            "`make run` serves the fixture feeds and points the catalog there; `0` uses the "
+            "real feeds"
+        ),
     )
-    feed_port: int = Field(8683, description="Port of the local fixture feed server.")
+    feed_port: int = Field(8683, description="port of the local fixture feeds")
 
     osint_subject_daily_limit: int = Field(
         20,
         ge=0,
-        description="Person profiles of one subject per UTC day, across every consumer; more "
-        "get 429 (0: none).",
+        description=(
+            "person profiles of one person that delivered a finding, per UTC day, by all "
+            "consumers together (every pair of the name's words counts); more get 429 "
+            "`subject_rate_limited`, logged with a pseudonym of the name (`0`: no limit)"
+        ),
     )
     osint_audit_retention_days: int = Field(
-        730, ge=1, le=3650, description="OSINT audit entries expire after this."
+        730, ge=1, le=3650, description="OSINT audit entries expire after this (Firestore TTL)"
     )
 
     @field_validator("idp_webhook_secret")
@@ -382,3 +547,46 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """Settings are read once per process; tests call ``get_settings.cache_clear()``."""
     return Settings()
+
+
+RUN_ENV = "run.env"  # in LOCAL_DIR: what `make run` started (devtools/run.py writes it)
+RUN_ENV_VARIABLES = (
+    "ENVIRONMENT",
+    "GOOGLE_CLOUD_PROJECT",
+    "FIRESTORE_EMULATOR_HOST",
+    "EMULATOR_PORT",
+    "PORT",
+    "JWKS_PORT",
+    "FEED_PORT",
+    "OUTBOX_DIR",
+    "FEED_CATALOG_PATH",
+    "OIDC_ISSUER",
+    "IDP_WEBHOOK_SECRET",
+)
+
+
+def run_env_path() -> Path:
+    local = os.environ.get("LOCAL_DIR") or str(Path(__file__).resolve().parent.parent / ".local")
+    return Path(local) / RUN_ENV
+
+
+def use_local_run() -> dict[str, str]:
+    """The command-line tools' view of a running `make run`: the variables it started with
+    (``LOCAL_DIR/run.env``: ports, the emulator's address, the outbox), set in this process
+    where the shell sets nothing itself, so `python -m admin` and `python -m devtools.idp` in
+    another shell reach the same server and emulator without exporting anything. Only for a
+    local environment; returns what it set (nothing when `make run` is not running)."""
+    if os.environ.get("ENVIRONMENT", "local") != "local":
+        return {}
+    try:
+        lines = run_env_path().read_text().splitlines()
+    except FileNotFoundError:
+        return {}
+    applied: dict[str, str] = {}
+    for line in lines:
+        name, sep, value = line.partition("=")
+        if sep and name in RUN_ENV_VARIABLES and name not in os.environ:
+            os.environ[name] = applied[name] = value
+    if applied:
+        get_settings.cache_clear()
+    return applied

@@ -20,7 +20,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -454,6 +454,45 @@ def get_provider() -> ChatProvider | None:
             if _provider is None:
                 _provider = _build_provider()
     return _provider
+
+
+R = TypeVar("R")
+OFFLINE = "offline"  # the engine name of the built-in offline engine (common.offline.engine)
+
+
+def provider_or_offline(
+    ask: Callable[[ChatProvider], R | None],
+    offline: Callable[[], R],
+    *,
+    on_failure: Literal["offline", "fail"],
+    what: str,
+) -> tuple[R, str]:
+    """(answer, engine name): the provider's answer when ``LLM_BACKEND`` names one, else the
+    offline engine's. The one place the groups fork provider and offline (decision 0038):
+
+    - ``ask`` returning None means the provider's answer broke a rule the service checks (no
+      usable section, nothing left after the screen): the offline engine answers instead.
+    - a ``ProviderError`` (the provider down, slow past its deadline, malformed) is handled
+      by the route's documented policy, ``on_failure``: ``"offline"`` answers offline and logs
+      it; ``"fail"`` lets it through as 502 ``backend_unavailable`` (nothing billed).
+    """
+    provider = get_provider()
+    if provider is None:
+        return offline(), OFFLINE
+    try:
+        answer = ask(provider)
+    except ProviderError as exc:
+        if on_failure == "fail":
+            raise
+        logger.warning(
+            "provider failed; offline engine answers",
+            extra={"what": what, "error": type(exc).__name__},
+        )
+        return offline(), OFFLINE
+    if answer is None:
+        logger.warning("provider answer unusable; offline engine answers", extra={"what": what})
+        return offline(), OFFLINE
+    return answer, provider.name
 
 
 def reset_provider() -> None:

@@ -2,7 +2,7 @@
 
 Each searchable document carries, besides its own fields:
 
-- ``search_terms``: the stemmed terms of its text (``common.textindex``), and ``title_terms``
+- ``search_terms``: the stemmed terms of its text (``common.text.index``), and ``title_terms``
   those of its title. Text search asks Firestore for the documents holding any of the query's
   terms (``array_contains_any``, at most 30 terms), and scores the candidates in memory: the
   inverse-document-frequency weight of the query terms each one holds (estimated over the
@@ -28,7 +28,7 @@ from typing import Any
 from common.embeddings import Embedder, get_embedder
 from common.errors import BackendUnavailable
 from common.firestore import SEARCH_INDEXES, get_db, where_eq
-from common.textindex import terms as text_terms
+from common.text.index import terms as text_terms
 
 RRF_K = 60
 REINDEXING = "reindexing:"  # the index model while a reindex runs

@@ -4,7 +4,7 @@ a topic, the words that point at it in a chat message, and its feeds.
 
 One file, so a topic is added or changed in one place, by someone who need not read Python
 (decision 0019). It is read and checked on first use, never at import, and kept for the life of
-the process (``common.content``, decision 0020).
+the process (``common.datafiles``, decision 0020).
 
 ``FEED_CATALOG_PATH``, when set, names a JSON file ``{"topics": {"<id>": {"feeds": [url, ...]}}}``
 whose feeds replace the catalog's (a topic it leaves out has none): `make run` and the tests
@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from common.config import get_settings
-from common.content import Content, ContentError, Line, LowerLine, load
+from common.datafiles import Content, ContentError, Line, LowerLine, load
 
 ROOT = Path(__file__).resolve().parent.parent
 

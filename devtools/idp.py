@@ -86,8 +86,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import httpx
+
+    from common.config import use_local_run
+
     args = parser().parse_args(argv)
-    args.run(args)
+    use_local_run()  # a running `make run`'s ports (.local/run.env)
+    try:
+        args.run(args)
+    except httpx.TransportError as exc:
+        _say(f"Cannot reach the local server ({type(exc).__name__}): is `make run` running?")
+        return 1
     return 0
 
 

@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from common.config import RUN_ENV_VARIABLES, run_env_path
 from devtools import localidp
 from devtools.emulator import Emulator, EmulatorError, die_with_parent, latest_export
 
@@ -103,6 +104,7 @@ def main() -> int:
             preexec_fn=die_with_parent,
         )
         server_log.close()  # the server writes through its own descriptor
+        _write_run_env(env, settings)
         key_file = LOCAL / "demo_key"
         key_file.touch(mode=0o600)
         key_file.chmod(0o600)  # also when an older file exists
@@ -140,11 +142,27 @@ def main() -> int:
         print(f"Cannot start: {exc} (is another `make run` using its ports?)", file=sys.stderr)
         return 1
     finally:
+        run_env_path().unlink(missing_ok=True)
         if jwks is not None:
             jwks.shutdown()
         if feeds is not None:
             feeds.shutdown()
         _shutdown(server, emulator)
+
+
+def _write_run_env(env: dict[str, str], settings: Any) -> None:
+    """What this run started, for the command-line tools in another shell
+    (``common.config.use_local_run``); removed when the run stops."""
+    started = {
+        **{name: env[name] for name in RUN_ENV_VARIABLES if env.get(name)},
+        "PORT": str(settings.port),
+        "EMULATOR_PORT": str(settings.emulator_port),
+        "JWKS_PORT": str(settings.jwks_port),
+        "FEED_PORT": str(settings.feed_port),
+    }
+    path = run_env_path()
+    path.write_text("".join(f"{name}={value}\n" for name, value in sorted(started.items())))
+    path.chmod(0o600)
 
 
 def _run_module(args: list[str], env: dict[str, str]) -> str | None:

@@ -16,9 +16,9 @@ os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
-from common import edgelimit, keys, ratelimit
 from common.config import get_settings
 from common.firestore import reset_client
+from common.http import edgelimit, keys, ratelimit
 from devtools.emulator import Emulator, free_port
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -34,7 +34,7 @@ def client(target: str = "api") -> FlaskClient:
 def new_consumer(email: str = "alice@example.org") -> tuple[dict, str]:
     """A consumer and a fresh API key for it."""
     from common.consumers import get_or_create_by_email
-    from common.keys import issue_key
+    from common.http.keys import issue_key
 
     consumer, _ = get_or_create_by_email(email)
     return consumer, issue_key(consumer["id"]).plaintext
@@ -71,3 +71,34 @@ def subscription_doc(sub_id: str) -> dict | None:
 
     snapshot = get_db().collection(SUBSCRIPTIONS).document(sub_id).get()
     return snapshot.to_dict() if snapshot.exists else None
+
+
+def streamed_events(response: Any) -> list[dict[str, Any]]:
+    """The events of a streamed answer (a Flask test response or an httpx one), each checked
+    against the event model its route publishes in /openapi.json (issue 23): NDJSON lines, or
+    server-sent events (their ``event:`` name as ``type``). A line no model accepts fails."""
+    import json
+    import re
+
+    from registry import all_routes
+
+    request = response.request
+    path = request.path if hasattr(request, "path") else request.url.path
+    route = next(r for r in all_routes() if r.method == request.method and r.pattern().match(path))
+    models = {model.model_fields["type"].default: model for model in route.events}
+    assert models, f"{route.operation_id} publishes no event models"
+    text = response.get_data(as_text=True) if hasattr(response, "get_data") else response.text
+    if route.stream == "text/event-stream":
+        found = [
+            {"type": m.group(1), **json.loads(m.group(2))}
+            for m in re.finditer(r"event: (\w+)\ndata: (.*)\n\n", text)
+        ]
+        assert "".join(f"event: {e['type']}" for e in found) == "".join(
+            re.findall(r"event: \w+", text)
+        ), "an event that is not one name and one data line"
+    else:
+        found = [json.loads(line) for line in text.splitlines() if line]
+    for event in found:
+        assert event.get("type") in models, f"{route.operation_id}: unknown event {event}"
+        models[event["type"]].model_validate(event)  # raises on a field the model lacks
+    return found

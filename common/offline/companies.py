@@ -1,7 +1,8 @@
 """The company a message names, for ``extractedInfo.companyName`` (INVESTIGATE_COMPANY, and
 TRACK_ISSUES keywords). Rule-based and explainable; its words are data
-(``data/offline/entities.toml``: ``company_words``, ``company_cues``, ``place_words``,
-``not_companies``, and ``not_names`` for the words that start sentences).
+(``data/text/organisations.toml``: the words company names end in;
+``data/offline/entities.toml``: ``company_cues``, ``place_words``, ``not_companies``, and
+``not_names`` for the words that start sentences).
 
 Candidates are runs of capitalised words ("Harlow Foods", "Sorrel & Co", "Tallis Dairy
 Co-op"), cut at a possessive ("Dunmore Dairy's herds" -> "Dunmore Dairy") and stripped of
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from common.offline import lexicon
+from common.text import organisations
 
 MIN_SCORE = 1
 _TOKEN = re.compile(r"[A-Za-z0-9\u00c0-\u024f][\w'\u2019.&+-]*|&")
@@ -43,10 +45,10 @@ class Candidate:
 
     def score(self, text: str) -> int:
         words = lexicon.entities()
-        company = {w.lower().rstrip(".") for w in self.words} & words.company_words
+        company = {w.lower().rstrip(".") for w in self.words} & organisations.company_words()
         last = self.words[-1].lower().rstrip(".")
         points = 0
-        if last in words.company_words:
+        if last in organisations.company_words():
             points += 3
         elif company:
             points += 1
@@ -82,7 +84,7 @@ def _capitalised(text: str) -> list[Candidate]:
     current: list[re.Match[str]] = []
     previous_end = -1
     matches = list(_TOKEN.finditer(text))
-    company_words = lexicon.entities().company_words
+    company_words = organisations.company_words()
     for index, match in enumerate(matches):
         word = match.group(0)
         joined = bool(current) and text[previous_end : match.start()].strip() == ""
@@ -118,7 +120,10 @@ def _candidate(text: str, run: list[re.Match[str]]) -> Candidate | None:
     tokens = [m.group(0) for m in run]
     tokens[-1] = _POSSESSIVE.sub("", tokens[-1]).rstrip("'\u2019")
     tokens[-1] = tokens[-1].rstrip(",;:") if tokens[-1] else tokens[-1]
-    if tokens[-1].endswith(".") and tokens[-1].lower().rstrip(".") not in words.company_words:
+    if (
+        tokens[-1].endswith(".")
+        and tokens[-1].lower().rstrip(".") not in organisations.company_words()
+    ):
         tokens[-1] = tokens[-1].rstrip(".")
     tokens = [t for t in tokens if t]
     if not tokens:
@@ -135,7 +140,7 @@ def _lower_case(text: str) -> list[Candidate]:
     """In a message with no capitalised name: the words after a cue, up to the last company
     word before punctuation ("look into tallow & sons tannery, they..." -> "tallow & sons
     tannery")."""
-    words = lexicon.entities()
+    endings = organisations.company_words()
     found = []
     for cue in _cue_pattern().finditer(text):
         run = _LOWER_RUN.match(text, cue.end())
@@ -144,7 +149,7 @@ def _lower_case(text: str) -> list[Candidate]:
         tokens = run.group(0).split()
         while tokens and tokens[0] in ("the", "a", "an"):
             tokens = tokens[1:]
-        ends = [i for i, t in enumerate(tokens) if t.lower().rstrip(".,") in words.company_words]
+        ends = [i for i, t in enumerate(tokens) if t.lower().rstrip(".,") in endings]
         if ends and ends[-1] >= 1:
             kept = tokens[: ends[-1] + 1]
             kept[-1] = kept[-1].rstrip(",")

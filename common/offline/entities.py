@@ -10,12 +10,9 @@ from typing import Any
 
 from common.offline import lexicon
 from common.offline.companies import company_name
+from common.text import organisations
 from common.topics import catalog as topic_catalog
 
-_ORG_SUFFIX = (
-    r"(?:Inc|Ltd|LLC|Corp|Co|Group|Foods?|Farms?|Poultry|Dairy|Brands|Holdings|"
-    r"Industries|Restaurants?|Markets?|Stores?|Meats?|Seafood|Labs?|Pharma|Company)"
-)
 _CAP = r"[A-Z][\w&'.-]*"
 _NAME = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,3}}"
 # A word of a person's name: capitalised, accents and hyphenated parts included ("Dána",
@@ -89,7 +86,7 @@ def person_in(text: str) -> tuple[str | None, str | None]:
     plain = re.findall(rf"(?<!\w)({_NAME_WORD}(?:\s+{_NAME_WORD}){{1,3}})(?!\w)", text)
     for candidate in plain:
         name = _trim_leading_stopwords(candidate)
-        if len(name.split()) >= 2 and not re.search(_ORG_SUFFIX + "$", name):
+        if len(name.split()) >= 2 and organisations.kind_of(name) != "company":
             return name, role
     return None, role
 

@@ -1,5 +1,5 @@
 """The offline engine's word lists, kept as data in ``data/offline/`` and validated on first use
-(common.content, decision 0020): what entity extraction looks for (``entities.toml``)."""
+(common.datafiles, decision 0020): what entity extraction looks for (``entities.toml``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from common.content import Content, Line, Lower, LowerLine, LowerWords, Words, load
+from common.datafiles import Content, Line, Lower, LowerLine, LowerWords, Words, load
 
 
 class EntityWords(Content):
@@ -21,7 +21,6 @@ class EntityWords(Content):
     content_types: dict[Lower, Line] = Field(min_length=1)
     platforms: dict[Lower, Line] = Field(min_length=1)
     frequencies: dict[Literal["realtime", "weekly", "daily"], tuple[LowerLine, ...]]
-    company_words: LowerWords  # common.offline.companies
     company_cues: LowerWords
     place_words: LowerWords
     not_companies: Words

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from common.content import Content, LowerWords, Words, load
-from common.offline.entities import _ORG_SUFFIX, topics_in
+from common.datafiles import Content, LowerWords, Words, load
+from common.offline.entities import topics_in
+from common.text import organisations
 from common.topics import is_topic
 
 _ORG = re.compile(
@@ -35,7 +36,6 @@ _RESEARCH = re.compile(
     r"stud(?:y|ying)|track(?:ing)?|monitor(?:ing)?)\s+([^.?!;]{3,120})",
     re.IGNORECASE,
 )
-_COMPANY = re.compile(rf"\b((?:[A-Z][\w&'-]*\s+){{1,3}}{_ORG_SUFFIX})\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _PHONE = re.compile(r"\+?\d[\d\s().-]{6,}\d")
 _ADDRESS = re.compile(
@@ -113,6 +113,12 @@ def _closed_preference() -> re.Pattern[str]:
     )
 
 
+@cache
+def _company() -> re.Pattern[str]:
+    """A company's name: capitalised words ending in a company's last word ("Harlow Foods")."""
+    return re.compile(rf"\b((?:[A-Z][\w&'-]*\s+){{1,3}}{organisations.company_suffix()})\b")
+
+
 def contact_details(value: str) -> bool:
     return bool(_EMAIL.search(value) or _PHONE.search(value) or _ADDRESS.search(value))
 
@@ -126,7 +132,7 @@ def organization_like(value: str) -> bool:
     return bool(
         {w.lower().strip(".,") for w in parts} & words().organization_words
         or any(len(w) >= 2 and w.isupper() for w in parts)
-        or re.search(_ORG_SUFFIX + r"\.?$", value)
+        or organisations.kind_of(value.rstrip(".")) == "company"
     )
 
 
@@ -140,7 +146,7 @@ def role_like(value: str) -> bool:
 
 
 def companies_in(text: str) -> list[str]:
-    return [m.group(1) for m in _COMPANY.finditer(text)]
+    return [m.group(1) for m in _company().finditer(text)]
 
 
 def preferences_in(text: str) -> list[str]:

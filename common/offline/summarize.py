@@ -19,7 +19,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from common.content import (
+from common.datafiles import (
     Content,
     Line,
     Lower,
@@ -30,6 +30,7 @@ from common.content import (
     placeholders,
 )
 from common.text import clip
+from common.text.sentences import split
 
 MAX_CHARS = 800
 LINE_MAX_CHARS = 200  # one item of a line: a decision, a fact, a question
@@ -37,7 +38,6 @@ MAX_ITEMS = 4  # decisions or open questions kept
 MAX_FACTS = 3
 NGRAM = 6  # words in a run that counts as quoted (quoted_ratio)
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
 _WORD = re.compile(r"[\w%$€£]+(?:['.,][\w]+)*")
 _LABEL = re.compile(r"^[A-Z][A-Za-z ]{0,30}:\s+")
@@ -45,7 +45,8 @@ _SPEAKER_WORDS = frozenset({"self", "group", "other"})
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+    """The sentences of ``text`` (``common.text.sentences``)."""
+    return split(text)
 
 
 # -- the data file -----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from common.content import DATA
+from common.datafiles import DATA
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,7 +38,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 def grams(text: str) -> set[str]:
     """The words the classifier reads beside the embedding."""
-    from common.textindex import terms
+    from common.text.index import terms
 
     words = _WORD.findall(text.lower())
     return (

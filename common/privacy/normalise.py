@@ -74,7 +74,7 @@ def _email() -> re.Pattern[str]:
 def _digits() -> tuple[re.Pattern[str], dict[str, str]]:
     values = dict(rules().normalise.number_words)
     alternation = "|".join(sorted(map(re.escape, values), key=len, reverse=True))
-    one = rf"(?:(?:double|triple)\s+)?(?:{alternation})"
+    one = rf"(?:(?:double|triple)[\s-]+)?(?:{alternation})"
     pattern = re.compile(rf"(?<!\w){one}(?:[\s,-]+{one}){{3,}}(?!\w)", re.IGNORECASE)
     return pattern, values
 

@@ -68,7 +68,11 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     found = [
         Reference(m.start(), m.end(), m.group(0), "word")
         for m in _person_words().finditer(text)
-        if animal is None or m.group(0).lower() not in _PRONOUNS
+        if not re.search(r"\s[A-Z]", m.group(0))  # "Our Father's Table" is a name
+        and (
+            animal is None
+            or (m.group(0).lower() not in _PRONOUNS | _ALSO_ANIMALS and m.start() >= animal)
+        )
     ]
     found += [
         Reference(m.start(), m.end(), m.group(0), "word")
@@ -78,15 +82,33 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     found += [
         Reference(m.start(), m.end(), m.group(0), "word") for m in _titles()[1].finditer(text)
     ]
-    found += [r for r in names(text, extra) if animal is None or r.start > animal + 30]
+    found += [
+        r
+        for r in [*names(text, extra), *lowercase_names(text)]
+        if animal is None or r.start > animal + 30
+    ]
+    found += [
+        Reference(m.start(), m.end(), m.group(0), "word")
+        for m in _WHO.finditer(text)
+        if animal is None or m.start() > animal + 30
+    ]
     found += handles(text, extra)
     found += [Reference(m.start(), m.end(), m.group(0), "record") for m in _fields().finditer(text)]
     return sorted(found, key=lambda r: r.start)
 
 
+# "who" with a singular verb refers to a person ("the picker, who is in the union").
+_WHO = re.compile(r"(?<![\w-])who(?:\s+(?:is|was|has|had)|['\u2019]s)(?!\w)")
 _PRONOUNS = frozenset(["he", "she", "him", "his", "her", "hers", "himself", "herself"])
-# Nouns for a person by what they do: "stockperson", "businesswoman", "foreman".
-_PERSON_SUFFIX = re.compile(r"(?<![\w-])[a-z]{3,}(?:person|woman|man)(?!\w)", re.IGNORECASE)
+# Nouns for a person that a sentence about an animal uses for the animal ("the zoo's best-loved
+# resident", "a good girl").
+_ALSO_ANIMALS = frozenset(
+    ["resident", "patient", "survivor", "victim", "girl", "boy", "lady", "lad", "lass", "pair"]
+)
+# Nouns for a person by what they do: "stockperson", "businesswoman", "beekeeper", "farmworker".
+_PERSON_SUFFIX = re.compile(
+    r"(?<![\w-])[a-z]{3,}(?:person|woman|man|keeper|worker)(?!\w)", re.IGNORECASE
+)
 _NOT_PEOPLE = frozenset(["human", "german", "roman", "ottoman", "caiman", "shaman", "talisman"])
 
 
@@ -101,17 +123,42 @@ def _fields() -> re.Pattern[str]:
 def _animal_opening() -> re.Pattern[str]:
     words = sorted((re.escape(w) for w in rules().animal_words), key=len, reverse=True)
     return re.compile(
-        r"^\W*(?!(?:he|she|i|we|they|it|his|her|my|our|mr|mrs|ms|dr)\b)"
+        r"^\W*(?!(?:he|she|i|we|they|it|his|her|my|mr|mrs|ms|dr)\b)"
         rf"(?:(?:the|a|an|this|that|our|its|their|one|rescued|[\w'\u2019-]+['\u2019]s)\s+)?"
         rf"(?:[\w'\u2019-]+\s+){{0,2}}?(?:{'|'.join(words)})\b",
         re.IGNORECASE,
     )
 
 
+@cache
+def _animal_named() -> re.Pattern[str]:
+    """A subject that an apposition right after it names as an animal, the apposition ending
+    at the animal: "Bella the Labrador turned", "Our oldest resident, a 23-year-old donkey
+    called Biscuit," (but not "Dana Whitfield, the dog breeder,")."""
+    words = sorted((re.escape(w) for w in rules().animal_words), key=len, reverse=True)
+    return re.compile(
+        r"^\W*(?:[A-Z]\w+:\s*)?(?:(?!(?:he|she|i|we|they|it|his|her|my|mr|mrs|ms|dr)\b)"
+        r"(?:[\w'\u2019-]+\s+){0,3}?[\w'\u2019-]+\s*,\s*(?:the|a|an|our|their|its|this)"
+        r"|(?-i:[A-Z][\w'\u2019-]+)\s+the)\s+"
+        rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{'|'.join(words)})"
+        r"(?:\s+(?:called|named)\s+[A-Z][\w'\u2019-]*)?" + _AFTER_ANIMAL,
+        re.IGNORECASE,
+    )
+
+
+# What may follow an apposition that ends at the animal ("Bella the Labrador turned", "the
+# elephant at Manila Zoo"), so that "Dana Whitfield, the dog breeder," is not one.
+_AFTER_ANIMAL = (
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:who|which|that|is|was|has|had|turned|turns|answers|lives|"
+    r"lived|died|will|gets|got|needs|came|arrived|from|born|bred|kept|at|in|on|of|with|\w+ed)\b)"
+)
+
+
 def _animal_subject(text: str) -> int | None:
     """Where an animal that opens the sentence ends ("The tigress", "Rescued pig", "The
-    dairy's oldest cow"), or None: its pronouns, and a name right after it, are the animal's."""
-    match = _animal_opening().match(text)
+    dairy's oldest cow", "Bella the Labrador"), or None: its pronouns, and a name right after
+    it, are the animal's."""
+    match = _animal_opening().match(text) or _animal_named().match(text)
     return match.end() if match else None
 
 
@@ -173,9 +220,9 @@ def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
         words = [_word(t).lower() for t in tokens]
         given_first = words[0] in given or words[0].split("-")[0] in given
         if (any(w in organisation for w in words) and not (given_first and len(words) == 2)) or all(
-            _word(t) in never for t in tokens
+            _word(t) in never or _word(t).isupper() for t in tokens
         ):
-            continue  # "Harlow Foods", "Victoria Park"; but "Hyun-woo Park", "Dana Hill"
+            continue  # "Harlow Foods", "Victoria Park", "BJP Lok Sabha"; but "Dana Hill"
         if all(_word(t).isupper() for t in tokens):
             continue  # an acronym ("IVF", "RSPCA", "GMB") is no one's name
         start = text.index(tokens[0], start)
@@ -183,6 +230,15 @@ def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
         preceding = re.search(r"([a-z]+)\s+$", text[max(0, start - 30) : start])
         if preceding and preceding.group(1) in rules().organisation_before:
             continue  # "the trade union Unite", "the retailer Tesco"
+        if (
+            preceding
+            and preceding.group(1) in _PLACE_BEFORE
+            and len(tokens) == 1
+            and not tokens[0].endswith(("'s", "\u2019s"))
+        ):
+            continue  # "a gala in Auckland": a place (but "in Whitfield's view")
+        if _animal_apposition().match(text, end):
+            continue  # "Nandi, the white rhino,": an animal's name
         opens_sentence = _opens_sentence(text, start)
         shaped = (
             titled
@@ -198,6 +254,51 @@ def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
         kind = "office" if office else "name"
         found.append(Reference(start, end, text[start:end], kind))
     return found
+
+
+_LOWER_WORD = re.compile(r"(?<![\w'\u2019@./-])[a-z]+(?![\w@/-])")
+_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "our", "my", "your", "his", "her"])
+
+
+def lowercase_names(text: str) -> list[Reference]:
+    """In a sentence typed in lower case (all of it, or from its first word: "eli did the whole
+    fast", "rob was handing out Reform leaflets"), a given name counts when a name's verb
+    follows it, or with an "s" for a possessive before a noun, and no determiner stands before
+    it ("the lane was closed" is a lane)."""
+    first = re.search(r"[A-Za-z]", text)
+    if first is None or first.group(0).isupper():
+        return []
+    given, verbs = given_names(), rules().name_verbs
+    words = list(_LOWER_WORD.finditer(text))
+    found = []
+    for i, match in enumerate(words):
+        word = match.group(0)
+        before = words[i - 1].group(0) if i else ""
+        after = words[i + 1].group(0) if i + 1 < len(words) else ""
+        adjacent = i + 1 < len(words) and text[match.end() : words[i + 1].start()].strip() == ""
+        if before in _DETERMINERS or not adjacent:
+            continue
+        if (word in given and after in verbs) or (
+            len(word) >= 5 and word.endswith("s") and word[:-1] in given and after not in verbs
+        ):
+            found.append(Reference(match.start(), match.end(), word, "name"))
+    return found
+
+
+_PLACE_BEFORE = frozenset(["in", "near", "across", "throughout", "around"])
+
+
+@cache
+def _animal_apposition() -> re.Pattern[str]:
+    """An apposition right after a name that says it is an animal's: ", the white rhino,",
+    " the Labrador", ", a 23-year-old donkey called Biscuit,"."""
+    words = sorted((re.escape(w) for w in rules().animal_words), key=len, reverse=True)
+    return re.compile(
+        r"(?:\s*,\s*(?:the|a|an|our|their|its|this)|\s+the)\s+"
+        rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{'|'.join(words)})"
+        r"(?:\s+(?:called|named)\s+[A-Z][\w'\u2019-]*)?" + _AFTER_ANIMAL,
+        re.IGNORECASE,
+    )
 
 
 def _looks_common(token: str, text: str, end: int) -> bool:
@@ -225,6 +326,18 @@ def apposition(text: str, end: int) -> tuple[int, int] | None:
     close = re.search(r"[,.;:()]", after[match.end() :])
     stop = match.end() + (close.start() if close else len(after) - match.end())
     return end + match.end(), end + stop
+
+
+def titles_only(text: str) -> bool:
+    """The sentence refers to people only by titles of office ("The Lok Sabha member", "the
+    senator", "their MP"): no name, no other noun or pronoun for a person outside a title."""
+    title_spans = [m.span() for m in _titles()[1].finditer(text)]
+    if not title_spans:
+        return False
+    return all(
+        any(a <= r.start and r.end <= b for a, b in title_spans) or r.kind == "record"
+        for r in references(text)
+    )
 
 
 def _has_title(text: str, start: int, end: int, titles: re.Pattern[str]) -> bool:

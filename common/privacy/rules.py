@@ -1,6 +1,6 @@
 """The screen's data: ``data/privacy/screen.toml`` (categories, person words, titles, what
 obfuscation to read through) and ``data/privacy/given_names.txt``, validated on first use
-(common.content, decision 0020) and compiled once. No I/O but those files."""
+(common.datafiles, decision 0020) and compiled once. No I/O but those files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field, model_validator
 
-from common.content import DATA, Content, Line, LowerLine, LowerWords, Pattern, Words, load
+from common.datafiles import DATA, Content, Line, LowerLine, LowerWords, Pattern, Words, load
 
 PERSON = "{person}"
 
@@ -110,10 +110,10 @@ def given_names() -> frozenset[str]:
 @cache
 def organisation_words() -> frozenset[str]:
     """Words that make a capitalised run an organisation's or a place's name: this file's and
-    the offline engine's company words."""
-    from common.offline.lexicon import entities
+    the shared list of organisations' last words (data/text/organisations.toml)."""
+    from common.text import organisations
 
-    return rules().organisation_words | entities().company_words
+    return rules().organisation_words | organisations.all_words()
 
 
 @cache

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from common.privacy import classifier, people
 from common.privacy.normalise import clean, for_matching, visible
 from common.privacy.rules import Compiled, animal_words, compiled, organisation_words, rules
-from common.sentences import split
+from common.text.sentences import split
 
 _ACCOUNT = re.compile(r"@([A-Za-z0-9_.]+)|\.(?:com|app|net|social)/([^\s/?#,;)'\"]+)")
 
@@ -138,10 +138,14 @@ def _anchored_person(match: re.Match[str], refs: list[people.Reference]) -> bool
 
 
 def _about_something_else(text: str, match: re.Match[str]) -> bool:
-    """The words matched belong to an animal ("a 14-year-old horse", "pregnant gilts") or to a
-    proper name ("Gay Street", "Family Court", "Home Office"): not a person's data."""
+    """The words matched belong to an animal ("a 14-year-old horse", "pregnant gilts", "the
+    giraffe is pregnant") or to a proper name ("Gay Street", "Family Court", "Home Office"):
+    not a person's data."""
     following = text[match.end() : match.end() + 40]
     if any(word in animal_words() for word in re.findall(r"[a-z]+", following.lower())[:2]):
+        return True
+    subject = _SUBJECT_BEFORE.search(text[max(0, match.start() - 50) : match.start()])
+    if subject is not None and subject.group(1).lower() in animal_words():
         return True
     named = re.match(r"\s+([A-Z][a-z]+)", following)
     return (
@@ -151,11 +155,24 @@ def _about_something_else(text: str, match: re.Match[str]) -> bool:
     )
 
 
+# The subject right before the words matched, joined to them by a verb of being: "the giraffe
+# is pregnant", "the sow was later diagnosed".
+_SUBJECT_BEFORE = re.compile(
+    r"\b([a-z]+)\s+(?:(?:is|was|are|were|has|had|have|been|being|now|also|still|currently|"
+    r"recently|later|not|confirmed|found|thought|believed|to\s+be)\s+){0,3}$",
+    re.IGNORECASE,
+)
+
+
 def _public_office_only(text: str, known: Known) -> bool:
     """Every person the sentence names holds public office (by a title next to their name or
     by the records), and there is at least one. Names inside an office holder's apposition
-    (", the Plaid Cymru member for the ward,") are the office's, not other people."""
+    (", the Plaid Cymru member for the ward,") are the office's, not other people. A sentence
+    that names nobody and refers to people only by a title of office ("The Lok Sabha member
+    raised...") is about an office holder too."""
     named = people.names(text, known.names)
+    if not named:
+        return people.titles_only(text)
     offices = [r for r in named if r.kind == "office" or r.text.lower() in known.public_office]
     covered = [span for r in offices if (span := people.apposition(text, r.end)) is not None]
     others = [

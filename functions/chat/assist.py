@@ -21,7 +21,7 @@ from functools import cache
 from typing import Annotated, Any
 
 from common import privacy
-from common.content import Content, Line, Prose, Template, load
+from common.datafiles import Content, Line, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
 from common.text import clip
 from functions.content import compose

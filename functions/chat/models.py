@@ -6,6 +6,7 @@ from typing import Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.http.streams import Event
 from common.models import Input
 
 Intent = Literal[
@@ -47,6 +48,34 @@ class MessageResponse(BaseModel):
         default_factory=list,
         description="The knowledge-base documents or records the reply used; empty when none.",
     )
+
+
+class ChatDelta(Event):
+    """A piece of the reply's text (server-sent event ``delta``)."""
+
+    type: Literal["delta"] = "delta"
+    text: str
+
+
+class ChatDone(Event):
+    """The whole reply, once it is complete (``done``)."""
+
+    type: Literal["done"] = "done"
+    intent: Intent
+    response: str
+    sources: list[Source]
+
+
+class ChatError(Event):
+    """The provider failed after the first piece (``error``, a problem object): not billed."""
+
+    type: Literal["error"] = "error"
+    code: str
+    status: int
+    detail: str
+
+
+CHAT_EVENTS = (ChatDelta, ChatDone, ChatError)
 
 
 class IntentRequest(Input):

@@ -4,17 +4,21 @@
 from __future__ import annotations
 
 import itertools
-import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
 
 from common.http import Call, Route, Streamed
+from common.http.streams import SSE, sse
 from functions.chat import service
 from functions.chat.models import (
+    CHAT_EVENTS,
+    ChatDelta,
+    ChatDone,
+    ChatError,
     ChatMessage,
     ExtractMemoryRequest,
     ExtractMemoryResponse,
+    Intent,
     IntentRequest,
     IntentResponse,
     Memory,
@@ -49,7 +53,7 @@ def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
     if streamed:
         first = next(reply.pieces, "")  # a provider failing before any text is a plain 502
         call.response_headers[ENGINE_HEADER] = reply.engine
-        stream = Streamed([], "text/event-stream")
+        stream = Streamed([], SSE)
         chunks = itertools.chain([first], reply.pieces)
         stream.chunks = _sse(chunks, reply.intent, sources, stream)
         return stream
@@ -58,7 +62,7 @@ def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
 
 
 def _sse(
-    pieces: Iterator[str], intent: str, sources: list[Source], stream: Streamed
+    pieces: Iterator[str], intent: Intent, sources: list[Source], stream: Streamed
 ) -> Iterator[str]:
     """Server-sent events: ``delta`` events with text, then ``done`` with the intent, the
     whole reply and its sources; ``error`` (a problem object) if the provider fails mid-way,
@@ -70,21 +74,12 @@ def _sse(
         for piece in pieces:
             if piece:
                 sent.append(piece)
-                yield _event("delta", {"text": piece})
+                yield sse(ChatDelta(text=piece))
     except AppError as exc:
         stream.failed = True
-        yield _event("error", {"code": exc.code, "status": exc.status, "detail": exc.detail})
+        yield sse(ChatError(code=exc.code, status=exc.status, detail=exc.detail))
         return
-    done = {
-        "intent": intent,
-        "response": "".join(sent),
-        "sources": [s.model_dump() for s in sources],
-    }
-    yield _event("done", done)
-
-
-def _event(name: str, data: dict[str, Any]) -> str:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    yield sse(ChatDone(intent=intent, response="".join(sent), sources=sources))
 
 
 def intent(call: Call[IntentRequest]) -> IntentResponse:
@@ -129,6 +124,8 @@ ROUTES = (
         "Accept: text/event-stream)",
         tag="Chat",
         body=MessageRequest,
+        stream=SSE,
+        events=CHAT_EVENTS,
         response=MessageResponse,
         price="chat.message",
     ),

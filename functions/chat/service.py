@@ -18,7 +18,7 @@ from typing import Any
 
 from common import privacy
 from common.firestore import MEMORIES, delete_matching, get_db, where_eq
-from common.llm import ProviderError, get_provider
+from common.llm import ChatProvider, get_provider, provider_or_offline
 from common.logging import get_logger
 from common.offline import engine, reply
 from common.offline.entities import INTENT_KEYS
@@ -53,10 +53,10 @@ def _classify(message: str) -> tuple[Intent, float, dict[str, Any]]:
 def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
     """(intent, extractedInfo, confidence, engine that answered)."""
     intent, confidence, info = _classify(message)
-    provider = get_provider()
-    if provider is None or confidence >= CONFIDENT:
+    if confidence >= CONFIDENT:
         return intent, info, confidence, engine.NAME
-    try:
+
+    def ask(provider: ChatProvider) -> tuple[Intent, dict[str, Any], float]:
         answer = provider.complete_json(
             [
                 {"role": "system", "content": prompt("intent.v1")},
@@ -65,12 +65,14 @@ def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
             IntentReply,
             schema_name="intent",
         )
-    except ProviderError:
-        logger.warning("provider failed; intent from the offline classifier")
-        return intent, info, confidence, engine.NAME
-    found = answer.extractedInfo.model_dump()
-    fields = {k: found[k] for k in INTENT_KEYS[answer.intent] if found.get(k)}
-    return answer.intent, fields, answer.confidence, provider.name
+        found = answer.extractedInfo.model_dump()
+        fields = {k: found[k] for k in INTENT_KEYS[answer.intent] if found.get(k)}
+        return answer.intent, fields, answer.confidence
+
+    (intent, info, confidence), name = provider_or_offline(
+        ask, lambda: (intent, info, confidence), on_failure="offline", what="intent"
+    )
+    return intent, info, confidence, name
 
 
 @dataclass
@@ -186,31 +188,37 @@ def _conversation(
 
 
 def summarize(messages: Sequence[Turn]) -> tuple[str, str]:
-    provider = get_provider()
-    if provider is None:
-        return offline_summary(messages), engine.NAME
-    answer = provider.complete_json(
-        [{"role": "system", "content": prompt("summarize.v1")}, *messages],
-        SummaryReply,
-        schema_name="summary",
+    """(summary, engine): a provider that fails answers 502 (decision 0038)."""
+
+    def ask(provider: ChatProvider) -> str:
+        answer = provider.complete_json(
+            [{"role": "system", "content": prompt("summarize.v1")}, *messages],
+            SummaryReply,
+            schema_name="summary",
+        )
+        return answer.summary
+
+    return provider_or_offline(
+        ask, lambda: offline_summary(messages), on_failure="fail", what="summary"
     )
-    return answer.summary, provider.name
 
 
 def extract_memory(
     consumer_id: str, messages: Sequence[Turn], conversation_id: str
 ) -> tuple[dict[str, Any], str]:
     """Extract, scrub and store this conversation's memory (replacing an earlier one)."""
-    provider = get_provider()
-    if provider is None:
-        memory, name = offline_memory(messages), engine.NAME
-    else:
+
+    def ask(provider: ChatProvider) -> dict[str, Any]:
         answer = provider.complete_json(
             [{"role": "system", "content": prompt("extract_memory.v1")}, *messages],
             MemoryReply,
             schema_name="memory",
         )
-        memory, name = answer.model_dump(), provider.name
+        return answer.model_dump()
+
+    memory, name = provider_or_offline(
+        ask, lambda: offline_memory(messages), on_failure="fail", what="memory"
+    )
     memory = scrub(memory)
     record = {
         "consumer_id": consumer_id,

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from common.offline.entities import topics_in
-from common.textindex import terms
+from common.text.index import terms
+from common.text.sentences import split
 from common.topics import name_of
 from functions.content.texts import Drafts, drafts, not_facts
 
@@ -29,8 +30,6 @@ PREFERRED = 6.0  # a sentence naming the preferred place outranks any topic over
 SIMILAR = 0.6  # share of terms above which a second sentence repeats the first
 URL_WEIGHT = 23  # X counts every link as 23 characters
 _URL = re.compile(r"https?://\S+")
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
-_LAST_WORD = re.compile(r"([A-Za-z.]+)[.!?]$")
 _DIGIT = re.compile(r"\d")
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
 
@@ -98,19 +97,9 @@ def count(text: str, platform: str) -> int:
 
 
 def sentences(text: str) -> list[str]:
-    """Whole sentences of a passage: split after ., ! or ? followed by a capital or a digit,
-    except after an abbreviation ("v. Reynolds", "No. 22")."""
-    abbreviations = drafts().abbreviations
-    pieces = _SPLIT.split(" ".join(text.split()))
-    merged: list[str] = []
-    for piece in pieces:
-        if merged:
-            last = _LAST_WORD.search(merged[-1])
-            if last and last.group(1).lower().rstrip(".") in abbreviations:
-                merged[-1] = f"{merged[-1]} {piece}"
-                continue
-        merged.append(piece)
-    return [s.strip() for s in merged if s.strip()]
+    """Whole sentences of a passage (``common.text.sentences``: not after an abbreviation such
+    as "v. Reynolds" or "No. 22")."""
+    return split(text)
 
 
 def _usable(sentence: str) -> bool:

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.http.streams import Event
 from common.models import Input
 
 ContentType = Literal[
@@ -88,3 +89,25 @@ class ContentResponse(BaseModel):
     sources: list[Source] = Field(
         description="The knowledge-base documents every fact of the draft comes from."
     )
+
+
+# -- the server-sent events of a streamed draft (Accept: text/event-stream) -----------------
+
+
+class ContentSources(Event):
+    type: Literal["sources"] = "sources"
+    sources: list[Source]
+
+
+class ContentDelta(Event):
+    type: Literal["delta"] = "delta"
+    text: str
+
+
+class ContentDone(ContentResponse, Event):
+    """The whole response object, as the JSON answer gives it."""
+
+    type: Literal["done"] = "done"
+
+
+CONTENT_EVENTS = (ContentSources, ContentDelta, ContentDone)

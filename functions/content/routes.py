@@ -3,13 +3,21 @@ wrote a draft is named in the ``X-Content-Engine`` header (``offline`` or ``open
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from typing import Any
 
 from common.http import Call, Route, Streamed
+from common.http.streams import SSE, sse
 from functions.content import compose, service
-from functions.content.models import ContentRequest, ContentResponse, Post, Source
+from functions.content.models import (
+    CONTENT_EVENTS,
+    ContentDelta,
+    ContentDone,
+    ContentRequest,
+    ContentResponse,
+    ContentSources,
+    Post,
+    Source,
+)
 
 ENGINE_HEADER = "X-Content-Engine"
 STREAM_DESCRIPTION = (
@@ -41,21 +49,17 @@ def generate(call: Call[ContentRequest]) -> ContentResponse | Streamed:
     call.response_headers[ENGINE_HEADER] = generated.engine
     answer = response_of(generated)
     if "text/event-stream" in call.headers.get("Accept", ""):
-        return Streamed(_events(answer), "text/event-stream")
+        return Streamed(_events(answer), SSE)
     return answer
 
 
 def _events(answer: ContentResponse) -> Iterator[str]:
-    yield _event("sources", {"sources": [s.model_dump() for s in answer.sources]})
+    yield sse(ContentSources(sources=answer.sources))
     words = answer.content.split(" ")
     for i in range(0, len(words), 8):
         piece = " ".join(words[i : i + 8]) + (" " if i + 8 < len(words) else "")
-        yield _event("delta", {"text": piece})
-    yield _event("done", answer.model_dump())
-
-
-def _event(name: str, data: dict[str, Any]) -> str:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        yield sse(ContentDelta(text=piece))
+    yield sse(ContentDone(**answer.model_dump()))
 
 
 ROUTES = (
@@ -68,6 +72,8 @@ ROUTES = (
         "or server-sent events with Accept: text/event-stream)",
         tag="Content",
         body=ContentRequest,
+        stream=SSE,
+        events=CONTENT_EVENTS,
         response=ContentResponse,
         price="content.generate",
         errors=(422,),

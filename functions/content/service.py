@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from common import privacy
 from common.errors import FieldError, InvalidRequest, NotCovered
-from common.llm import ChatProvider, get_provider
+from common.llm import ChatProvider, provider_or_offline
 from common.logging import get_logger
 from common.prompts import prompt
 from functions.content import compose
@@ -123,11 +123,18 @@ def _screened(generated: Generated) -> Generated:
 
 def _generate(spec: Spec) -> Generated:
     passages = passages_for(spec)
-    provider = get_provider()
-    if provider is not None and passages:
-        written = _from_provider(spec, passages, provider)
-        if written is not None:
-            return written
+    if not passages:  # a provider never drafts without sources
+        return _offline(spec, passages)
+    return provider_or_offline(
+        lambda provider: _from_provider(spec, passages, provider),
+        lambda: _offline(spec, passages),
+        on_failure="fail",
+        what="content draft",
+    )[0]
+
+
+def _offline(spec: Spec, passages: list[Passage]) -> Generated:
+    """The offline draft, composed from the passages' own sentences (422 with none)."""
     draft = compose.compose(spec, passages)
     if draft is None:
         raise NotCovered(

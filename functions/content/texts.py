@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from common.content import Content, Line, LowerWords, Pattern, Template, load, placeholders
+from common.datafiles import Content, Line, LowerWords, Pattern, Template, load, placeholders
 
 
 def _hook(value: str) -> str:
@@ -66,7 +66,6 @@ class Drafts(Content):
     default_cta: dict[str, Line]
     general_hashtags: tuple[str, ...]
     frame: Frame
-    abbreviations: LowerWords
     not_facts: tuple[Pattern, ...]
     anaphora: LowerWords
     from_chat_types: dict[str, str]

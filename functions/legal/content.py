@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints, model_validator
 
-from common.content import Content, Line, Pattern, Prose, Template, Words, load
+from common.datafiles import Content, Line, Pattern, Prose, Template, Words, load
 
 Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)]
 Question = Annotated[Line, StringConstraints(pattern=r"\?$")]
@@ -94,7 +94,6 @@ class NotesText(Content):
     source_without_url: Annotated[Line, Template("title")]
     skip: tuple[Pattern, ...] = ()
     refers_back: tuple[Pattern, ...] = ()
-    abbreviations: Words
 
 
 class GuideText(Content):

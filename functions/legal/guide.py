@@ -20,11 +20,11 @@ import json
 import re
 from typing import Any
 
-from common.llm import ProviderError, get_provider
+from common.llm import ChatProvider, provider_or_offline
 from common.logging import get_logger
 from common.prompts import prompt as load_prompt
 from common.templates import render
-from common.text import clip
+from common.text import and_list, clip
 from functions.legal import content
 from functions.legal.content import Activity
 from functions.legal.jurisdictions import jurisdiction as place_of
@@ -78,10 +78,8 @@ def write_guide(
 ) -> Guide:
     """The guide for a request: from the provider when there is one, else (or when it fails)
     from the offline rules. ``notes``: what ``find_notes`` found for the request."""
-    try:
-        provider = get_provider()
-        if provider is None:
-            return offline_guide(prompt, situation, timeline, jurisdiction, notes)
+
+    def ask(provider: ChatProvider) -> Guide | None:
         messages = [
             {"role": "system", "content": load_prompt(PROMPT_NAME)},
             {
@@ -98,19 +96,17 @@ def write_guide(
             max_tokens=2500,
             temperature=0.2,
         )
-    except ProviderError as exc:
-        logger.warning(
-            "provider failed; legal guide from the offline rules",
-            extra={"error": type(exc).__name__},
-        )
-        return offline_guide(prompt, situation, timeline, jurisdiction, notes)
-    guide = _from_reply(reply, jurisdiction, f"provider:{provider.name}")
-    if guide is None:
-        logger.warning("provider guide had no usable sections; using the offline rules")
-        return offline_guide(prompt, situation, timeline, jurisdiction, notes)
-    if notes is not None:
-        guide.sources = notes.sources
-    return guide
+        guide = _from_reply(reply, jurisdiction, f"provider:{provider.name}")
+        if guide is not None and notes is not None:
+            guide.sources = notes.sources
+        return guide
+
+    return provider_or_offline(
+        ask,
+        lambda: offline_guide(prompt, situation, timeline, jurisdiction, notes),
+        on_failure="offline",
+        what="legal guide",
+    )[0]
 
 
 def _request_message(
@@ -277,7 +273,7 @@ def _jurisdiction_note(jurisdiction: str | None, notes: Notes | None = None) -> 
     opening = texts.mentioned_opening if notes.mentioned else texts.named_opening
     said = [opening.format(jurisdiction=named)]
     if notes.status == "found":
-        places = _and(list(dict.fromkeys(group.place for group in notes.groups)))
+        places = and_list(list(dict.fromkeys(group.place for group in notes.groups)))
         said.append(texts.found.format(places=places))
         if _only_larger_places(notes):
             said.append(texts.general_only.format(place=place, places=places))
@@ -334,12 +330,6 @@ def _source_line(title: str, url: str | None) -> str:
     if url:
         return texts.source.format(title=title, url=_line(url, MAX_URL))
     return texts.source_without_url.format(title=title)
-
-
-def _and(items: list[str]) -> str:
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # -- text hygiene ------------------------------------------------------------------------------

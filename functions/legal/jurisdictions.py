@@ -24,7 +24,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from common.content import Content, Line, Prose, load
+from common.datafiles import Content, Line, Prose, load
 
 Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)]
 Tag = Annotated[str, StringConstraints(pattern=r"^jurisdiction-[a-z0-9-]+$", max_length=60)]

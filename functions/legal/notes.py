@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from common.logging import get_logger
 from common.text import clip
-from common.textindex import terms
+from common.text.index import terms
+from common.text.sentences import split
 from functions.legal import content
 from functions.legal.jurisdictions import (
     JurisdictionMatch,
@@ -327,33 +328,11 @@ def _place_of(places: list[str]) -> str:
 
 # -- sentences ---------------------------------------------------------------------------------
 
-_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
-
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of a passage, each with its whitespace collapsed. A full stop after an
-    abbreviation ("v.", "Cir.", "No."), a single letter or a dotted abbreviation ("U.S.") does
-    not end a sentence."""
-    text = " ".join(text.split())
-    abbreviations = content.text().notes.abbreviations
-    sentences, start = [], 0
-    for end in _END.finditer(text):
-        stop = end.start()
-        if text[stop] == ".":
-            word = _WORD_BEFORE.search(text[start:stop])
-            if word is not None:
-                token = word.group(1)
-                if len(token) == 1 or "." in token or token in abbreviations:
-                    continue
-        sentence = text[start : end.end()].strip()
-        if sentence:
-            sentences.append(sentence)
-        start = end.end()
-    rest = text[start:].strip()
-    if rest:
-        sentences.append(rest)
-    return sentences
+    """The sentences of a passage, each with its whitespace collapsed (``common.text.sentences``:
+    a full stop after "v.", "Cir.", "No.", a single letter or "U.S." does not end one)."""
+    return split(text)
 
 
 @cache

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import pairwise
+from typing import Literal
 
 from common.privacy import Known
 from functions.osint import names
@@ -56,7 +57,7 @@ def holds_public_office(role: str | None) -> bool:
 def titles_of(role: str | None) -> tuple[str, ...]:
     """The folded titles a role gives: the whole role when it is specific ("head of
     sustainability"), and each title word in it ("state senator" -> "senator")."""
-    from common.textindex import terms
+    from common.text.index import terms
 
     folded = names.fold(role or "")
     found = [folded] if folded and len(terms(folded)) >= 2 else []
@@ -68,8 +69,8 @@ def fact_pairs(*texts: str) -> frozenset[tuple[str, str]]:
     """Consecutive search-term pairs of each sentence of ``texts``: the facts a record holds,
     in a form a source that reports them shares ("mink farming phase-out" -> (mink, farm),
     (farm, phase))."""
-    from common.sentences import split
-    from common.textindex import terms
+    from common.text.index import terms
+    from common.text.sentences import split
 
     found: set[tuple[str, str]] = set()
     for text in texts:
@@ -87,7 +88,7 @@ class Subject:
     from the record's role, ``facts`` term pairs of the record; ``organisations`` the compact
     names of organisations the records hold (their handles are official accounts)."""
 
-    kind: str  # "person" or "company"
+    kind: Literal["person", "company"]
     first: str = ""
     last: str = ""
     companies: tuple[str, ...] = ()

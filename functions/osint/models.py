@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from common.http.streams import Event, StreamError
 from common.models import Input
 
 NAME_MAX = 60
@@ -143,3 +144,51 @@ class AuditList(BaseModel):
     data: list[AuditEntry]
     total: int = Field(description="All of your audit entries.")
     next_cursor: str | None = Field(description="Pass as cursor for the next page; null at end.")
+
+
+# -- the events of a profile's answer (one JSON object per line) ----------------------------
+
+
+class ProfileBegin(Event):
+    type: Literal["begin"] = "begin"
+    profile: Literal["person", "company"]
+    subject: dict[str, str] = Field(description="The subject as the request named it.")
+
+
+class SourceRead(Event):
+    """One source consulted."""
+
+    type: Literal["source"] = "source"
+    source: str
+    kind: str
+    status: Literal["ok", "failed"]
+    read: int = Field(description="Passages read.")
+    used: int = Field(description="Passages a finding came from.")
+    leftOut: int = Field(description="Passages left out as not tied to the subject.")
+    leftOutReasons: dict[str, int] = Field(description="namesake, no_evidence, no_link.")
+
+
+class FindingEvent(Event):
+    type: Literal["finding"] = "finding"
+    section: str
+    claim: str
+    sourceUrl: str
+    sourceTitle: str
+    publishedAt: str | None
+
+
+class Report(Event):
+    type: Literal["report"] = "report"
+    markdown: str = Field(description="The whole report, every claim with its source URL.")
+
+
+class ProfileEnd(Event):
+    type: Literal["end"] = "end"
+    findings: int
+    claimsDropped: int = Field(description="Claims left out by the responsible-use rules.")
+    sourcesLeftOut: int
+    leftOutReasons: dict[str, int]
+    sourcesUsed: int
+
+
+PROFILE_EVENTS = (ProfileBegin, SourceRead, FindingEvent, Report, ProfileEnd, StreamError)

@@ -19,9 +19,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from common.content import Content, Line, LowerLine, Prose, Template, load
-from common.sentences import split
+from common.datafiles import Content, Line, LowerLine, Prose, Template, load
 from common.text import clip
+from common.text.sentences import split
+from functions.osint.models import FindingEvent
 
 CLAIM_MAX_CHARS = 600
 TITLE_MAX_CHARS = 200
@@ -149,15 +150,14 @@ class Finding:
     title: str
     published: str | None
 
-    def event(self) -> dict[str, str | None]:
-        return {
-            "type": "finding",
-            "section": heading(self.section),
-            "claim": self.claim,
-            "sourceUrl": self.url,
-            "sourceTitle": self.title,
-            "publishedAt": self.published,
-        }
+    def event(self) -> FindingEvent:
+        return FindingEvent(
+            section=heading(self.section),
+            claim=self.claim,
+            sourceUrl=self.url,
+            sourceTitle=self.title,
+            publishedAt=self.published,
+        )
 
 
 def markdown(

@@ -4,15 +4,15 @@ caller's own audit log."""
 from __future__ import annotations
 
 from common.http import Call, Route, Streamed
+from common.http.streams import NDJSON, ndjson
 from functions.osint.models import (
+    PROFILE_EVENTS,
     AuditEntry,
     AuditList,
     AuditQuery,
     CompanyProfileRequest,
     PersonProfileRequest,
 )
-
-NDJSON = "application/x-ndjson"
 
 
 def person_profile(call: Call[PersonProfileRequest]) -> Streamed:
@@ -24,7 +24,7 @@ def person_profile(call: Call[PersonProfileRequest]) -> Streamed:
         stream.failed = True
 
     # Refusals (opt-out 403, subject limit 429) are raised here, before the stream starts.
-    stream.chunks = profile(call.body, call.principal.consumer_id, call.request_id, failed)
+    stream.chunks = ndjson(profile(call.body, call.principal.consumer_id, call.request_id, failed))
     return stream
 
 
@@ -36,7 +36,7 @@ def company_profile(call: Call[CompanyProfileRequest]) -> Streamed:
     def failed() -> None:
         stream.failed = True
 
-    stream.chunks = profile(call.body, call.principal.consumer_id, call.request_id, failed)
+    stream.chunks = ndjson(profile(call.body, call.principal.consumer_id, call.request_id, failed))
     return stream
 
 
@@ -71,6 +71,8 @@ ROUTES = (
         summary="A person's public, professional role from public sources, streamed as NDJSON",
         tag="OSINT",
         body=PersonProfileRequest,
+        stream=NDJSON,
+        events=PROFILE_EVENTS,
         price="osint.personal_profile",
         errors=(403, 429),
         description=_STREAM
@@ -86,6 +88,8 @@ ROUTES = (
         summary="A company's public commitments, campaigns, actions and news, streamed as NDJSON",
         tag="OSINT",
         body=CompanyProfileRequest,
+        stream=NDJSON,
+        events=PROFILE_EVENTS,
         price="osint.company_profile",
         errors=(403, 422),
         description=_STREAM

@@ -20,7 +20,6 @@ company name that is an opted-out person's is refused like their person profile 
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -38,20 +37,25 @@ from common.errors import (
     SubjectOptedOut,
     SubjectRateLimited,
 )
+from common.http.streams import Event, StreamError
 from common.logging import get_logger
 from functions.osint import audit, guardrails, limits, names, optout, report, sources
 from functions.osint.guardrails import NAMESAKE, NO_LINK, Subject
-from functions.osint.models import CompanyProfileRequest, PersonProfileRequest
+from functions.osint.models import (
+    CompanyProfileRequest,
+    FindingEvent,
+    PersonProfileRequest,
+    ProfileBegin,
+    ProfileEnd,
+    Report,
+    SourceRead,
+)
 from functions.osint.report import Finding
 from functions.osint.sources import Consulted, Passage
 
 logger = get_logger("ars.osint")
 
 MAX_FINDINGS_PER_SECTION = 15
-
-
-def _line(event: dict[str, Any]) -> str:
-    return json.dumps(event, ensure_ascii=False, default=str) + "\n"
 
 
 def _clean(value: str | None) -> str | None:
@@ -66,9 +70,9 @@ def person_profile(
     consumer_id: str,
     request_id: str,
     on_failure: Callable[[], None],
-) -> Iterator[str]:
+) -> Iterator[Event]:
     """Check the opt-out list and reserve a place in the subject's day (raising before any
-    byte is sent), record the request, and return the stream's lines. The place is given back
+    byte is sent), record the request, and return the stream's events. The place is given back
     when the profile delivers no finding."""
     first, last = _clean(request.firstName) or "", _clean(request.lastName) or ""
     shown = {
@@ -123,9 +127,9 @@ def company_profile(
     request_id: str,
     on_failure: Callable[[], None],
     channel: str = "api",
-) -> Iterator[str]:
+) -> Iterator[Event]:
     """Refuse a name that is a person's (422 ``not_an_organization``) or an opted-out
-    person's (403), record the request, and return the stream's lines."""
+    person's (403), record the request, and return the stream's events."""
     company = _clean(request.companyName) or ""
     shown = {"companyName": company, **_present(companyDomain=request.companyDomain)}
     record = _Audit(
@@ -197,22 +201,21 @@ def company_summary(
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise InvalidRequest(f"Not a company profile request: {message}") from None
     failed: list[bool] = []
-    events = [
-        json.loads(line)
-        for line in company_profile(
+    events = list(
+        company_profile(
             request, consumer_id, uuid.uuid4().hex, lambda: failed.append(True), channel="chat"
         )
-    ]
-    findings = [e for e in events if e["type"] == "finding"]
-    markdown = next((e["markdown"] for e in events if e["type"] == "report"), "")
-    cited = list(dict.fromkeys((e["sourceTitle"], e["sourceUrl"]) for e in findings))
+    )
+    findings = [e for e in events if isinstance(e, FindingEvent)]
+    markdown = next((e.markdown for e in events if isinstance(e, Report)), "")
+    cited = list(dict.fromkeys((e.sourceTitle, e.sourceUrl) for e in findings))
     if failed:
-        error: dict[str, Any] = next((e for e in events if e["type"] == "error"), {})
-        text = f"The profile of {request.companyName} could not be built: {error.get('detail')}"
+        error = next((e.detail for e in events if isinstance(e, StreamError)), None)
+        text = f"The profile of {request.companyName} could not be built: {error}"
     elif not findings:
         text = f"Nothing in the sources consulted could be tied to {request.companyName}."
     else:
-        points = [f"- {e['claim']} ({e['sourceTitle']})" for e in findings[:max_points]]
+        points = [f"- {e.claim} ({e.sourceTitle})" for e in findings[:max_points]]
         text = "\n".join([f"{request.companyName}:", *points])
     return CompanySummary(
         text=text,
@@ -235,7 +238,7 @@ def _context(company: str | None, not_in: set[str] | None = None) -> tuple[str, 
     """A company's folded name as context, if it says something: "The", "A" or "News" would
     make every text "name the company" and let namesakes through, and so would a part of the
     person's own name ("Dana" for Dana Whitfield)."""
-    from common.textindex import terms
+    from common.text.index import terms
 
     core = names.company_core(company or "")
     if not core or not terms(core) or (not_in and set(core.split()) <= not_in):
@@ -300,53 +303,44 @@ class _Run:
     _opted_out: dict[str, bool] = field(default_factory=dict)
     _known: tuple[Subject, privacy.Known] | None = None
 
-    def stream(self, consulted: Iterator[Consulted]) -> Iterator[str]:
-        """The NDJSON lines; the audit entry is completed however the stream ends, and the
-        subject's place is given back when no finding was delivered."""
+    def stream(self, consulted: Iterator[Consulted]) -> Iterator[Event]:
+        """The events (``PROFILE_EVENTS``); the audit entry is completed however the stream
+        ends, and the subject's place is given back when no finding was delivered."""
         outcome = "abandoned"
         try:
-            yield _line(
-                {"type": "begin", "profile": self.subject.kind, "subject": self.record.subject}
-            )
+            yield ProfileBegin(profile=self.subject.kind, subject=self.record.subject)
             try:
                 for source in consulted:
-                    yield _line(self.take(source))
+                    yield self.take(source)
             except _NoNews:
                 outcome = "failed"
                 self.on_failure()
-                yield _line(
-                    {
-                        "type": "error",
-                        "code": "backend_unavailable",
-                        "detail": "No news source answered. Retry shortly.",
-                    }
+                yield StreamError(
+                    code="backend_unavailable", detail="No news source answered. Retry shortly."
                 )
                 return
             except Exception as exc:
                 outcome = "failed"
                 self.on_failure()
-                yield _line(_error_event(exc))
+                yield _error_event(exc)
                 return
             kept = self._ordered()
             for finding in kept:
-                yield _line(finding.event())
+                yield finding.event()
                 self.delivered = True  # resumed after the line: the client took it
-            yield _line({"type": "report", "markdown": self.markdown(kept)})
+            yield Report(markdown=self.markdown(kept))
             outcome = "completed"
-            yield _line(
-                {
-                    "type": "end",
-                    "findings": len(kept),
-                    "claimsDropped": sum(self.dropped.values()),
-                    "sourcesLeftOut": sum(self.left_out.values()),
-                    "leftOutReasons": dict(sorted(self.left_out.items())),
-                    "sourcesUsed": len({f.url for f in kept}),
-                }
+            yield ProfileEnd(
+                findings=len(kept),
+                claimsDropped=sum(self.dropped.values()),
+                sourcesLeftOut=sum(self.left_out.values()),
+                leftOutReasons=dict(sorted(self.left_out.items())),
+                sourcesUsed=len({f.url for f in kept}),
             )
         finally:
             self._finish(outcome)
 
-    def take(self, source: Consulted) -> dict[str, Any]:
+    def take(self, source: Consulted) -> SourceRead:
         """Screen a source's passages; its ``source`` event."""
         used = 0
         reasons: Counter[str] = Counter()
@@ -356,16 +350,15 @@ class _Run:
             if verdict not in ("used", "dropped", "unrelated"):
                 reasons[verdict] += 1
         self.left_out += reasons
-        return {
-            "type": "source",
-            "source": source.label,
-            "kind": source.kind,
-            "status": "ok" if source.ok else "failed",
-            "read": len(source.passages),
-            "used": used,
-            "leftOut": sum(reasons.values()),
-            "leftOutReasons": dict(sorted(reasons.items())),
-        }
+        return SourceRead(
+            source=source.label,
+            kind=source.kind,
+            status="ok" if source.ok else "failed",
+            read=len(source.passages),
+            used=used,
+            leftOut=sum(reasons.values()),
+            leftOutReasons=dict(sorted(reasons.items())),
+        )
 
     def _passage(self, passage: Passage) -> str:
         """ "used", "dropped", "unrelated", or the reason the passage was left out."""
@@ -510,7 +503,7 @@ class _NoNews(Exception):
     """Every news source failed."""
 
 
-def _error_event(exc: Exception) -> dict[str, Any]:
+def _error_event(exc: Exception) -> StreamError:
     from common.firestore import backend_unavailable, is_backend_error
 
     if isinstance(exc, AppError):
@@ -519,10 +512,10 @@ def _error_event(exc: Exception) -> dict[str, Any]:
         error = backend_unavailable(exc)
     else:
         logger.exception("osint profile failed")
-        return {"type": "error", "code": "internal", "detail": "An unexpected error occurred."}
+        return StreamError(code="internal", detail="An unexpected error occurred.")
     if not isinstance(error, BackendUnavailable):
         logger.warning("osint profile failed: %s", error.code)
-    return {"type": "error", "code": error.code, "detail": error.detail}
+    return StreamError(code=error.code, detail=error.detail)
 
 
 def _names_any(claim: str, people: list[tuple[str, ...]]) -> bool:

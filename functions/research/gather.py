@@ -19,7 +19,7 @@ from urllib.parse import quote_plus
 
 from common import topics as topic_catalog
 from common.config import get_settings
-from common.content import Content, LowerWords, load
+from common.datafiles import Content, LowerWords, load
 from common.feeds import FeedItem, fetch_all
 
 KEYWORD_IN_TITLE = 3.0

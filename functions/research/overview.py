@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from common.content import Content, Line, LowerLine, Pattern, Words, load
-from common.llm import ProviderError, get_provider
+from common.datafiles import Content, Line, LowerLine, Pattern, Words, load
+from common.llm import ChatProvider, provider_or_offline
 from common.offline.summarize import sentences
 from common.prompts import prompt
-from common.text import ELLIPSIS, clip
+from common.text import ELLIPSIS, and_list, clip, one_line, organisations
 from common.topics import is_topic, name_of
 
 if TYPE_CHECKING:
@@ -73,9 +73,6 @@ class _ChangeKind(Content):
 class OverviewWords(Content):
     """data/research/overview.toml: what the overview recognises (the file's comments say how)."""
 
-    company_suffixes: Words
-    organisation_suffixes: Words
-    government_suffixes: Words
     known: dict[Line, EntityKind] = Field(min_length=1)
     definite: Words
     not_names: Words
@@ -113,18 +110,10 @@ class _Lexicon:
 @cache
 def _lexicon() -> _Lexicon:
     data = words()
-    suffix_kind: dict[str, EntityKind] = {}
-    lists: tuple[tuple[EntityKind, frozenset[str]], ...] = (
-        ("company", data.company_suffixes),
-        ("organisation", data.organisation_suffixes),
-        ("government", data.government_suffixes),  # last: a word in two lists is a government
-    )
-    for kind, suffixes in lists:
-        suffix_kind.update(dict.fromkeys(suffixes, kind))
     roles = "|".join(re.escape(role) for role in sorted(data.roles, key=len, reverse=True))
     role = rf"(?P<role>(?i:{roles}))(?!\w)"
     return _Lexicon(
-        suffix_kind=suffix_kind,
+        suffix_kind=organisations.suffix_kind(),
         known=dict(data.known),
         known_names=re.compile(
             r"(?<![\w'\u2019-])(?:"
@@ -255,22 +244,22 @@ def write(items: Sequence[OverviewItem], *, fresh: str = "recent") -> Overview:
     """The overview of ``items`` (best first): the provider's paragraph when one is configured
     and answers, else the offline one. ``fresh`` is "recent" (research) or "new" (digests)."""
     offline = compose(items, fresh=fresh)
-    provider = get_provider()
-    if provider is None or not items:
+    if not items:
         return offline
     data = {
         "themes": [{"name": t.name, "items": len(t.item_ids)} for t in offline.themes],
         "items": [
             {
                 "id": item.id,
-                "title": _one_line(item.title),
-                "text": _one_line(item.summary)[:PROVIDER_TEXT_CHARS],
-                "source": _one_line(item.source),
+                "title": one_line(item.title),
+                "text": one_line(item.summary)[:PROVIDER_TEXT_CHARS],
+                "source": one_line(item.source),
             }
             for item in items
         ],
     }
-    try:
+
+    def ask(provider: ChatProvider) -> Overview | None:
         answer = provider.complete_json(
             [
                 {"role": "system", "content": prompt(PROMPT)},
@@ -284,14 +273,21 @@ def write(items: Sequence[OverviewItem], *, fresh: str = "recent") -> Overview:
             schema_name="research_overview",
             max_tokens=400,
         )
-    except ProviderError:
-        logger.warning("provider failed; offline research overview")
-        return offline
+        return _from_provider(answer, items, offline, provider.name)
+
+    return provider_or_offline(ask, lambda: offline, on_failure="offline", what="overview")[0]
+
+
+def _from_provider(
+    answer: _ProviderOverview, items: Sequence[OverviewItem], offline: Overview, engine: str
+) -> Overview | None:
+    """The provider's paragraph, screened (decision 0037), with the offline themes; None when
+    nothing is left of it."""
     from common.privacy import screen_text
 
-    text = clip(screen_text(_one_line(answer.text)).text, MAX_CHARS)  # decision 0037
+    text = clip(screen_text(one_line(answer.text)).text, MAX_CHARS)  # decision 0037
     if not text:
-        return offline
+        return None
     known = {item.id for item in items}
     used = [item_id for item_id in dict.fromkeys(answer.itemIds) if item_id in known]
     return Overview(
@@ -300,7 +296,7 @@ def write(items: Sequence[OverviewItem], *, fresh: str = "recent") -> Overview:
         who=offline.who,
         changes=offline.changes,
         item_ids=used or offline.item_ids,
-        engine=f"provider:{provider.name}",
+        engine=f"provider:{engine}",
     )
 
 
@@ -357,7 +353,7 @@ def failed_note(failed: Sequence[str]) -> str:
 def headline(title: str) -> str:
     """An item's title as a sentence: one line, without a trailing " - Publisher", bounded, with
     a full stop."""
-    text = _one_line(title)
+    text = one_line(title)
     tail = _PUBLISHER_TAIL.search(text)
     if tail and _looks_like_publisher(tail.group(1)):
         text = text[: tail.start()]
@@ -388,7 +384,7 @@ def _themes(items: Sequence[OverviewItem]) -> list[Theme]:
 
 
 def _theme_name(theme: Theme) -> str:
-    name = clip(_one_line(theme.name), LABEL_MAX_CHARS)
+    name = clip(one_line(theme.name), LABEL_MAX_CHARS)
     if is_topic(theme.label) and name[1:2].islower():
         name = name[0].lower() + name[1:]  # "Cage-free" in a sentence: "cage-free"
     return name
@@ -400,7 +396,7 @@ def _theme_sentence(themes: list[Theme], total: int, fresh: str) -> str:
     if not shown:
         return f"There {'is one' if total == 1 else f'are {total}'} {fresh} {noun}."
     if total == 1:
-        return f"The one {fresh} item is about {_and([_theme_name(t) for t in shown])}."
+        return f"The one {fresh} item is about {and_list([_theme_name(t) for t in shown])}."
     if len(shown) == 1 and len(shown[0].item_ids) == total:
         return f"All {total} {fresh} items are about {_theme_name(shown[0])}."
     first, rest = shown[0], shown[1:]
@@ -409,7 +405,7 @@ def _theme_sentence(themes: list[Theme], total: int, fresh: str) -> str:
     verb = "is" if count == 1 else "are"
     about = [f"{lead} {verb} about {_theme_name(first)}"]
     about += [f"{len(t.item_ids)} about {_theme_name(t)}" for t in rest]
-    return f"Of the {total} {fresh} items, {_and(about)}."
+    return f"Of the {total} {fresh} items, {and_list(about)}."
 
 
 # -- who ----------------------------------------------------------------------------------------
@@ -450,8 +446,8 @@ def _who(items: Sequence[OverviewItem], lexicon: _Lexicon) -> list[Actor]:
 
 def _names(item: OverviewItem, lexicon: _Lexicon) -> list[tuple[str, str, str | None]]:
     """(name, kind, role) of the names recognised in the item, in the order of the text."""
-    pieces = [] if _title_case(item.title) else [_one_line(item.title)]
-    pieces += sentences(_one_line(item.summary))
+    pieces = [] if _title_case(item.title) else [one_line(item.title)]
+    pieces += sentences(one_line(item.summary))
     found: list[tuple[int, int, str, str, str | None]] = []  # piece, position, name, kind, role
     for index, piece in enumerate(pieces):
         text = piece
@@ -576,8 +572,8 @@ def _who_sentence(named: list[Actor], groups: list[Actor], definite: frozenset[s
     names = [a.shown(definite) for a in named]
     others = [a.name for a in groups]
     if names and others:
-        return f"Those involved include {_and(names)}, as well as {_and(others)}."
-    return f"Those involved include {_and(names or others)}."
+        return f"Those involved include {and_list(names)}, as well as {and_list(others)}."
+    return f"Those involved include {and_list(names or others)}."
 
 
 # -- what changed -------------------------------------------------------------------------------
@@ -590,7 +586,7 @@ def _changes(items: Sequence[OverviewItem], lexicon: _Lexicon) -> list[Change]:
     for item in items:
         kind = change_kind(item.title)
         if kind is None and not lexicon.findings.search(item.title.casefold()):
-            kind = change_kind(next(iter(sentences(_one_line(item.summary))), ""))
+            kind = change_kind(next(iter(sentences(one_line(item.summary))), ""))
         if kind is not None:
             changes.append(Change(kind, headline(item.title), item.id, item.link))
     return changes
@@ -626,15 +622,5 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + "\x00" * (end - start) + text[end:]
 
 
-def _one_line(text: str) -> str:
-    return " ".join((text or "").split())
-
-
 def _joined(parts: list[str], extra: str | None = None) -> str:
     return " ".join([*parts, extra] if extra else parts)
-
-
-def _and(values: list[str]) -> str:
-    if len(values) <= 1:
-        return "".join(values)
-    return f"{', '.join(values[:-1])} and {values[-1]}"

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from common.http import Call, Route, Streamed
-from functions.research.models import ResearchRequest
-
-NDJSON = "application/x-ndjson"
+from common.http.streams import NDJSON, ndjson
+from functions.research.models import RESEARCH_EVENTS, ResearchRequest
 
 
 def research_topics(call: Call[ResearchRequest]) -> Streamed:
@@ -16,7 +15,7 @@ def research_topics(call: Call[ResearchRequest]) -> Streamed:
     def failed() -> None:
         stream.failed = True
 
-    stream.chunks = research_events(call.body, failed)
+    stream.chunks = ndjson(research_events(call.body, failed))
     return stream
 
 
@@ -29,6 +28,8 @@ ROUTES = (
         summary="Research topics and keywords in the news now, streamed as NDJSON",
         tag="Research",
         body=ResearchRequest,
+        stream=NDJSON,
+        events=RESEARCH_EVENTS,
         price="research.topics",
         description="application/x-ndjson, one event per line: begin, item (best first), "
         "summary, end; or error when no news source answered (not billed).\n\n"

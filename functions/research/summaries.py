@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from common.llm import ProviderError, get_provider
+from common.llm import ChatProvider, provider_or_offline
 from common.offline.summarize import sentences
 from common.privacy import screen_text
 from common.prompts import prompt
@@ -47,13 +47,14 @@ def extractive(item: FeedItem) -> str:
 
 
 def summarise_items(items: Sequence[FeedItem], context: str = "") -> dict[str, str]:
-    """item id -> summary, for every item."""
+    """item id -> summary, for every item: the provider's, screened (decision 0037), where it
+    wrote one; the extractive one otherwise, and for all of them when it fails."""
     summaries = {item.id: extractive(item) for item in items}
-    provider = get_provider()
-    if provider is None or not items:
+    if not items:
         return summaries
     data = [{"id": i.id, "title": i.title, "text": i.summary[:1000]} for i in items]
-    try:
+
+    def ask(provider: ChatProvider) -> dict[str, str]:
         answer = provider.complete_json(
             [
                 {"role": "system", "content": prompt("research_summaries.v1")},
@@ -63,11 +64,13 @@ def summarise_items(items: Sequence[FeedItem], context: str = "") -> dict[str, s
             schema_name="item_summaries",
             max_tokens=120 * len(items),
         )
-    except ProviderError:
-        logger.warning("provider failed; extractive item summaries")
-        return summaries
-    for entry in answer.summaries:
-        written = screen_text(entry.summary.strip()).text  # decision 0037
-        if entry.id in summaries and written.strip():
-            summaries[entry.id] = written.strip()[:MAX_CHARS]
-    return summaries
+        written = dict(summaries)
+        for entry in answer.summaries:
+            text = screen_text(entry.summary.strip()).text.strip()  # decision 0037
+            if entry.id in written and text:
+                written[entry.id] = text[:MAX_CHARS]
+        return written
+
+    return provider_or_offline(ask, lambda: summaries, on_failure="offline", what="item summaries")[
+        0
+    ]

@@ -34,6 +34,6 @@ def check_health() -> dict[str, Any]:
 
 def openapi_document(routes: Sequence[Route]) -> dict[str, Any]:
     """The OpenAPI document of ``routes`` (every route of the API, from the registry)."""
-    from common.openapi import build_openapi
+    from common.http.openapi import build_openapi
 
     return build_openapi(routes, version=get_settings().service_version)

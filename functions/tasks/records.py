@@ -193,7 +193,7 @@ def finish(
     terminal status. False if the task had already ended (nothing written)."""
     from google.cloud.firestore import DELETE_FIELD
 
-    from common.metering import usage_record, usage_ref
+    from common.http.metering import usage_record, usage_ref
 
     task_ref = ref(task_id)
 

@@ -14,7 +14,7 @@ from urllib.parse import quote, urlsplit
 
 from common.config import get_settings
 from common.templates import render
-from common.text import clip
+from common.text import clip, one_line
 from common.topics import name_of as topic_name
 
 SUMMARY_MAX_CHARS = 400
@@ -55,7 +55,7 @@ def render_digest(
     context.update(
         unsubscribe_link=unsubscribe_link,
         own_address=own_address,
-        overview=clip(_one_line(overview), OVERVIEW_MAX_CHARS),
+        overview=clip(one_line(overview), OVERVIEW_MAX_CHARS),
     )
     return subject, render("digest.txt.j2", **context), render("digest.html.j2", **context)
 
@@ -106,8 +106,8 @@ def _context(
         "subject": subject,
         "frequency": subscription.get("frequency", "daily"),
         "items": [_item(item) for item in items],
-        "topics": [_one_line(topic) for topic in topics],
-        "keywords": [_one_line(keyword) for keyword in subscription.get("custom_keywords") or []],
+        "topics": [one_line(topic) for topic in topics],
+        "keywords": [one_line(keyword) for keyword in subscription.get("custom_keywords") or []],
         "pause_link": pause_link,
         "resume_url": f"{settings.public_base_url}/v1/tracking/subscriptions/"
         + quote(str(subscription["id"]), safe=""),
@@ -116,13 +116,9 @@ def _context(
 
 def _item(item: DigestItem) -> dict[str, Any]:
     return {
-        "title": clip(_one_line(item.title), TITLE_MAX_CHARS) or "(untitled)",
+        "title": clip(one_line(item.title), TITLE_MAX_CHARS) or "(untitled)",
         "link": safe_link(item.link),
-        "source": _one_line(item.source),
+        "source": one_line(item.source),
         "date": format_date(item.published),
-        "summary": clip(_one_line(item.summary), SUMMARY_MAX_CHARS),
+        "summary": clip(one_line(item.summary), SUMMARY_MAX_CHARS),
     }
-
-
-def _one_line(text: str) -> str:
-    return " ".join((text or "").split())

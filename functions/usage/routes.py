@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from common import metering
-from common.http import Call, Route
+from common.http import Call, Route, metering
 from functions.usage.models import Usage, UsageLine, UsageQuery
 
 

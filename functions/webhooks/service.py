@@ -18,7 +18,6 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from common import keys
 from common.config import get_settings
 from common.consumers import IdpUser, delete_from_idp, upsert_from_idp
 from common.fields import Email
@@ -34,6 +33,7 @@ from common.firestore import (
     get_db,
     where_eq,
 )
+from common.http import keys
 from common.logging import get_logger
 from functions.webhooks.models import DeletedUserData, IdpEvent, UserData
 

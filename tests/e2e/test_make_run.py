@@ -18,6 +18,7 @@ import pytest
 from devtools.emulator import free_port
 from tests.conftest import ROOT
 from tests.e2e.conftest import healthy_within
+from tests.helpers import streamed_events
 
 pytestmark = pytest.mark.e2e
 
@@ -63,8 +64,8 @@ def wait_healthy(base: str) -> None:
 
 
 def readme_examples() -> list[str]:
-    """The bash blocks of the README's "Try it" section."""
-    text = (ROOT / "README.md").read_text()
+    """The bash blocks of the API tour's "Try it" section (docs/api.md)."""
+    text = (ROOT / "docs" / "api.md").read_text()
     section = text.split("\n## Try it\n", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL)
 
@@ -198,7 +199,6 @@ def assert_imported_records_are_found_by_words_and_meaning(
     """The search issue's acceptance: records imported with the admin CLI (one bad row reported
     with its line, the rest loaded) are found by words and by meaning; a paraphrased question
     finds its knowledge passage among the top 5; bad input is a clear 400/404."""
-    import json
 
     rows = tmp_path / "campaigns.jsonl"
     rows.write_text(
@@ -313,7 +313,7 @@ PLANTED = (
 
 def ndjson(response: httpx.Response) -> list[dict]:
     assert response.status_code == 200, response.text
-    return [json.loads(line) for line in response.text.splitlines() if line]
+    return streamed_events(response)  # each line checked against its event model
 
 
 def assert_osint_holds_on_news_wording(base: str, auth: dict, cli_env: dict[str, str]) -> None:

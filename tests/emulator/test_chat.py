@@ -7,7 +7,7 @@ import json
 import pytest
 
 from common.firestore import MEMORIES, USAGE, get_db
-from tests.helpers import bearer, client, new_consumer
+from tests.helpers import bearer, client, new_consumer, streamed_events
 from tests.helpers import chat_post as post
 
 pytestmark = pytest.mark.emulator
@@ -114,14 +114,7 @@ def test_server_sent_events_stream_the_reply_and_end_with_the_intent(alice):
     )
     assert response.status_code == 200
     assert response.mimetype == "text/event-stream"
-    raw = response.get_data(as_text=True)
-    events = [block for block in raw.split("\n\n") if block]
-    parsed = []
-    for block in events:
-        name_line, data_line = block.split("\n")
-        assert name_line.startswith("event: ")
-        assert data_line.startswith("data: ")
-        parsed.append((name_line[7:], json.loads(data_line[6:])))
+    parsed = [(e.pop("type"), e) for e in streamed_events(response)]  # checked by their models
     assert [name for name, _ in parsed[:-1]] == ["delta"] * (len(parsed) - 1)
     assert parsed[-1][0] == "done"
     assert parsed[-1][1]["intent"] == "CREATE_CONTENT"

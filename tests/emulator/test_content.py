@@ -5,7 +5,6 @@ refused, uncovered topics unbilled, streaming, and a provider's draft checked.""
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from common.firestore import KNOWLEDGE, USAGE, get_db, where_eq
 from functions.content.compose import count, sentences
 from functions.knowledge.importer import import_knowledge
 from tests.fakes.openai_server import reply
-from tests.helpers import bearer, client, new_consumer
+from tests.helpers import bearer, client, new_consumer, streamed_events
 
 pytestmark = pytest.mark.emulator
 
@@ -199,10 +198,7 @@ def test_server_sent_events_carry_sources_text_and_the_whole_answer(auth):
     )
     assert streamed.status_code == 200
     assert streamed.mimetype == "text/event-stream"
-    events = [
-        (m.group(1), json.loads(m.group(2)))
-        for m in re.finditer(r"event: (\w+)\ndata: (.*)\n\n", streamed.get_data(as_text=True))
-    ]
+    events = [(e.pop("type"), e) for e in streamed_events(streamed)]  # checked by their models
     assert events[0] == ("sources", {"sources": plain["sources"]})
     assert "".join(e[1]["text"] for e in events if e[0] == "delta") == plain["content"]
     assert events[-1] == ("done", plain)

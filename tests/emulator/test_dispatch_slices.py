@@ -12,7 +12,6 @@ import pytest
 
 from common.firestore import SUBSCRIPTIONS, get_db
 from common.tasks import Enqueued, InlineQueue, Task
-from functions.tasks.worker import execute
 from functions.tracking.dispatch import (
     SLICE_KIND,
     DispatchReport,
@@ -22,6 +21,7 @@ from functions.tracking.dispatch import (
     run_slice,
     slice_task,
 )
+from registry import run_task as execute
 
 pytestmark = pytest.mark.emulator
 

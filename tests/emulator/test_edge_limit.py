@@ -10,8 +10,7 @@ import time
 import flask
 import pytest
 
-from common import edgelimit, keys
-from common.http import Api
+from common.http import Api, edgelimit, keys
 from tests.emulator.test_limits_and_metering import ROUTES, count_rpcs
 from tests.helpers import bearer, new_consumer
 

@@ -3,13 +3,11 @@ erasure, over the in-process functions-framework app on the real emulator."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from common.firestore import TASKS, USAGE, get_db, where_eq
 from common.tasks import inline_queue
-from tests.helpers import bearer, client
+from tests.helpers import bearer, client, streamed_events
 
 pytestmark = pytest.mark.emulator
 GUIDANCE = "/v1/legal/guidance"
@@ -118,7 +116,7 @@ def test_guidance_is_not_billed_when_the_queue_refuses_it(alice, monkeypatch):
 
 
 def events(response) -> list[dict]:
-    return [json.loads(line) for line in response.get_data(as_text=True).splitlines() if line]
+    return streamed_events(response)  # each line checked against its event model
 
 
 def test_research_streams_ndjson_and_is_billed_once(alice, feeds):

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from common import embeddings
-from common.content import DATA
+from common.datafiles import DATA
 from common.firestore import KNOWLEDGE, SEARCH_INDEXES, get_db
 from common.tasks import inline_queue
 from functions.knowledge.importer import import_knowledge

@@ -11,11 +11,10 @@ import flask
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from common import metering, ratelimit
 from common.errors import RateLimited
 from common.firestore import CONSUMERS, RATELIMIT_WINDOWS, USAGE, get_db
-from common.http import Api, Call, Route
-from common.keys import verify
+from common.http import Api, Call, Route, metering, ratelimit
+from common.http.keys import verify
 from functions.usage.routes import ROUTES as USAGE_ROUTES
 from tests.helpers import bearer, new_consumer
 

@@ -16,7 +16,7 @@ from common.firestore import OSINT_AUDIT, USAGE, get_db, where_eq
 from functions.search.importer import import_records
 from functions.search.tables import TABLES
 from tests.fakes.feed_server import FakeFeedServer
-from tests.helpers import client
+from tests.helpers import client, streamed_events
 
 pytestmark = pytest.mark.emulator
 
@@ -221,7 +221,7 @@ def assert_none_planted(response) -> None:
 def events(response) -> list[dict]:
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.mimetype == "application/x-ndjson"
-    return [json.loads(line) for line in response.get_data(as_text=True).splitlines() if line]
+    return streamed_events(response)  # each line checked against its event model
 
 
 def usage_count(consumer_id: str, operation: str) -> int:
@@ -656,8 +656,8 @@ def test_when_no_news_source_answers_the_stream_ends_in_an_error_and_is_not_bill
 def test_audit_entries_outlive_the_consumers_account(db, osint):
     """user.deleted erases a consumer's own data, not the record of whom it profiled
     (decision 0029)."""
-    from common import keys
     from common.consumers import find_by_email
+    from common.http import keys
     from devtools.localidp import user_event
     from tests.emulator.test_webhooks import send
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from common import keys
 from common.firestore import API_KEYS, get_db
+from common.http import keys
 from tests.helpers import bearer, client
 
 pytestmark = pytest.mark.emulator

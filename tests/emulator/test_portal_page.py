@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common import metering
+from common.http import metering
 from tests.helpers import bearer, client
 
 pytestmark = pytest.mark.emulator

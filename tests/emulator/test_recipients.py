@@ -20,8 +20,8 @@ import pytest
 
 from common.firestore import CONSENTS, get_db
 from common.tasks import Enqueued, Task
-from functions.tasks.worker import execute
 from functions.tracking.run import run_task
+from registry import run_task as execute
 from tests.helpers import client, create_subscription
 from tests.helpers import subscription_doc as sub_doc
 
@@ -302,7 +302,7 @@ def test_links_are_not_interchangeable_and_tampering_is_refused(alice, queue, se
 
 
 def test_erasing_a_consumer_forgets_the_addresses_it_asked(db, queue, local_idp):
-    from common.keys import issue_key
+    from common.http.keys import issue_key
     from devtools.localidp import local_user_id
     from functions.webhooks.service import erase
     from tests.helpers import bearer

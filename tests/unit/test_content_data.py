@@ -11,7 +11,7 @@ from typing import get_args
 
 import pytest
 
-from common.content import DATA, Content, ContentError, Line, Pattern, Prose, read
+from common.datafiles import DATA, Content, ContentError, Line, Pattern, Prose, read
 from common.offline.lexicon import EntityWords
 from common.offline.memory import MemoryWords
 from common.offline.summarize import SummaryWords
@@ -218,10 +218,10 @@ def test_field_types_normalise_and_check_text(tmp_path):
 
 def test_importing_the_modules_reads_no_content_file():
     code = (
-        "import common.content\n"
+        "import common.datafiles\n"
         "def refuse(*args):\n"
         "    raise AssertionError(f'read at import: {args}')\n"
-        "common.content.read = refuse\n"
+        "common.datafiles.read = refuse\n"
         "import functions.legal.guide, functions.research.gather, common.offline.entities\n"
         "from functions.legal import content\n"
         "from functions.research import gather, overview\n"

@@ -10,9 +10,8 @@ import pytest
 from google.api_core import exceptions as gexc
 from pydantic import BaseModel, ConfigDict, Field
 
-from common import keys
 from common.errors import NotFound
-from common.http import Api, Auth, Call, Route
+from common.http import Api, Auth, Call, Route, keys
 from tests.conftest import refresh_settings
 
 
@@ -58,6 +57,8 @@ ROUTES = [
     Route("DELETE", "/things/{id}", missing, "delThing", "Thing", "Test", auth=Auth.NONE,
           path_params=Path),
     Route("GET", "/private", missing, "private", "Private", "Test"),
+    Route("GET", "/hello", lambda call: Echo(name="hello", count=1), "hello", "Hello", "Test",
+          auth=Auth.NONE, response=Echo),
 ]  # fmt: skip
 
 
@@ -159,9 +160,14 @@ def test_unknown_path_is_404_and_wrong_method_is_405(client):
 
 
 def test_head_is_served_like_get_without_a_body(client):
-    response = client.head(f"/things/{uuid.uuid4()}")
-    assert response.status_code == 404
+    got = client.get("/hello")
+    assert got.status_code == 200
+    assert got.get_json() == {"name": "hello", "count": 1}
+    response = client.head("/hello")
+    assert response.status_code == 200  # routed to the GET handler, not a 404 or 405
+    assert response.headers["Content-Type"] == "application/json"
     assert response.data == b""
+    assert client.head(f"/things/{uuid.uuid4()}").data == b""  # an error's body is left out too
 
 
 def test_malformed_path_parameter_is_400_naming_it(client):

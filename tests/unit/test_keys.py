@@ -1,4 +1,4 @@
-from common import keys
+from common.http import keys
 
 
 def test_generated_keys_are_well_formed_and_distinct():

@@ -442,13 +442,14 @@ def test_a_provider_guide_is_bounded(fake):
 def test_provider_failures_beyond_retries_fall_back_to_the_offline_guide(fake, caplog):
     fake.script(status(500), status(500))
 
-    with caplog.at_level(logging.WARNING, logger="ars.legal"):
+    with caplog.at_level(logging.WARNING, logger="ars.llm"):
         guide = write_guide(PROTEST_AND_FILMING, None, "in two weeks", "Ontario")
 
     assert len(fake.requests) == 2  # the first attempt and one retry
     assert guide == offline_guide(PROTEST_AND_FILMING, None, "in two weeks", "Ontario")
     assert guide.engine == "offline"
-    assert any("offline" in r.getMessage() for r in caplog.records if r.name == "ars.legal")
+    logged = [r for r in caplog.records if r.name == "ars.llm"]  # common.llm.provider_or_offline
+    assert any("offline" in r.getMessage() and r.what == "legal guide" for r in logged)
 
 
 def test_unusable_provider_answers_fall_back_to_the_offline_guide(fake):

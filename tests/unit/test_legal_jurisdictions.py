@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from common.content import DATA, ContentError, read
+from common.datafiles import DATA, ContentError, read
 from functions.legal import jurisdictions
 from functions.legal.jurisdictions import (
     Jurisdictions,

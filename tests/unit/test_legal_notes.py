@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from common.content import DATA
+from common.datafiles import DATA
 from common.llm import reset_provider
 from common.prompts import prompt
 from functions.knowledge.importer import chunks, read_documents

@@ -554,3 +554,40 @@ def test_one_call_never_outlives_its_deadline(server: FakeOpenAIServer, sleeps: 
     assert time.monotonic() - started < 1.0
     assert len(server.requests) <= 2
     slow.close()
+
+
+class _Named:
+    name = "fake:model"
+
+
+@pytest.mark.parametrize(
+    ("provider", "ask", "on_failure", "expected"),
+    [
+        (None, None, "offline", ("offline answer", "offline")),  # LLM_BACKEND=offline
+        (_Named(), "provider answer", "offline", ("provider answer", "fake:model")),
+        (_Named(), None, "fail", ("offline answer", "offline")),  # unusable: offline, any policy
+        (_Named(), ProviderError(), "offline", ("offline answer", "offline")),
+        (_Named(), ProviderError(), "fail", ProviderError),  # 502, as the route documents
+    ],
+)
+def test_provider_or_offline_follows_the_routes_failure_policy(
+    monkeypatch, caplog, provider, ask, on_failure, expected
+):
+    monkeypatch.setattr(llm, "get_provider", lambda: provider)
+
+    def answer(_provider):
+        if isinstance(ask, Exception):
+            raise ask
+        return ask
+
+    call = lambda: llm.provider_or_offline(  # noqa: E731
+        answer, lambda: "offline answer", on_failure=on_failure, what="test"
+    )
+    if expected is ProviderError:
+        with pytest.raises(ProviderError):
+            call()
+        return
+    with caplog.at_level(logging.WARNING, logger="ars.llm"):
+        assert call() == expected
+    fell_back = provider is not None and expected[1] == "offline"
+    assert any(getattr(r, "what", None) == "test" for r in caplog.records) is fell_back

@@ -5,8 +5,8 @@ from pydantic import BaseModel, Field
 
 from common.errors import InvalidRequest
 from common.http import Auth, Call, Route
-from common.idempotency import HEADER
-from common.openapi import build_openapi, error_statuses
+from common.http.idempotency import HEADER
+from common.http.openapi import build_openapi, error_statuses
 from registry import all_routes
 from tests.conftest import refresh_settings
 
@@ -338,7 +338,7 @@ def test_every_post_and_patch_with_an_api_key_takes_an_idempotency_key():
 def test_the_documented_key_pattern_is_the_one_enforced():
     import re
 
-    from common.idempotency import PATTERN, key_from
+    from common.http.idempotency import PATTERN, key_from
 
     pattern = re.compile(PATTERN)
     for value in ["a", "k" * 255, "order 17", "~!@#"]:
@@ -353,7 +353,7 @@ def test_the_documented_key_pattern_is_the_one_enforced():
 
 
 def test_the_request_fingerprint_covers_method_path_query_and_body():
-    from common.idempotency import document_id, fingerprint
+    from common.http.idempotency import document_id, fingerprint
 
     base = fingerprint("POST", "/v1/x", b"", b"{}")
     assert base == fingerprint("POST", "/v1/x", b"", b"{}")
@@ -404,3 +404,30 @@ def test_every_text_field_of_a_callers_body_documents_the_refused_characters():
                     assert not re.search(pattern, bad), f"{where} allows {bad!r}"
                 checked.append(where)
     assert len(checked) > 10
+
+
+def test_every_stream_publishes_its_events_by_type():
+    """Streamed answers are typed (issue 23): each event a model with its own `type`, listed in
+    the route's x-itemSchema and published in the components."""
+    from common.http.streams import NDJSON, SSE
+
+    document = build_openapi(all_routes(), version="test")
+    streamed = [r for r in all_routes() if r.stream]
+    assert {r.operation_id for r in streamed} >= {
+        "researchTopics",
+        "osintPersonalProfile",
+        "osintCompanyProfile",
+        "chatMessage",
+        "generateContent",
+    }
+    for route in streamed:
+        assert route.stream in (NDJSON, SSE)
+        types = [model.model_fields["type"].default for model in route.events]
+        assert len(types) == len(set(types)) > 0, route.operation_id
+        content = document["paths"][route.path][route.method.lower()]["responses"]["200"]
+        items = content["content"][route.stream]["x-itemSchema"]
+        names = [ref["$ref"].rsplit("/", 1)[1] for ref in items["oneOf"]]
+        assert len(names) == len(route.events)
+        for name, kind in zip(names, types, strict=True):
+            schema = document["components"]["schemas"][name]
+            assert schema["properties"]["type"]["const"] == kind

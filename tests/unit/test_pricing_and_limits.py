@@ -3,8 +3,8 @@ from types import SimpleNamespace
 import pytest
 
 from common.http import Api, Auth, Route
+from common.http.ratelimit import Decision, policy_for
 from common.pricing import DEFAULT_PRICES, format_usd, price_of
-from common.ratelimit import Decision, policy_for
 
 
 def test_design_prices_in_micro_dollars():

@@ -208,6 +208,35 @@ def test_people_are_found_whoever_they_are():
     assert people.references("The trade union Unite represents workers.") == []
 
 
+def test_people_typed_in_lower_case_or_by_who_are_found():
+    def names(text):
+        return [r.text for r in people.references(text)]
+
+    assert names("lol eli did the whole fast then came to the shelter") == ["eli"]
+    assert names("marcys birthday is in march, whos bringing cake") == ["marcys"]
+    assert names("the lane was closed so dana said to park by the gate") == ["dana"]
+    assert names("the lane was closed for repairs") == []  # a lane, not Lane
+    assert names("The Lane was closed.") == []  # a capitalised sentence is left to names()
+    assert names("The packer, who is in the union, spoke.") == ["packer", "who is"]
+
+
+@pytest.mark.parametrize(
+    ("text", "animal"),
+    [
+        ("Bella the Labrador turned ten this week.", True),
+        ("Our oldest resident, a 23-year-old donkey called Biscuit, has arthritis.", True),
+        ("Bruno, a nine-year-old bear rescued from a zoo, is on medication.", True),
+        ("Our horse Jasper turned 30 in May.", True),
+        ("Dana Whitfield, the dog breeder, said she was ill.", False),
+        ("Whitfield adopted a dog called Rex, she said.", False),
+        ("My dog died and I was devastated.", False),
+    ],
+)
+def test_a_subject_named_as_an_animal_lends_it_its_words(text, animal):
+    people_found = [r for r in people.references(text) if r.start < 20]
+    assert (people_found == []) is animal
+
+
 @pytest.mark.parametrize(
     ("text", "office"),
     [

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from common.ratelimit import Decision, _Refusals, decide, estimate, seconds_until
+from common.http.ratelimit import Decision, _Refusals, decide, estimate, seconds_until
 
 W = 60
 

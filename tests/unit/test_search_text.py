@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from common.retrieval import fuse
-from common.textindex import terms
+from common.text.index import terms
 from functions.knowledge.importer import chunks, read_documents
 from functions.knowledge.models import KnowledgeDocument
 from functions.search.importer import ImportFileError, read_rows, validate

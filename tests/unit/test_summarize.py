@@ -233,10 +233,10 @@ def test_summaries_quote_far_less_than_a_verbatim_baseline():
 
 def test_importing_reads_no_data_file():
     code = (
-        "import common.content\n"
+        "import common.datafiles\n"
         "def refuse(*args):\n"
         "    raise AssertionError(f'read at import: {args}')\n"
-        "common.content.read = refuse\n"
+        "common.datafiles.read = refuse\n"
         "from common.offline import summarize\n"
         "assert not summarize.words.cache_info().currsize\n"
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from common import topics
-from common.content import DATA, ContentError, read
+from common.datafiles import DATA, ContentError, read
 from common.offline.entities import topics_in
 
 ROOT = Path(__file__).resolve().parents[2]

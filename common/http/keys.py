@@ -236,7 +236,7 @@ def verify(key: str, cached_only: bool = False) -> Principal | None:
     or one whose consumer is not active. Callers answer every None with the same 401.
 
     ``cached_only``: only a key this instance verified recently is accepted, without any read
-    (an address over its failed-authentication limit, common.edgelimit)."""
+    (an address over its failed-authentication limit, common.http.edgelimit)."""
     if not is_well_formed(key):
         return None
     settings = get_settings()

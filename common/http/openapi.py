@@ -8,9 +8,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from common import idempotency
 from common.config import get_settings
-from common.http import CORRELATION_HEADER, PROBLEM_JSON, Auth, Route
+from common.http import CORRELATION_HEADER, PROBLEM_JSON, Auth, Route, idempotency, streams
 
 _SCHEMAS = "#/components/schemas/"
 _STATUS_TEXT = {
@@ -136,7 +135,7 @@ def build_openapi(routes: Sequence[Route], *, version: str) -> dict[str, Any]:
     models: list[tuple[type[BaseModel], Any]] = []
     for route in routes:
         models += [(m, "validation") for m in (route.body, route.query, route.path_params) if m]
-        models += [(m, "serialization") for m in (route.response,) if m]
+        models += [(m, "serialization") for m in (route.response, *route.events) if m]
     refs, definitions = models_json_schema(models, ref_template=_SCHEMAS + "{model}", by_alias=True)
     defs = definitions.get("$defs", {})
     _document_text_rule(routes, refs, defs)
@@ -185,8 +184,8 @@ def _document_text_rule(
     routes: Sequence[Route], refs: dict[Any, dict[str, Any]], defs: dict[str, Any]
 ) -> None:
     """The bodies of callers' routes may not carry control or bidi characters (the pipeline
-    refuses them, common.text_safety): their text fields say so with a pattern."""
-    from common.text_safety import document_rule
+    refuses them, common.text.safety): their text fields say so with a pattern."""
+    from common.text.safety import document_rule
 
     bodies = [
         refs[(route.body, "validation")]
@@ -250,6 +249,8 @@ def _operation(
     if route.response:
         schema = refs[(route.response, "serialization")]
         success["content"] = {"application/json": {"schema": schema}}
+    if route.stream:
+        success.setdefault("content", {})[route.stream] = _stream_content(route, refs)
     responses = {str(route.status): success}
     for status in error_statuses(route):
         responses[str(status)] = {
@@ -259,6 +260,19 @@ def _operation(
         }
     operation["responses"] = responses
     return operation
+
+
+def _stream_content(route: Route, refs: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+    """A stream's events (OpenAPI 3.1 has no schema for the items of a stream: the extension
+    ``x-itemSchema`` carries what 3.2's ``itemSchema`` will), each a component schema."""
+    events = [refs[(model, "serialization")] for model in route.events]
+    return {
+        "x-itemSchema": {
+            "description": streams.schema_note(route.stream or ""),
+            "oneOf": events,
+            "discriminator": {"propertyName": "type"},
+        }
+    }
 
 
 def _parameters(

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cache
-from pathlib import Path
 
-STOPWORDS_PATH = Path(__file__).resolve().parent.parent / "data" / "search" / "stopwords.txt"
+from common.datafiles import DATA
+
+STOPWORDS_PATH = DATA / "search" / "stopwords.txt"
 MAX_TERMS = 400  # per stored text: Firestore indexes each array value
 # Longer "words" (a run of 5,000 x's, a base64 blob) are no one's search term, and Firestore
 # refuses a query value over 1,500 bytes: they are neither stored nor searched.
