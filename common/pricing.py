@@ -1,8 +1,10 @@
 """Prices per request, in integer micro-dollars (never floats): the one price table.
 
-Routes name their operation (``Route.price``); only 2xx answers of a priced operation are
-recorded. Tracking subscription management, usage reads and the portal are free and not
-metered. ``PRICE_OVERRIDES`` (JSON, e.g. ``{"content.generate": 300000}``) changes the defaults.
+Routes name their operation (``Route.price``); a request is billed only when it delivered what
+it is priced for, exactly once (decision 0039: ``Call.billed``, ``Streamed.delivered``, or a
+job's finishing transaction). Tracking subscription management, usage reads and the portal
+are free and not metered. ``PRICE_OVERRIDES`` (JSON, e.g. ``{"content.generate": 300000}``)
+changes the defaults.
 """
 
 from __future__ import annotations

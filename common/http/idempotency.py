@@ -59,9 +59,10 @@ IN_PROGRESS, DONE, RELEASED = "in_progress", "done", "released"
 logger = log.get_logger("ars.idempotency")
 
 
-def applies(method: str, api_key: bool) -> bool:
-    """True for the operations that honour the header: POST and PATCH with an API key."""
-    return api_key and method in METHODS
+def applies(method: str, consumer: bool) -> bool:
+    """True for the operations that honour the header: POST and PATCH by a consumer (with an
+    API key, or signed in to the developer portal: creating a key is a create like any other)."""
+    return consumer and method in METHODS
 
 
 def key_from(headers: HeaderMap) -> str | None:

@@ -106,7 +106,7 @@ def error_statuses(route: Route) -> list[int]:
 
 
 def _idempotent(route: Route) -> bool:
-    return idempotency.applies(route.method, route.auth is Auth.API_KEY)
+    return idempotency.applies(route.method, route.auth in (Auth.API_KEY, Auth.ID_TOKEN))
 
 
 IDEMPOTENCY_PARAMETER: dict[str, Any] = {

@@ -109,6 +109,9 @@ class Route(Generic[_B, _Q, _P, _C]):
     # its events, published in /openapi.json beside the route.
     stream: str | None = None
     events: tuple[type[BaseModel], ...] = ()
+    # Fields of the answer (dotted paths into its JSON) never kept for an Idempotency-Key's
+    # replay, e.g. a new API key: shown once, hashed at rest; a replay answers without it.
+    secret_fields: tuple[str, ...] = ()
 
     def pattern(self) -> re.Pattern[str]:
         parts = _PATH_PARAM.split(self.path)  # literal, name, literal, name, ..., literal
@@ -148,13 +151,18 @@ class Call(Generic[Body, Query, Path, Caller]):
 class Streamed:
     """A handler's streamed answer (server-sent events, NDJSON): chunks sent as produced.
 
-    A priced stream is metered after its last chunk, and only if the producer did not set
-    ``failed`` (e.g. after sending an error event); a stream the client abandons is not billed.
+    A priced stream is billed once it has delivered what it is priced for (decision 0039):
+    the producer sets ``delivered`` when it produces the chunk that carries it (the first
+    research item, the first finding, the first piece of a reply that did its work), and the
+    call is settled as soon as the server has taken that chunk -- exactly once, whether or not
+    the client stays to the end. A stream that never delivers (nothing found, an ``error``
+    event, a client gone before) is not billed. ``failed``: the producer sent an error event.
     """
 
     chunks: Iterable[str]
     mimetype: str
     failed: bool = False
+    delivered: bool = False
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Running a handler and settling what the call owes, in one place.
 
 A call is settled once its answer is known: a priced route that delivered (a 2xx answer the
-handler did not mark ``billed = False``; a stream that ended without failing) records one
+handler did not mark ``billed = False``; a stream once it delivered what it is priced for,
+``Streamed.delivered``) records one
 usage line (``common.http.metering``), and a call that came with an Idempotency-Key keeps the
 answer under the key or, when nothing was delivered (an error, a failed or abandoned stream),
 releases the key so that a retry runs again (``common.http.idempotency``, decision 0017).
@@ -9,6 +10,7 @@ releases the key so that a retry runs again (``common.http.idempotency``, decisi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,7 +19,7 @@ from flask import Request, Response
 
 from common import logging as log
 from common.http.responses import render
-from common.http.routes import Auth, Call, Route, Streamed
+from common.http.routes import CALLER_AUTHS, Call, Route, Streamed
 
 if TYPE_CHECKING:
     from common.http.idempotency import Reservation
@@ -32,6 +34,7 @@ class Settlement:
     route: Route
     call: Call[Any, Any, Any, Any]
     reservation: Reservation | None = None
+    settled: bool = False
 
     def answered(self, response: Response) -> None:
         """A whole (not streamed) 2xx answer is ready: bill it, then keep it under the key.
@@ -41,18 +44,21 @@ class Settlement:
             from common.http import idempotency
 
             headers = {**self.call.response_headers, **idempotency.kept_headers(response.headers)}
-            self.reservation.complete(response.status_code, headers, response.get_data())
+            body = _without(response.get_data(), self.route.secret_fields)
+            self.reservation.complete(response.status_code, headers, body)
 
-    def stream_ended(self, stream: Streamed) -> None:
-        """A stream was sent to its end: bill it unless it failed (the answer is out, so a
-        failure to bill is logged for reconciliation, not raised), and mark the key used."""
-        if stream.failed:
+    def stream_delivered(self) -> None:
+        """The server took the chunk that delivers what the stream is priced for: bill it
+        (the answer is out, so a failure to bill is logged for reconciliation, not raised)
+        and mark the key used, so a retry with it does not run and bill again. Once."""
+        if self.settled:
             return
+        self.settled = True
         try:
             self._bill()
         except Exception:
             logger.exception(
-                "usage record of a completed stream was not stored",
+                "usage record of a delivered stream was not stored",
                 extra={"operation": self.route.price, "requestId": self.call.request_id},
             )
         if self.reservation is not None:
@@ -113,18 +119,19 @@ def _execute(settlement: Settlement) -> Response:
 
 
 def _idempotency_key(route: Route, request: Request) -> str | None:
-    """The Idempotency-Key of a POST/PATCH with an API key (400 if malformed); else None."""
-    if not (route.auth is Auth.API_KEY and route.method in ("POST", "PATCH")):
-        return None  # the header is ignored elsewhere, as Stripe does
-    from common.http.idempotency import key_from
+    """The Idempotency-Key of a consumer's POST/PATCH (400 if malformed); else None."""
+    from common.http import idempotency
 
-    return key_from(request.headers)
+    if not idempotency.applies(route.method, route.auth in CALLER_AUTHS):
+        return None  # the header is ignored elsewhere, as Stripe does
+    return idempotency.key_from(request.headers)
 
 
 def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -> Iterator[str]:
-    """The stream's chunks, produced with the request's log context, then the call settled.
-    Streams are not replayed: a stream that ends marks its key used; one that failed, broke or
-    was abandoned (not billed) releases it."""
+    """The stream's chunks, produced with the request's log context; the call is settled when
+    the server comes back for the chunk after the one that delivered (it has taken that one),
+    or at the end. Streams are not replayed: a delivered stream marks its key used; one that
+    never delivered (nothing found, failed, abandoned before) is not billed and releases it."""
     call = settlement.call
     tokens = [
         (log.correlation_id_var, log.correlation_id_var.set(call.correlation_id)),
@@ -134,8 +141,13 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
         ),
     ]
     try:
-        yield from chunks
-        settlement.stream_ended(stream)
+        for chunk in chunks:
+            delivering = stream.delivered
+            yield chunk
+            if delivering:  # the server took the chunk that delivers
+                settlement.stream_delivered()
+        if stream.delivered and not stream.failed:
+            settlement.stream_delivered()
         logger.info(
             "stream ended", extra={"route": settlement.route.operation_id, "failed": stream.failed}
         )
@@ -143,3 +155,19 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
         settlement.release()  # a no-op once the stream was settled
         for var, token in reversed(tokens):
             var.reset(token)
+
+
+def _without(body: bytes, fields: tuple[str, ...]) -> bytes:
+    """The JSON ``body`` without ``fields`` (dotted paths): what a replay may show. A secret
+    such as a new API key is shown once and never stored in clear (decision 0039)."""
+    if not fields:
+        return body
+    document = json.loads(body)
+    for path in fields:
+        *parents, name = path.split(".")
+        node = document
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(name, None)
+    return json.dumps(document).encode()

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from common.http.routes import Streamed
+
 NDJSON = "application/x-ndjson"
 SSE = "text/event-stream"
 
@@ -43,12 +45,20 @@ def ndjson_line(event: Event) -> str:
     return json.dumps(_fields(event), ensure_ascii=False) + "\n"
 
 
-def ndjson(events: Iterable[Event]) -> Iterator[str]:
-    """The NDJSON lines of ``events``, written as they come. Closing this closes the events'
-    producer at once (its ``finally``: an audit entry, a released place)."""
+def ndjson(
+    events: Iterable[Event],
+    stream: Streamed | None = None,
+    delivers: tuple[type[Event], ...] = (),
+) -> Iterator[str]:
+    """The NDJSON lines of ``events``, written as they come; the line of the first event of a
+    ``delivers`` kind marks ``stream`` delivered (billed once the server took it; decision
+    0039). Closing this closes the events' producer at once (its ``finally``: an audit entry,
+    a released place)."""
     iterator = iter(events)
     try:
         for event in iterator:
+            if stream is not None and isinstance(event, delivers):
+                stream.delivered = True
             yield ndjson_line(event)
     finally:
         close = getattr(iterator, "close", None)

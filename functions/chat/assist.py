@@ -21,7 +21,7 @@ from functools import cache
 from typing import Annotated, Any
 
 from common import privacy
-from common.datafiles import Content, Line, Prose, Template, load
+from common.datafiles import Content, Line, LowerWords, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
 from common.text import clip
 from functions.content import compose
@@ -62,6 +62,7 @@ class Texts(Content):
     track_proposal: Prose
     track_needs_topics: Prose
     sources_heading: Line
+    small_talk: LowerWords
 
 
 @cache
@@ -140,6 +141,21 @@ def from_knowledge(
     found = found[:ANSWER_FACTS]
     cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
     return [f.text for f in found], list(dict.fromkeys(cited))
+
+
+def small_talk(message: str) -> bool:
+    """The message asks for no work: each of its search terms (stop words dropped, stemmed) is
+    a small-talk word's ("Hi there! How are you today?", "Thanks!")."""
+    from common.text.index import terms
+
+    return set(terms(message)) <= _small_talk_terms()
+
+
+@cache
+def _small_talk_terms() -> frozenset[str]:
+    from common.text.index import terms
+
+    return frozenset(terms(" ".join(texts().small_talk)))
 
 
 def general(message: str) -> Answer | None:

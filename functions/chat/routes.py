@@ -79,6 +79,7 @@ def _sse(
         stream.failed = True
         yield sse(ChatError(code=exc.code, status=exc.status, detail=exc.detail))
         return
+    stream.delivered = True  # the whole reply (billed if it did its work; decision 0039)
     yield sse(ChatDone(intent=intent, response="".join(sent), sources=sources))
 
 

@@ -106,7 +106,8 @@ def respond(
     intent, _, info = _classify(message)
     memory = get_memory(consumer_id)[0]
     provider = get_provider()
-    if provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP"):
+    chat = intent == "GENERAL_CHAT" and assist.small_talk(message)
+    if provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat:
         hits = knowledge.search(clip(message, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
         sources = list(dict.fromkeys((h["title"], h.get("url")) for h in hits))
         conversation = _conversation(message, history, memory, hits)
@@ -145,11 +146,11 @@ def _offline(
         return assist.person(info, available)
     if intent == "TRACK_ISSUES":
         return assist.track(info)
-    found = assist.general(message)
+    found = None if assist.small_talk(message) else assist.general(message)
     if found is not None:
         return found
     text = reply.reply(intent, info, memory=memory, available=available)
-    return assist.Answer(text, helped=False)
+    return assist.Answer(text, helped=False)  # small talk, or nothing to go on: not billed
 
 
 def _words(text: str) -> list[str]:

@@ -49,15 +49,18 @@ def generate(call: Call[ContentRequest]) -> ContentResponse | Streamed:
     call.response_headers[ENGINE_HEADER] = generated.engine
     answer = response_of(generated)
     if "text/event-stream" in call.headers.get("Accept", ""):
-        return Streamed(_events(answer), SSE)
+        stream = Streamed([], SSE)
+        stream.chunks = _events(answer, stream)
+        return stream
     return answer
 
 
-def _events(answer: ContentResponse) -> Iterator[str]:
+def _events(answer: ContentResponse, stream: Streamed) -> Iterator[str]:
     yield sse(ContentSources(sources=answer.sources))
     words = answer.content.split(" ")
     for i in range(0, len(words), 8):
         piece = " ".join(words[i : i + 8]) + (" " if i + 8 < len(words) else "")
+        stream.delivered = True  # the draft's first words (decision 0039)
         yield sse(ContentDelta(text=piece))
     yield sse(ContentDone(**answer.model_dump()))
 

@@ -11,6 +11,7 @@ def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     body = call.body
     hits = service.search(body.query, body.limit, body.tags)
     data = [Passage.model_validate(hit) for hit in hits]
+    call.billed = bool(data)  # a search that found nothing is not billed (decision 0039)
     return KnowledgeResults(data=data, total=len(data))
 
 

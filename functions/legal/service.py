@@ -1,8 +1,10 @@
 """Legal guidance jobs: accept the request (202 + a task), write the guide in the worker, email
 it to the consumer once, and keep it on the task record for GET /v1/tasks/{taskId}.
 
-The request itself is metered (it is what the caller pays for); the job is not metered again.
-If the queue cannot take the job, the request fails with 502 and is not billed.
+The job is billed once the guide is written (kept on the task, emailed or not: what the caller
+pays for), in the transaction that finishes the task, so exactly once (decision 0039); the 202
+that accepts it is not, nor a job that fails or whose owner was erased. If the queue cannot take
+the job, the request fails with 502.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from functions.tasks import records
 from functions.tasks.email_once import email_state, recover, send_once
 
 KIND = "legal.guidance"
+OPERATION = "legal.guidance"  # the price table's operation
 ESTIMATED_TIME = "1-2 minutes"
 
 
@@ -49,12 +52,15 @@ def run_guidance(task: Task) -> str:
         return "duplicate"
     owner_id = record["owner_id"]  # the stored owner, never the message's claim
 
+    meter = (owner_id, OPERATION)
+
     def finish_sent(pending: dict[str, Any], message_id: str | None, assumed: bool) -> None:
         records.finish(
             task.task_id,
             status="succeeded",
             result=pending["result"],
             email=email_state(message_id, assumed),
+            meter=meter,
         )
 
     if record["email"]["state"] == "sending":
@@ -75,7 +81,7 @@ def run_guidance(task: Task) -> str:
         or consumer.get("status") != "active"
         or is_suppressed(consumer.get("email") or "")  # the address asked for no email
     ):
-        records.finish(task.task_id, status="succeeded", result=result)
+        records.finish(task.task_id, status="succeeded", result=result, meter=meter)
         return "written_not_emailed"
     from common.email import Email
 

@@ -11,6 +11,7 @@ from functions.osint.models import (
     AuditList,
     AuditQuery,
     CompanyProfileRequest,
+    FindingEvent,
     PersonProfileRequest,
 )
 
@@ -24,7 +25,11 @@ def person_profile(call: Call[PersonProfileRequest]) -> Streamed:
         stream.failed = True
 
     # Refusals (opt-out 403, subject limit 429) are raised here, before the stream starts.
-    stream.chunks = ndjson(profile(call.body, call.principal.consumer_id, call.request_id, failed))
+    stream.chunks = ndjson(
+        profile(call.body, call.principal.consumer_id, call.request_id, failed),
+        stream,
+        delivers=(FindingEvent,),  # a profile is billed once it has a finding (decision 0039)
+    )
     return stream
 
 
@@ -36,7 +41,11 @@ def company_profile(call: Call[CompanyProfileRequest]) -> Streamed:
     def failed() -> None:
         stream.failed = True
 
-    stream.chunks = ndjson(profile(call.body, call.principal.consumer_id, call.request_id, failed))
+    stream.chunks = ndjson(
+        profile(call.body, call.principal.consumer_id, call.request_id, failed),
+        stream,
+        delivers=(FindingEvent,),  # a profile is billed once it has a finding (decision 0039)
+    )
     return stream
 
 

@@ -145,6 +145,9 @@ ROUTES = (
         response=NewKeyEnvelope,
         status=201,
         errors=(409,),
+        secret_fields=("data.key",),  # a replay shows the key's record, never the key
+        description="With an Idempotency-Key, a retry creates no second key: it answers with "
+        "the same key's record, without the key itself (shown only once).",
     ),
     Route(
         method="DELETE",
@@ -169,6 +172,9 @@ ROUTES = (
         path_params=KeyPath,
         response=RotatedKey,
         errors=(409,),
+        secret_fields=("data.key",),
+        description="With an Idempotency-Key, a retry issues no second successor: it answers "
+        "with the same records, without the new key itself (shown only once).",
     ),
     Route(
         method="GET",

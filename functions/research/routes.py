@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from common.http import Call, Route, Streamed
 from common.http.streams import NDJSON, ndjson
-from functions.research.models import RESEARCH_EVENTS, ResearchRequest
+from functions.research.models import RESEARCH_EVENTS, ResearchItem, ResearchRequest
 
 
 def research_topics(call: Call[ResearchRequest]) -> Streamed:
@@ -15,7 +15,7 @@ def research_topics(call: Call[ResearchRequest]) -> Streamed:
     def failed() -> None:
         stream.failed = True
 
-    stream.chunks = ndjson(research_events(call.body, failed))
+    stream.chunks = ndjson(research_events(call.body, failed), stream, delivers=(ResearchItem,))
     return stream
 
 

@@ -21,6 +21,7 @@ def search_all(call: Call[AllTablesRequest]) -> SearchResults:
     body = call.body
     tables = [service.table(name) for name in (body.tables or TABLE_NAMES)]
     hits = service.search(tables, body.query, body.search_type, body.limit, body.filters)
+    call.billed = bool(hits)  # a search that found nothing is not billed (decision 0039)
     return _results(hits, body.search_type)
 
 
@@ -28,6 +29,7 @@ def search_table(call: Call[SearchRequest, None, TablePath]) -> SearchResults:
     body = call.body
     table = service.table(call.path.table)
     hits = service.search([table], body.query, body.search_type, body.limit, body.filters)
+    call.billed = bool(hits)
     return _results(hits, body.search_type)
 
 

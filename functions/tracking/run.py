@@ -115,11 +115,8 @@ class _Run:
             raise BackendUnavailable("Every news source failed; the run will be retried.")
         base = {"sources": gathered.sources, "failedSources": gathered.failed}
         if not gathered.items:
-            records.finish(
-                self.task_id,
-                status="succeeded",
-                result={**base, "items": 0, "sent": False},
-                meter=(self.owner_id, OPERATION),
+            records.finish(  # nothing sent, nothing billed (decision 0039)
+                self.task_id, status="succeeded", result={**base, "items": 0, "sent": False}
             )
             return "nothing_new"
         summaries = summarise_items([ranked.item for ranked in gathered.items])

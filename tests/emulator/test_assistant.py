@@ -151,3 +151,17 @@ def test_a_topic_the_knowledge_base_lacks_is_said_plainly_and_not_billed(auth, b
     assert "nothing on quantum chromodynamics" in body["response"]
     assert body["sources"] == []
     assert billed() == []
+
+
+def test_small_talk_gets_a_short_reply_and_is_free_with_the_corpus_loaded(auth, billed):
+    """Issue 24 (decision 0039): "Hi there! How are you today?" and "Thanks!" ask for no work,
+    whatever of their words the corpus holds: no corpus sentence passed off as an answer, and
+    no charge; a question of the corpus is answered from it and billed."""
+    for message in ("Hi there! How are you today?", "Thanks!", "good morning team"):
+        body = ask(auth, message)
+        assert body["sources"] == []
+        assert 0 < len(body["response"]) < 600
+    assert billed() == []
+    answered = ask(auth, "How should a corporate campaign escalate against a company?")
+    assert answered["sources"]
+    assert billed() == ["chat.message"]

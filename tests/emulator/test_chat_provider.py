@@ -55,7 +55,7 @@ def test_long_histories_are_compressed_before_the_provider(fake, alice):
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " * 50}
         for i in range(40)
     ]
-    post("message", {"message": "and now?", "history": history}, alice)
+    post("message", {"message": "and what should we ask them for now?", "history": history}, alice)
     sent = fake.requests[-1].body["messages"]
     assert len(sent) == 1 + 1 + 10 + 1  # instructions, context, 10 recent turns, the message
     assert "earlier_conversation" in sent[1]["content"]
@@ -118,7 +118,7 @@ def test_a_failing_provider_is_502_and_not_metered(fake, alice):
     from common.firestore import USAGE, get_db
 
     fake.script(status(500), status(503))
-    response = post("message", {"message": "hello"}, alice)
+    response = post("message", {"message": "What makes a pressure campaign work?"}, alice)
     assert response.status_code == 502
     assert response.get_json()["code"] == "backend_unavailable"
     assert "sk-test-secret" not in response.get_data(as_text=True)
@@ -185,13 +185,23 @@ def usage_operations() -> list[str]:
 
 def test_a_completed_stream_is_billed_once(fake, alice):
     fake.script(stream(["All ", "done."]))
-    post("message", {"message": "hello"}, alice, accept="text/event-stream").get_data()
+    post(
+        "message",
+        {"message": "What makes a pressure campaign work?"},
+        alice,
+        accept="text/event-stream",
+    ).get_data()
     assert usage_operations() == ["chat.message"]
 
 
 def test_a_provider_failing_before_the_stream_is_a_502_and_free(fake, alice):
     fake.script(status(500), status(500))
-    response = post("message", {"message": "hello"}, alice, accept="text/event-stream")
+    response = post(
+        "message",
+        {"message": "What makes a pressure campaign work?"},
+        alice,
+        accept="text/event-stream",
+    )
     assert response.status_code == 502
     assert response.mimetype == "application/problem+json"
     assert usage_operations() == []
@@ -199,9 +209,12 @@ def test_a_provider_failing_before_the_stream_is_a_502_and_free(fake, alice):
 
 def test_a_stream_cut_mid_reply_ends_with_an_error_event_and_is_free(fake, alice):
     fake.script(stream(["A whole sentence. ", "Half ", "a ", "reply"], cut_after=1))
-    raw = post("message", {"message": "hello"}, alice, accept="text/event-stream").get_data(
-        as_text=True
-    )
+    raw = post(
+        "message",
+        {"message": "What makes a pressure campaign work?"},
+        alice,
+        accept="text/event-stream",
+    ).get_data(as_text=True)
     assert "event: delta" in raw
     assert "Half" not in raw  # an unfinished sentence is never sent (it was not screened)
     assert "event: error" in raw
@@ -211,7 +224,12 @@ def test_a_stream_cut_mid_reply_ends_with_an_error_event_and_is_free(fake, alice
 
 def test_a_stream_cut_inside_its_first_sentence_is_a_502_and_free(fake, alice):
     fake.script(stream(["Half ", "a ", "reply"], cut_after=1))
-    response = post("message", {"message": "hello"}, alice, accept="text/event-stream")
+    response = post(
+        "message",
+        {"message": "What makes a pressure campaign work?"},
+        alice,
+        accept="text/event-stream",
+    )
     assert response.status_code == 502
     assert response.mimetype == "application/problem+json"
     assert usage_operations() == []
@@ -223,7 +241,7 @@ def test_few_but_long_turns_are_compressed_too(fake, alice):
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"{i} " + "x" * 4800}
         for i in range(6)
     ]
-    post("message", {"message": "and now?", "history": history}, alice)
+    post("message", {"message": "and what should we ask them for now?", "history": history}, alice)
     sent = fake.requests[-1].body["messages"]
     assert len(sent) == 1 + 1 + 2 + 1  # instructions, context, the 2 last turns, the message
     assert sum(len(m["content"]) for m in sent) < 6 * 4800 / 2

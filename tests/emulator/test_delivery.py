@@ -252,7 +252,8 @@ def test_a_later_run_sends_only_new_items_and_nothing_when_there_are_none(alice,
     record = task_doc(later.task_id)
     assert record["status"] == "succeeded"
     assert record["result"] == {**record["result"], "items": 0, "sent": False}
-    assert usage_of(later.task_id) is not None  # the research ran, so it is metered
+    assert usage_of(later.task_id) is None  # nothing was sent, so nothing is billed (0039)
+    assert usage_of(first.task_id) is not None  # the run that sent a digest is
 
 
 def test_sendgrid_5xx_fails_the_task_and_the_retry_sends_once(alice, feeds, sendgrid):

@@ -73,6 +73,8 @@ def stream(call: Call) -> Streamed:
             streamed.failed = True
             yield '{"type": "error"}\n'
             return
+        streamed.delivered = True  # what the stream is priced for (decision 0039)
+        yield '{"type": "item"}\n'
         yield '{"type": "end"}\n'
 
     streamed.chunks = events()

@@ -53,7 +53,7 @@ def test_guidance_is_accepted_written_emailed_once_and_shown_to_its_owner_only(
     assert "not legal advice" in view["result"]["markdown"]
     assert len(sendgrid.messages) == 1
     assert sendgrid.messages[0]["personalizations"][0]["to"][0]["email"] == "alice@example.org"
-    assert usage_count(consumer["id"], "legal.guidance") == 1  # the request, once
+    assert usage_count(consumer["id"], "legal.guidance") == 1  # the written guide, once (0039)
 
     _, other = bob
     hidden = client().get(f"/v1/tasks/{body['taskId']}", headers=other)
@@ -138,6 +138,33 @@ def test_research_streams_ndjson_and_is_billed_once(alice, feeds):
     assert [e["rank"] for e in items] == list(range(1, len(items) + 1))
     assert all(e["link"].startswith("https://") and e["summary"] for e in items)
     assert stream[0]["sources"] == 2  # the topic's feed and one news search
+    assert usage_count(consumer["id"], "research.topics") == 1
+
+
+def _cut_after(answer, kind: str | None) -> None:
+    """A client that hangs up once it has the first event of ``kind`` (the first line when
+    None), with a server that, as gunicorn does, asks for the next chunk after writing one and
+    only then finds the client gone."""
+    import json
+
+    chunks = iter(answer.response)
+    for chunk in chunks:
+        if kind is None or json.loads(chunk.decode())["type"] == kind:
+            next(chunks, None)  # the server comes back for the next chunk
+            break
+    answer.close()
+
+
+def test_a_stream_is_billed_once_it_delivered_its_first_item_whoever_hangs_up(alice, feeds):
+    """Issue 24: cut right after the first item, the research is billed once; cut after the
+    begin line, before any item, it is not (decision 0039)."""
+    consumer, auth = alice
+    body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}
+    before = client().post("/v1/research/topics", json=body, headers=auth, buffered=False)
+    _cut_after(before, None)
+    assert usage_count(consumer["id"], "research.topics") == 0
+    after = client().post("/v1/research/topics", json=body, headers=auth, buffered=False)
+    _cut_after(after, "item")
     assert usage_count(consumer["id"], "research.topics") == 1
 
 

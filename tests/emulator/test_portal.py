@@ -39,6 +39,23 @@ def test_create_shows_the_key_once_and_it_works(alice):
     assert data["key"] not in str(listed)
 
 
+def test_one_idempotency_key_creates_one_key_and_its_replay_never_shows_the_key(alice):
+    """Issue 24: a retried create creates nothing new; the key stays shown once, hashed at
+    rest (the replay answers with its record, without it)."""
+    keyed = {**alice, "Idempotency-Key": "create-laptop-key-1"}
+    first = client("portal").post(URL, json={"name": "laptop"}, headers=keyed)
+    again = client("portal").post(URL, json={"name": "laptop"}, headers=keyed)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    created, replayed = first.get_json()["data"], again.get_json()["data"]
+    assert created["key"].startswith("ars_live_")
+    assert "key" not in replayed
+    assert replayed["id"] == created["id"]
+    assert client("portal").get(URL, headers=alice).get_json()["total"] == 1
+    stored = str([d.to_dict() for d in get_db().collection("idempotency_keys").stream()])
+    assert created["key"] not in stored
+
+
 def test_revoke_takes_effect_and_is_owner_only(alice, local_idp):
     local_idp.provision("bob@example.org")
     bob = bearer(local_idp.token("bob@example.org"))

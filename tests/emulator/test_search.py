@@ -222,6 +222,18 @@ def test_hybrid_is_the_default_and_answers_the_documented_shape(campaigns, auth,
     assert [u.get("operation") for u in usage.stream()] == ["search.query"]
 
 
+def test_a_search_that_finds_nothing_is_not_billed(campaigns, auth, alice):
+    """Issue 24 (decision 0039): no charge for nothing; a search with results is billed."""
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+    empty = search(auth, {"query": "zqxjv wombatry", "search_type": "text"}, "campaigns")
+    assert empty.status_code == 200
+    assert empty.get_json()["total"] == 0
+    assert list(usage.stream()) == []
+    found = search(auth, {"query": "cage-free pledge", "search_type": "text"}, "campaigns")
+    assert found.get_json()["total"] > 0
+    assert [u.get("operation") for u in usage.stream()] == ["search.query"]
+
+
 def test_every_table_is_searched_and_filters_apply(campaigns, auth, tmp_path):
     orgs = [{"id": "org-1", "name": "Hope for Hens", "description": "Cage-free campaigners."}]
     import_records(TABLES["organizations"], write_jsonl(tmp_path / "o.jsonl", orgs))
