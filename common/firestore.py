@@ -28,6 +28,8 @@ WEBHOOK_RECEIPTS = "webhook_receipts"
 MEMORIES = "memories"
 RATELIMIT_WINDOWS = "ratelimit_windows"
 USAGE = "usage"
+# Priced requests answered but not billed (nothing delivered; decision 0039), so a bill reconciles.
+USAGE_UNBILLED = "usage_unbilled"
 TASKS = "tasks"  # task records: status and result of async jobs (TTL on expires_at)
 PAUSE_TOKENS = "pause_tokens"  # used one-click pause links (TTL on expires_at)
 IDEMPOTENCY_KEYS = "idempotency_keys"  # Idempotency-Key records and answers (TTL on expires_at)

@@ -118,6 +118,29 @@ resource "google_firestore_index" "usage_by_consumer_operation_day" {
   }
 }
 
+# Usage API: one consumer's priced requests answered but not billed, per operation, over a
+# range of days (decision 0039).
+resource "google_firestore_index" "usage_unbilled_by_consumer_operation_day" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "usage_unbilled"
+
+  fields {
+    field_path = "consumer_id"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "operation"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "day"
+    order      = "ASCENDING"
+  }
+}
+
 # OSINT audit log: a consumer's entries newest first (GET /v1/osint/audit, with a cursor on the
 # document name), and for operators the entries about one subject (admin osint-audit).
 resource "google_firestore_index" "osint_audit_by_consumer" {

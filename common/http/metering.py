@@ -1,4 +1,7 @@
-"""Metering: one append-only usage record per successful (2xx) priced request.
+"""Metering: one append-only usage record per priced request that delivered what it is priced
+for (decision 0039), and one in ``usage_unbilled`` per priced request answered without being
+billed, so that a customer can reconcile the bill (``GET /v1/usage``: requests billed and
+requests answered but not billed, per operation).
 
 The record's id is the request id, so writing the same record twice (a retry inside the
 service) is a no-op, and nothing is counted twice; records are never updated, so concurrent
@@ -10,11 +13,12 @@ caller gets 502 and is not charged.
 from __future__ import annotations
 
 import calendar
+import contextlib
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from common.firestore import USAGE, field_filter, get_db, where_eq
+from common.firestore import USAGE, USAGE_UNBILLED, field_filter, get_db, where_eq
 from common.pricing import format_usd, price_of, prices
 
 
@@ -34,6 +38,22 @@ def record(
     except AlreadyExists:
         return False
     return True
+
+
+def record_unbilled(
+    consumer_id: str, operation: str, request_id: str, *, key_id: str | None = None
+) -> None:
+    """Note a priced request answered without being billed (cost 0); once per request."""
+    from google.api_core.exceptions import AlreadyExists
+
+    record = {**usage_record(consumer_id, operation, key_id=key_id), "cost_micros": 0}
+    with contextlib.suppress(AlreadyExists):
+        unbilled_ref(request_id).create(record)
+
+
+def unbilled_ref(request_id: str) -> Any:
+    """Where the note of an unbilled request lives (a job writes it in its own transaction)."""
+    return get_db().collection(USAGE_UNBILLED).document(request_id)
 
 
 def usage_ref(request_id: str) -> Any:
@@ -60,6 +80,7 @@ class Line:
     operation: str
     requests: int
     cost_micros: int
+    unbilled: int = 0  # requests answered but not billed
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +88,7 @@ class Line:
             "requests": self.requests,
             "cost_micros": self.cost_micros,
             "cost": format_usd(self.cost_micros),
+            "unbilled_requests": self.unbilled,
         }
 
 
@@ -75,23 +97,33 @@ def summary(consumer_id: str, first: date, last: date) -> tuple[list[Line], Line
 
     One count-and-sum aggregation per priced operation, so the size of a month's usage never
     matters."""
-    base = (
-        get_db()
-        .collection(USAGE)
-        .where(filter=where_eq("consumer_id", consumer_id))
-        .where(filter=field_filter("day", ">=", first.isoformat()))
-        .where(filter=field_filter("day", "<=", last.isoformat()))
-    )
+
+    def period(collection: str) -> Any:
+        return (
+            get_db()
+            .collection(collection)
+            .where(filter=where_eq("consumer_id", consumer_id))
+            .where(filter=field_filter("day", ">=", first.isoformat()))
+            .where(filter=field_filter("day", "<=", last.isoformat()))
+        )
+
+    billed, unbilled = period(USAGE), period(USAGE_UNBILLED)
     lines = []
     for operation in prices():
-        # google-cloud-firestore 2.x annotates count() as returning the class AggregationQuery
-        # (it returns an instance), so sum() reads as an unbound call: hence the ignore.
-        counted = base.where(filter=where_eq("operation", operation)).count(alias="requests")
-        aggregate = counted.sum("cost_micros", alias="cost")  # type: ignore[call-arg, arg-type]
+        counted = billed.where(filter=where_eq("operation", operation)).count(alias="requests")
+        aggregate = counted.sum("cost_micros", alias="cost")
         values = {r.alias: r.value for r in aggregate.get()[0]}
-        if values["requests"]:
-            lines.append(Line(operation, int(values["requests"]), int(values["cost"] or 0)))
-    total = Line("total", sum(x.requests for x in lines), sum(x.cost_micros for x in lines))
+        free = unbilled.where(filter=where_eq("operation", operation)).count(alias="n").get()
+        not_billed = int(free[0][0].value)
+        if values["requests"] or not_billed:
+            requests, cost = int(values["requests"]), int(values["cost"] or 0)
+            lines.append(Line(operation, requests, cost, not_billed))
+    total = Line(
+        "total",
+        sum(x.requests for x in lines),
+        sum(x.cost_micros for x in lines),
+        sum(x.unbilled for x in lines),
+    )
     return lines, total
 
 

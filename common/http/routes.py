@@ -145,6 +145,9 @@ class Call(Generic[Body, Query, Path, Caller]):
     # A handler whose answer did no work for the caller (nothing found, nothing drafted) sets
     # this False: a priced route then records no usage for the request.
     billed: bool = True
+    # A job bills this request when it delivers (a legal guide): the request itself is neither
+    # billed nor noted as unbilled (decision 0039).
+    billed_by_job: bool = False
 
 
 @dataclass
@@ -153,7 +156,7 @@ class Streamed:
 
     A priced stream is billed once it has delivered what it is priced for (decision 0039):
     the producer sets ``delivered`` when it produces the chunk that carries it (the first
-    research item, the first finding, the first piece of a reply that did its work), and the
+    research item, the first finding, a draft's first words, a whole chat reply), and the
     call is settled as soon as the server has taken that chunk -- exactly once, whether or not
     the client stays to the end. A stream that never delivers (nothing found, an ``error``
     event, a client gone before) is not billed. ``failed``: the producer sent an error event.

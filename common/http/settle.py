@@ -70,17 +70,38 @@ class Settlement:
         if self.reservation is not None:
             self.reservation.release()
 
-    def _bill(self) -> None:
-        principal = self.call.principal
-        if self.route.price and self.call.billed:
-            from common.http import metering
+    def stream_undelivered(self) -> None:
+        """A stream that ended, failed or was left before it delivered: not billed, noted."""
+        if not self.settled:
+            self.settled = True
+            self._note_unbilled()
 
-            metering.record(
-                principal.consumer_id,
-                self.route.price,
-                self.call.request_id,
-                key_id=principal.key_id,
+    def _bill(self) -> None:
+        """One usage record when the call delivered, else the note that it was answered free."""
+        principal, call, operation = self.call.principal, self.call, self.route.price
+        if not operation or call.billed_by_job:
+            return
+        if not call.billed:
+            self._note_unbilled()
+            return
+        from common.http import metering
+
+        metering.record(principal.consumer_id, operation, call.request_id, key_id=principal.key_id)
+
+    def _note_unbilled(self) -> None:
+        """A priced request answered without a charge (a search with no result, small talk, a
+        stream that delivered nothing): noted for the usage API; a failure is only logged."""
+        principal, operation = self.call.principal, self.route.price
+        if not operation or self.call.billed_by_job:
+            return
+        from common.http import metering
+
+        try:
+            metering.record_unbilled(
+                principal.consumer_id, operation, self.call.request_id, key_id=principal.key_id
             )
+        except Exception:
+            logger.exception("unbilled request not noted", extra={"operation": operation})
 
 
 def run(route: Route, call: Call[Any, Any, Any, Any], request: Request, raw: bytes) -> Response:
@@ -152,6 +173,7 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
             "stream ended", extra={"route": settlement.route.operation_id, "failed": stream.failed}
         )
     finally:
+        settlement.stream_undelivered()  # a no-op once the stream was settled
         settlement.release()  # a no-op once the stream was settled
         for var, token in reversed(tokens):
             var.reset(token)

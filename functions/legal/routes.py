@@ -10,7 +10,7 @@ def request_guidance(call: Call[GuidanceRequest]) -> TaskAccepted:
     from functions.legal import service
 
     task_id = service.submit(call.principal.consumer_id, call.body.model_dump())
-    call.billed = False  # billed by the job once the guide is written (decision 0039)
+    call.billed_by_job = True  # billed by the job once the guide is written (decision 0039)
     return TaskAccepted(
         taskId=task_id,
         message="Your legal guidance is being written; it will be emailed to you and shown "

@@ -73,6 +73,7 @@ class DayLine(BaseModel):
     requests: int
     cost_micros: int = Field(description="Integer micro-dollars (1,000,000 = $1).")
     cost: str
+    unbilled_requests: int = 0
 
 
 class PortalUsage(Usage):

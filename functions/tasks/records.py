@@ -186,14 +186,16 @@ def finish(
     result: dict[str, Any] | None,
     email: dict[str, Any] | None = None,
     meter: tuple[str, str] | None = None,
+    unbilled: tuple[str, str] | None = None,
     apply: Callable[[Any], None] | None = None,
 ) -> bool:
     """End the task in one transaction: ``apply(transaction)`` (the job's own reads, then
-    writes), the usage record ``meter=(consumer_id, operation)`` keyed by the task id, and the
-    terminal status. False if the task had already ended (nothing written)."""
+    writes), the usage record ``meter=(consumer_id, operation)`` keyed by the task id (or the
+    note ``unbilled=(consumer_id, operation)`` of a run that delivered nothing, decision 0039),
+    and the terminal status. False if the task had already ended (nothing written)."""
     from google.cloud.firestore import DELETE_FIELD
 
-    from common.http.metering import usage_record, usage_ref
+    from common.http.metering import unbilled_ref, usage_record, usage_ref
 
     task_ref = ref(task_id)
 
@@ -207,6 +209,9 @@ def finish(
             apply(transaction)
         if meter is not None:
             transaction.set(usage_ref(task_id), usage_record(*meter))
+        if unbilled is not None:
+            free = {**usage_record(*unbilled), "cost_micros": 0}
+            transaction.set(unbilled_ref(task_id), free)
         updates: dict[str, Any] = {
             "status": status,
             "result": result,

@@ -115,8 +115,11 @@ class _Run:
             raise BackendUnavailable("Every news source failed; the run will be retried.")
         base = {"sources": gathered.sources, "failedSources": gathered.failed}
         if not gathered.items:
-            records.finish(  # nothing sent, nothing billed (decision 0039)
-                self.task_id, status="succeeded", result={**base, "items": 0, "sent": False}
+            records.finish(  # nothing sent, nothing billed (decision 0039): noted as such
+                self.task_id,
+                status="succeeded",
+                result={**base, "items": 0, "sent": False},
+                unbilled=(self.owner_id, OPERATION),
             )
             return "nothing_new"
         summaries = summarise_items([ranked.item for ranked in gathered.items])

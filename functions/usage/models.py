@@ -38,6 +38,11 @@ class UsageLine(BaseModel):
     requests: int
     cost_micros: int = Field(description="Integer micro-dollars (1,000,000 = $1).")
     cost: str = Field(description="Formatted, e.g. $0.25.")
+    unbilled_requests: int = Field(
+        0,
+        description="Requests of the operation answered but not billed: they delivered nothing "
+        "it is priced for (a search with no result, a run with nothing new, small talk).",
+    )
 
 
 class Usage(BaseModel):

@@ -279,10 +279,12 @@
     const rows = usage.operations.map((line) => el("tr", {},
       el("td", { text: line.operation }),
       el("td", { class: "num", text: String(line.requests) }),
+      el("td", { class: "num", text: String(line.unbilled_requests) }),
       el("td", { class: "num", text: line.cost })));
-    if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: "3", text: "No metered requests in this period." })));
+    if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: "4", text: "No metered requests in this period." })));
     rows.push(el("tr", {}, el("th", { scope: "row", text: "Total" }),
       el("td", { class: "num", text: String(usage.total.requests) }),
+      el("td", { class: "num", text: String(usage.total.unbilled_requests) }),
       el("td", { class: "num", text: usage.total.cost })));
     $("usage-rows").replaceChildren(...rows);
   }

@@ -63,7 +63,7 @@ def test_sign_in_create_use_see_usage_and_revoke(page, portal: Portal) -> None:
     page.get_by_role("link", name="Usage").click()
     operations = page.locator("#usage-rows")
     operations.get_by_text("chat.intent").wait_for()
-    assert re.search(r"chat\.intent\s+1\s+\$", operations.inner_text())
+    assert re.search(r"chat\.intent\s+1\s+0\s+\$", operations.inner_text())  # billed, not billed
     assert page.locator("#chart svg rect.bar").count() >= 1
     assert re.match(r"1 requests?, \$", page.locator("#usage-total").inner_text())
     screenshot(page, "4-usage")

@@ -12,7 +12,7 @@ import pytest
 from common.config import get_settings
 from common.email import EmailNotSent, EmailOutcomeUnknown
 from common.errors import Conflict
-from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
+from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, USAGE_UNBILLED, get_db
 from common.tasks import Enqueued, Task
 from functions.tracking.dispatch import dispatch
 from functions.tracking.run import run_task
@@ -253,6 +253,9 @@ def test_a_later_run_sends_only_new_items_and_nothing_when_there_are_none(alice,
     assert record["status"] == "succeeded"
     assert record["result"] == {**record["result"], "items": 0, "sent": False}
     assert usage_of(later.task_id) is None  # nothing was sent, so nothing is billed (0039)
+    free = get_db().collection(USAGE_UNBILLED).document(later.task_id).get().to_dict()
+    assert free["operation"] == "tracking.research_run"  # ... and the usage API says so
+    assert free["cost_micros"] == 0
     assert usage_of(first.task_id) is not None  # the run that sent a digest is
 
 

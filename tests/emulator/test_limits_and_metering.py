@@ -103,6 +103,7 @@ def test_thirty_parallel_metered_requests_make_thirty_records_and_the_exact_cost
         "requests": 30,
         "cost_micros": 3_000_000,
         "cost": "$3.00",
+        "unbilled_requests": 0,
     }
     assert usage["operations"][0]["operation"] == "chat.intent"
 

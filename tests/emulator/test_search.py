@@ -232,6 +232,17 @@ def test_a_search_that_finds_nothing_is_not_billed(campaigns, auth, alice):
     found = search(auth, {"query": "cage-free pledge", "search_type": "text"}, "campaigns")
     assert found.get_json()["total"] > 0
     assert [u.get("operation") for u in usage.stream()] == ["search.query"]
+    bill = client().get("/v1/usage", headers=auth).get_json()  # the bill reconciles
+    assert bill["operations"] == [
+        {
+            "operation": "search.query",
+            "requests": 1,
+            "cost_micros": 50_000,
+            "cost": "$0.05",
+            "unbilled_requests": 1,
+        }
+    ]
+    assert bill["total"]["unbilled_requests"] == 1
 
 
 def test_every_table_is_searched_and_filters_apply(campaigns, auth, tmp_path):
