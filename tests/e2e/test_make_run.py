@@ -380,6 +380,54 @@ def assert_osint_holds_on_news_wording(base: str, auth: dict, cli_env: dict[str,
         optout("remove", "--name", "Priya Raman-Shah")
 
 
+def usage_of(base: str, auth: dict, operation: str) -> tuple[int, int]:
+    """(requests billed, requests answered but not billed) of one operation this month."""
+    bill = httpx.get(f"{base}/v1/usage", headers=auth, timeout=10).json()
+    line = next((o for o in bill["operations"] if o["operation"] == operation), None)
+    return (line["requests"], line["unbilled_requests"]) if line else (0, 0)
+
+
+def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[str, str]) -> None:
+    """Issue 24's acceptance, over HTTP (decision 0039): realtime runs with nothing new cost
+    nothing and say so in the usage API; small talk is free; a stream cut right after its first
+    item is billed once. (A profile with no finding: the emulator tests, since the fixture news
+    search answers any name.)"""
+    billed, free = usage_of(base, auth, "tracking.research_run")
+    time.sleep(4 * TICK_S + 2)  # at least three ticks with nothing new (usage reads count
+    # against the rate limit, so they are not polled)
+    now_billed, now_free = usage_of(base, auth, "tracking.research_run")
+    assert now_free >= free + 3  # ticks ran and found nothing new ...
+    assert now_billed == billed  # ... and cost nothing
+
+    # A consumer of its own for the rest: the demo key's minute is spent by the other checks.
+    assert admin(cli_env, "create-consumer", "--email", "billing@example.org").returncode == 0
+    issued = admin(cli_env, "issue-key", "--email", "billing@example.org")
+    assert issued.returncode == 0, issued.stderr
+    auth = {"Authorization": f"Bearer {issued.stdout.strip()}"}
+    chat = usage_of(base, auth, "chat.message")
+    hello = httpx.post(
+        f"{base}/v1/chat/message",
+        json={"message": "Hi there! How are you today?"},
+        headers=auth,
+        timeout=30,
+    )
+    assert hello.status_code == 200
+    assert usage_of(base, auth, "chat.message") == (chat[0], chat[1] + 1)
+
+    research = usage_of(base, auth, "research.topics")
+    body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}
+    url = f"{base}/v1/research/topics"
+    with httpx.stream("POST", url, json=body, headers=auth, timeout=60) as stream:
+        for line in stream.iter_lines():
+            if line and json.loads(line)["type"] == "item":
+                break  # hang up with the first item in hand
+    for _ in range(5):  # settled when the server came back for the next chunk
+        if usage_of(base, auth, "research.topics") != research:
+            break
+        time.sleep(1)
+    assert usage_of(base, auth, "research.topics") == (research[0] + 1, research[1])
+
+
 def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     port, emulator_port, jwks_port, feed_port = (free_port() for _ in range(4))
     env = {
@@ -410,6 +458,7 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
     assert_a_realtime_digest_arrives_within_two_ticks(base, auth, tmp_path / ".local" / "outbox")
+    assert_billing_is_for_value_delivered(base, auth, cli_env)
     assert_imported_records_are_found_by_words_and_meaning(base, auth, cli_env, tmp_path)
     assert_osint_holds_on_news_wording(base, auth, cli_env)
     # The server's log is where the README says: its JSON lines in .local/server.log.

@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from common import embeddings
-from common.firestore import OSINT_AUDIT, USAGE, get_db, where_eq
+from common.firestore import OSINT_AUDIT, USAGE, USAGE_UNBILLED, get_db, where_eq
 from functions.search.importer import import_records
 from functions.search.tables import TABLES
 from tests.fakes.feed_server import FakeFeedServer
@@ -402,6 +402,25 @@ def test_the_employers_profile_shows_none_of_its_peoples_personal_data(alice, os
     answer = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth)
     events(answer)
     assert_none_planted(answer)
+
+
+def test_a_profile_with_no_finding_says_so_and_is_not_billed(alice, osint):
+    """Issue 24 (decision 0039): a profile is billed once it delivered a finding about its
+    subject; one of a company nothing can be tied to costs nothing, and its end says so."""
+    consumer, auth = alice
+    answer = client().post(
+        COMPANY, json={"companyName": "Zyxwv Quillfeather Holdings"}, headers=auth
+    )
+    stream = events(answer)
+    assert [e for e in stream if e["type"] == "finding"] == []
+    assert stream[-1]["type"] == "end"
+    assert stream[-1]["findings"] == 0
+    assert usage_count(consumer["id"], "osint.company_profile") == 0
+    free = get_db().collection(USAGE_UNBILLED).where(filter=where_eq("consumer_id", consumer["id"]))
+    assert [d.to_dict()["operation"] for d in free.stream()] == ["osint.company_profile"]
+    harlow = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth)
+    assert [e for e in events(harlow) if e["type"] == "finding"]
+    assert usage_count(consumer["id"], "osint.company_profile") == 1
 
 
 @pytest.mark.parametrize(
