@@ -32,6 +32,14 @@ from functions.knowledge import service as knowledge
 logger = get_logger("ars.content")
 
 PROMPT_NAME = "content_generate.v1"
+_NOT_COVERED = (
+    "The knowledge base has nothing on this topic to draft from, and a draft is never "
+    "written without sources. Try a broader or differently worded topic (see POST "
+    "/v1/knowledge/search)."
+)
+# A topic whose nearest knowledge passage is less similar than this is not covered: 422
+# topic_not_covered, nothing drafted (decision 0039; chosen and measured by bench/coverage.py).
+COVERAGE_MIN = 0.49
 PASSAGES = {"short": 6, "medium": 8, "long": 12}
 MAX_HASHTAGS = 5
 OFFLINE = "offline"
@@ -122,6 +130,8 @@ def _screened(generated: Generated) -> Generated:
 
 
 def _generate(spec: Spec) -> Generated:
+    if knowledge.coverage(spec.topic) < COVERAGE_MIN:  # nothing on this topic: never drafted
+        raise NotCovered(_NOT_COVERED)  # from passages about something else (decision 0039)
     passages = passages_for(spec)
     if not passages:  # a provider never drafts without sources
         return _offline(spec, passages)
@@ -137,11 +147,7 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
     """The offline draft, composed from the passages' own sentences (422 with none)."""
     draft = compose.compose(spec, passages)
     if draft is None:
-        raise NotCovered(
-            "The knowledge base has nothing on this topic to draft from, and a draft is never "
-            "written without sources. Try a broader or differently worded topic (see POST "
-            "/v1/knowledge/search)."
-        )
+        raise NotCovered(_NOT_COVERED)
     return Generated(
         posts=draft.posts,
         content=draft.content,

@@ -38,3 +38,14 @@ def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[s
         }
         for hit, score in fused
     ]
+
+
+def coverage(query: str) -> float:
+    """How closely the corpus covers ``query``: the cosine similarity of its nearest passage
+    (0 with an empty corpus). Content refuses a topic below its measured threshold (decision
+    0039, ``bench/coverage.py``)."""
+    embedder = get_embedder()
+    retrieval.check_index([KNOWLEDGE], embedder)
+    vector = retrieval.embed_query(query, embedder)
+    nearest = retrieval.semantic_search(KNOWLEDGE, vector, embedder, 1)
+    return nearest[0].score if nearest else 0.0
