@@ -389,9 +389,9 @@ def usage_of(base: str, auth: dict, operation: str) -> tuple[int, int]:
 
 def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[str, str]) -> None:
     """Issue 24's acceptance, over HTTP (decision 0039): realtime runs with nothing new cost
-    nothing and say so in the usage API; small talk is free; a stream cut right after its first
-    item is billed once. (A profile with no finding: the emulator tests, since the fixture news
-    search answers any name.)"""
+    nothing and say so in the usage API; small talk is free; an uncovered content topic is 422
+    and free; a stream cut right after its first item is billed once. (A profile with no
+    finding: the emulator tests, since the fixture news search answers any name.)"""
     billed, free = usage_of(base, auth, "tracking.research_run")
     time.sleep(4 * TICK_S + 2)  # at least three ticks with nothing new (usage reads count
     # against the rate limit, so they are not polled)
@@ -413,6 +413,14 @@ def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[s
     )
     assert hello.status_code == 200
     assert usage_of(base, auth, "chat.message") == (chat[0], chat[1] + 1)
+
+    content = usage_of(base, auth, "content.generate")
+    octopus = httpx.post(
+        f"{base}/v1/content/generate", json={"topic": "octopus farming"}, headers=auth, timeout=60
+    )
+    assert octopus.status_code == 422
+    assert octopus.json()["code"] == "topic_not_covered"
+    assert usage_of(base, auth, "content.generate") == content  # an error: neither billed nor noted
 
     research = usage_of(base, auth, "research.topics")
     body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}

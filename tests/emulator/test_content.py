@@ -179,8 +179,17 @@ def test_bad_input_is_a_400_naming_the_field(auth, body, field):
     assert field in [e["field"] for e in response.get_json()["errors"]]
 
 
-def test_a_topic_the_knowledge_base_does_not_cover_is_422_and_not_billed(consumer):
-    response = generate(consumer[1], {"topic": "quantum chromodynamics of gluons"})
+@pytest.mark.parametrize(
+    "topic",
+    [
+        "quantum chromodynamics of gluons",
+        # Issue 24: an advocacy topic that shares words with the corpus ("farming") used to be
+        # drafted from passages about hens and billed.
+        "octopus farming",
+    ],
+)
+def test_a_topic_the_knowledge_base_does_not_cover_is_422_and_not_billed(consumer, topic):
+    response = generate(consumer[1], {"topic": topic})
     assert response.status_code == 422
     assert response.get_json()["code"] == "topic_not_covered"
     assert usage(consumer[0]) == []
