@@ -96,11 +96,14 @@ resource "google_firestore_index" "subscriptions_due" {
   }
 }
 
-# Usage API and admin CLI: one consumer's records of one operation over a range of days.
+# Usage API and admin CLI: one consumer's records of one operation over a range of days, in
+# `usage` (billed) and `usage_unbilled` (answered but not billed; decision 0039).
 resource "google_firestore_index" "usage_by_consumer_operation_day" {
+  for_each = toset(["usage", "usage_unbilled"])
+
   project    = var.project_id
   database   = google_firestore_database.db.name
-  collection = "usage"
+  collection = each.value
 
   fields {
     field_path = "consumer_id"
@@ -118,27 +121,10 @@ resource "google_firestore_index" "usage_by_consumer_operation_day" {
   }
 }
 
-# Usage API: one consumer's priced requests answered but not billed, per operation, over a
-# range of days (decision 0039).
-resource "google_firestore_index" "usage_unbilled_by_consumer_operation_day" {
-  project    = var.project_id
-  database   = google_firestore_database.db.name
-  collection = "usage_unbilled"
-
-  fields {
-    field_path = "consumer_id"
-    order      = "ASCENDING"
-  }
-
-  fields {
-    field_path = "operation"
-    order      = "ASCENDING"
-  }
-
-  fields {
-    field_path = "day"
-    order      = "ASCENDING"
-  }
+# The usage index existed before it had a twin for usage_unbilled: keep it, do not recreate it.
+moved {
+  from = google_firestore_index.usage_by_consumer_operation_day
+  to   = google_firestore_index.usage_by_consumer_operation_day["usage"]
 }
 
 # OSINT audit log: a consumer's entries newest first (GET /v1/osint/audit, with a cursor on the
