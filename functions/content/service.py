@@ -102,8 +102,12 @@ def spec_of(request: ContentRequest) -> Spec:
 
 def passages_for(spec: Spec) -> list[Passage]:
     """The topic's knowledge passages, without their sentences that carry personal data: a
-    draft (or a provider) is never given any to quote (decision 0037)."""
-    hits = knowledge.search(spec.topic, PASSAGES[spec.length], None)
+    draft (or a provider) is never given any to quote (decision 0037). 422 when the corpus
+    does not cover the topic: a draft is never written from passages about something else
+    (decision 0039)."""
+    hits, nearest = knowledge.search_scored(spec.topic, PASSAGES[spec.length], None)
+    if nearest < COVERAGE_MIN:
+        raise NotCovered(_NOT_COVERED)
     passages = [
         Passage(privacy.screen_text(h["passage"]).text, h["title"], h.get("url"), h["section"])
         for h in hits
@@ -130,8 +134,6 @@ def _screened(generated: Generated) -> Generated:
 
 
 def _generate(spec: Spec) -> Generated:
-    if knowledge.coverage(spec.topic) < COVERAGE_MIN:  # nothing on this topic: never drafted
-        raise NotCovered(_NOT_COVERED)  # from passages about something else (decision 0039)
     passages = passages_for(spec)
     if not passages:  # a provider never drafts without sources
         return _offline(spec, passages)

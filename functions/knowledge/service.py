@@ -15,6 +15,15 @@ FIELDS = ("doc_id", "title", "url", "section", "passage", "tags")  # what an ans
 
 def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
     """``[{passage, title, url, section, score}]``, best first, at most ``limit``."""
+    return search_scored(query, limit, tags)[0]
+
+
+def search_scored(
+    query: str, limit: int, tags: list[str] | None = None
+) -> tuple[list[dict[str, Any]], float]:
+    """``search``'s hits, and how closely the corpus covers the query: the cosine similarity of
+    its nearest passage (0 with none). Content refuses a topic below its measured threshold
+    (decision 0039, ``bench/coverage.py``); one embedding and one vector query serve both."""
     embedder = get_embedder()
     retrieval.check_index([KNOWLEDGE], embedder)
     wanted = set(tags or ())
@@ -28,7 +37,8 @@ def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[s
     prefilter = ("tags", "array_contains_any", sorted(wanted)) if wanted else None
     meaning = retrieval.semantic_search(KNOWLEDGE, vector, embedder, pool, prefilter=prefilter)
     fused = retrieval.fuse([meaning, words], key=lambda hit: hit.id, limit=limit)
-    return [
+    nearest = max((hit.score for hit in meaning), default=0.0)
+    hits = [
         {
             "passage": hit.doc["passage"],
             "title": hit.doc["title"],
@@ -38,14 +48,9 @@ def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[s
         }
         for hit, score in fused
     ]
+    return hits, nearest
 
 
 def coverage(query: str) -> float:
-    """How closely the corpus covers ``query``: the cosine similarity of its nearest passage
-    (0 with an empty corpus). Content refuses a topic below its measured threshold (decision
-    0039, ``bench/coverage.py``)."""
-    embedder = get_embedder()
-    retrieval.check_index([KNOWLEDGE], embedder)
-    vector = retrieval.embed_query(query, embedder)
-    nearest = retrieval.semantic_search(KNOWLEDGE, vector, embedder, 1)
-    return nearest[0].score if nearest else 0.0
+    """How closely the corpus covers ``query`` (``search_scored``): for bench/coverage.py."""
+    return search_scored(query, 1)[1]
