@@ -48,12 +48,24 @@ def _person_words() -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
 
 
+# What follows a title ending in "for": a seat, not a span of time (see office_titles).
+_SEAT_AFTER = r"(?=\s+(?!the\s+(?:past|last|next|first|whole)\b)(?:the\s|(?-i:[A-Z])))"
+
+
 @cache
 def _titles() -> tuple[frozenset[str], re.Pattern[str]]:
     """Single-word titles (lower case) and a pattern for the written titles of office."""
     titles = rules().office_titles
     single = frozenset(t for t in titles if " " not in t)
-    alternation = "|".join(sorted((re.escape(t) for t in titles), key=len, reverse=True))
+    alternation = "|".join(
+        [
+            *(
+                re.escape(t) + (_SEAT_AFTER if t.endswith(" for") else "")
+                for t in sorted(titles, key=len, reverse=True)
+            ),
+            *rules().office_title_patterns,
+        ]
+    )
     return single, re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
 
 
@@ -166,14 +178,19 @@ _HANDLE = re.compile(
     r"(?<![\w.@/])@([A-Za-z0-9_.]{3,30})|\.(?:com|app|net|social)/([A-Za-z0-9_.]{3,40})"
 )
 
+_REDDIT_USER = re.compile(r"(?<![\w/])u/[A-Za-z0-9_-]{3,20}\b")
+
 
 def handles(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     """Account handles and profile URLs that look like a person's: a given name, then nothing,
     a separator, digits, an initial ("@danaw_1975", "instagram.com/dana.whitfield"), or a
-    surname the text or the records hold ("@danawhitfield")."""
+    surname the text or the records hold ("@danawhitfield"); and any Reddit user ("u/name":
+    the platform's notation for a person, where a community is "r/name")."""
     given = given_names()
     surnames = extra | {w.lower() for w in _CAPITALISED.findall(text)}
-    found = []
+    found = [
+        Reference(m.start(), m.end(), m.group(0), "handle") for m in _REDDIT_USER.finditer(text)
+    ]
     for match in _HANDLE.finditer(text):
         account = (match.group(1) or match.group(2) or "").lower()
         head = re.match(r"[a-z]+", account)

@@ -81,6 +81,7 @@ class Rules(Content):
     organisation_words: LowerWords
     not_names: Words
     office_titles: tuple[LowerLine, ...] = Field(min_length=1)
+    office_title_patterns: tuple[Pattern, ...] = ()
     professional_examples: tuple[Line, ...] = Field(min_length=1)
     normalise: Normalise
     category: tuple[Category, ...] = Field(min_length=1)
