@@ -10,26 +10,33 @@ a name could hide, is dropped."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
 from common.datafiles import Content, LowerWords, Words, load
 from common.offline.entities import topics_in
+from common.privacy.rules import given_names
 from common.text import organisations
 from common.topics import is_topic
 
-_ORG = re.compile(
-    r"\b(?:I (?:work|volunteer|campaign) (?:at|for|with)|I(?:'m| am) (?:with|from|at)|"
-    r"I(?:'m| am) (?:a|an|the) [a-z -]{2,50}? (?:at|for|with)|"
-    r"(?:our|my) (?:organi[sz]ation|group|charity|nonprofit|non-profit|ngo|team|sanctuary)"
-    r"(?: is| is called|,)?|we are|we're)\s+((?:the\s+)?[A-Z][\w&'-]*(?:\s+(?:of\s+|for\s+|"
-    r"in\s+|the\s+|&\s+)?[A-Z][\w&'-]*){0,5})"
-)
-_ROLE = re.compile(
-    r"\bI(?:'m| am) (?:a|an|the|our) ([a-z][a-z -]{2,50}?)(?= at| for| with|"
-    r"[.,!;]|$)",
+# Where a user says where they work, however they word it; the organisation is read from what
+# follows (``_organisation``). Case is ignored: people type "i work for open cages uk".
+_WORKPLACE = re.compile(
+    r"\b(?:i\s+(?:work|volunteer|campaign|intern)(?:\s+[a-z-]+){0,3}?\s+(?:at|for|with)|"
+    r"i\s+(?:lead|run|manage|coordinate|head|do)\s+(?!(?:a|an|the|my|our)\b)[\w&-]+(?:\s+[\w&-]+){0,2}?\s+(?:at|for)|"
+    r"i(?:'m|\s+am)\s+(?:with|from|at|part\s+of|on\s+the\s+team\s+at)|"
+    r"i\s+represent|(?:our|my)\s+(?:organi[sz]ation|org|group|charity|nonprofit|non-profit|"
+    r"ngo|team|sanctuary)(?:\s+is\s+called|\s+is|,)?|we(?:'re|\s+are))\s+"
+    r"(?P<rest>[^.,;:!?()\n]{2,80})",
     re.IGNORECASE,
+)
+_CONNECTOR = r"\s+(?:at|for|with|from|of)\s+(?P<rest>[^.,;:!?()\n]{2,80})"
+# What may stand between "I'm" and the role they give: their name, a comma, an adverb.
+_BEFORE_ROLE = (
+    r"(?:[\s,]+(?:(?-i:[A-Z])[\w'-]*|[a-z][\w'-]*(?=,)|just|now|currently|also|"
+    r"actually|the|a|an|our|one\s+of\s+the))*[\s,]+"
 )
 _RESEARCH = re.compile(
     r"\b(?:research(?:ing)?|investigat(?:e|ing)|look(?:ing)? into|"
@@ -51,6 +58,8 @@ class MemoryWords(Content):
     organization_words: LowerWords
     titles: LowerWords
     role_words: LowerWords
+    name_stops: LowerWords
+    role_not_names: LowerWords
     tones: LowerWords
     short_words: LowerWords
     detailed_words: LowerWords
@@ -64,6 +73,42 @@ def words() -> MemoryWords:
 
 def _alternatives(values: Iterable[str]) -> str:
     return "|".join(re.escape(v) for v in sorted(values, key=lambda v: (-len(v), v)))
+
+
+@cache
+def _introductions() -> tuple[re.Pattern[str], ...]:
+    """A role and the organisation after it, said of oneself: "I'm Sam, policy officer at
+    Finwatch Collective", "I work as a corporate campaigner for Fur Free Futures", "Jo here,
+    campaigns lead at Hen Harbour", "head of investigations at X here"."""
+    heads = _alternatives(words().role_words)
+    role = (
+        rf"(?P<role>(?:[a-z][\w&/-]*\s+){{0,3}}(?:{heads})"
+        rf"(?:\s+of(?:\s+[a-z][\w&-]*){{1,3}}?)?)"
+    )
+    name = r"(?-i:[A-Z])[\w'-]*"
+    anchor = (
+        r"(?:\bi(?:'m|\s+am)|\bi\s+work(?:ed)?\s+as|\bi(?:'ve|\s+have)\s+been|"
+        rf"\bworking\s+as|\bi\s+(?:serve|act)\s+as|\bmy\s+name\s+is\s+{name}|"
+        rf"\b{name}\s+here|\bthis\s+is\s+{name})"
+    )
+    return (
+        re.compile(rf"{anchor}{_BEFORE_ROLE}{role}{_CONNECTOR}", re.IGNORECASE),
+        re.compile(
+            rf"(?:^|[.!?]\s+|\n)(?:(?:hi|hello|hey|hiya)\b[\s,!.-]*)?{role}{_CONNECTOR}",
+            re.IGNORECASE,
+        ),
+        # "As a student researcher at ...", "I work for X as an investigator"
+        re.compile(
+            rf"(?:\bi\b[^.!?\n]{{0,80}}?\bas|(?:^|[.!?]\s+|\n)as)\s+(?:a|an|the|our)\s+{role}"
+            rf"(?:{_CONNECTOR}|(?=[\s.,;!?]|$))",
+            re.IGNORECASE,
+        ),
+        # a role and no organisation: "I'm a volunteer.", "I'm head of campaigns, and ..."
+        re.compile(
+            rf"{anchor}{_BEFORE_ROLE}{role}(?=\s*[.,;!?]|\s+(?:and|but|so|here)\b|\s*$)",
+            re.IGNORECASE,
+        ),
+    )
 
 
 @cache
@@ -137,12 +182,124 @@ def organization_like(value: str) -> bool:
 
 
 def role_like(value: str) -> bool:
+    """A role as a job title is written: up to three words before a role word, then perhaps
+    "of" an area ("senior campaign manager", "head of investigations"), in lower case, with
+    no given name in it ("assistant to maría garcía" is not a role)."""
     return (
         value == value.lower()
-        and any(w in value for w in words().role_words)
-        and not contact_details(value)
         and len(value) <= 60
+        and _role_shape().fullmatch(value) is not None
+        and not any(
+            _folded(word) in given_names() - words().role_not_names for word in value.split()
+        )
+        and not contact_details(value)
     )
+
+
+@cache
+def _role_shape() -> re.Pattern[str]:
+    heads = _alternatives(words().role_words)
+    return re.compile(
+        rf"(?:[a-z][\w&/-]*\s+){{0,3}}(?:{heads})(?:\s+of(?:\s+[a-z][\w&-]*){{1,3}})?"
+    )
+
+
+def _folded(word: str) -> str:
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
+
+
+def _organisation(rest: str) -> str | None:
+    """The organisation's name at the start of ``rest`` (what follows "at", "for", "with"):
+    a capitalised run (connecting words such as "for", "of", "the" inside it), or, typed in
+    lower case, the words before the first of ``name_stops`` (at most five)."""
+    tokens = rest.split()
+    if not tokens:
+        return None
+    if tokens[0].lower() == "the" and len(tokens) > 1:
+        tokens = tokens[1:] if tokens[0] == "the" else tokens
+    taken: list[str] = []
+    if tokens[0][:1].isupper() or tokens[0][:1].isdigit():
+        for token in tokens[:8]:
+            if token.lower() in _PRONOUNS:
+                break
+            if (
+                token[:1].isupper()
+                or token[:1].isdigit()
+                or token == "&"  # noqa: S105 - a word of a name, not a secret
+                or (token.lower() in _INSIDE_NAMES and taken)
+            ):
+                taken.append(token)
+            else:
+                break
+        while taken and taken[-1].lower() in _INSIDE_NAMES | {"&"}:
+            taken.pop()
+        if taken and taken[-1].lower() == "here":
+            taken.pop()
+    else:
+        stops = words().name_stops
+        for token in tokens[:5]:
+            if token.lower() in stops:
+                break
+            taken.append(token)
+    name = " ".join(taken).strip(" -'")
+    return name or None
+
+
+# Words a role said in a sentence may open with that are not part of it ("as a", "i").
+_ROLE_OPENING = re.compile(r"^(?:(?:as|a|an|the|our|my|i|i'm|im|we)\s+)+")
+# Capitalised words that end an organisation's name: "at the University of Leeds I study".
+_PRONOUNS = frozenset({"i", "i'm", "im", "we", "we're", "our", "my", "me", "us", "you"})
+_INSIDE_NAMES = frozenset({"for", "of", "the", "and", "on", "in", "de", "la", "du", "von"})
+
+
+def _plausible_workplace(name: str) -> bool:
+    """An organisation a user said they work for: one ``organization_like`` accepts, or a
+    capitalised name that is not a person's (no title, not opening with a given name), or a
+    lower-case name of two words or more ("i work at night" names no organisation)."""
+    if organization_like(name):
+        return True
+    if _titles().match(name) or contact_details(name) or len(name) > 100:
+        return False
+    first = name.split()[0].lower()
+    if first in given_names() or first in words().name_stops:
+        return False
+    return name[:1].isupper() or len(name.split()) >= 2
+
+
+def introductions(text: str) -> tuple[str | None, str | None]:
+    """(organisation, role) the user gave for themselves, the first of each found."""
+    organization: str | None = None
+    role: str | None = None
+    for pattern in _introductions():
+        for match in pattern.finditer(text):
+            said = _ROLE_OPENING.sub("", re.sub(r"\s+", " ", match.group("role").lower()).strip())
+            if role is None and role_like(said):
+                role = said
+            rest = match.groupdict().get("rest")
+            name = _organisation(rest) if rest else None
+            if organization is None and name and _plausible_workplace(name):
+                organization = name
+    for match in _WORKPLACE.finditer(text):
+        name = _organisation(match.group("rest"))
+        if organization is None and name and _plausible_workplace(name):
+            organization = name
+    return organization, role
+
+
+def causes_in(text: str, organization: str | None) -> list[str]:
+    """The topics of what the user says they or their organisation work on: the statements
+    (not questions) that speak in the first person, the organisation's own name left out."""
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if sentence.rstrip().endswith("?") or not _FIRST_PERSON.search(sentence):
+            continue
+        if organization:
+            sentence = re.sub(re.escape(organization), " ", sentence, flags=re.IGNORECASE)
+        found += topics_in(sentence)
+    return list(dict.fromkeys(found))
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|we|we're|our|my|me|us)\b", re.IGNORECASE)
 
 
 def companies_in(text: str) -> list[str]:
@@ -185,7 +342,7 @@ def normalize(memory: dict[str, Any]) -> dict[str, Any]:
     ]
     return {
         "organization": organization.strip()[:100]
-        if isinstance(organization, str) and organization_like(organization.strip())
+        if isinstance(organization, str) and _plausible_workplace(organization.strip())
         else None,
         "role": role.strip().lower()[:60]
         if isinstance(role, str) and role_like(role.strip().lower())
@@ -204,14 +361,14 @@ def normalize(memory: dict[str, Any]) -> dict[str, Any]:
 
 def extract_memory(messages: Sequence[dict[str, str]]) -> dict[str, Any]:
     text = "\n".join(m["content"] for m in messages if m["role"] == "user")
+    text = text.replace("\u2019", "'")  # a typed apostrophe, however the keyboard wrote it
     research = [m.group(1) for m in _RESEARCH.finditer(text)]
-    roles = [m.group(1) for m in _ROLE.finditer(text)]
-    organizations = [m.group(1) for m in _ORG.finditer(text)]
+    organization, role = introductions(text)
     return normalize(
         {
-            "organization": next((o for o in organizations if organization_like(o)), None),
-            "role": next((r.lower() for r in roles if role_like(r.lower())), None),
-            "causeAreas": topics_in(text),
+            "organization": organization,
+            "role": role,
+            "causeAreas": causes_in(text, organization),
             "researchTopics": [slug for r in research for slug in topics_in(r)]
             + [c for r in research for c in companies_in(r)],
             "preferences": preferences_in(text),

@@ -206,3 +206,45 @@ def test_confidence_is_a_probability():
     assert intent == "CREATE_CONTENT"
     assert 0.0 < confidence <= 1.0
     assert abs(sum(model().probabilities("hello").values()) - 1.0) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("message", "organization", "role"),
+    [
+        # the phrasings of issue 25, and the same typed in lower case
+        (
+            "I'm Sam, policy officer at Finwatch Collective.",
+            "Finwatch Collective",
+            "policy officer",
+        ),
+        ("i'm sam, policy officer at finwatch collective", "finwatch collective", "policy officer"),
+        (
+            "I work as a corporate campaigner for Fur Free Futures.",
+            "Fur Free Futures",
+            "corporate campaigner",
+        ),
+        ("Campaigns lead at Hen Harbour here, quick question.", "Hen Harbour", "campaigns lead"),
+        ("Jo here, head of investigations at Tailwind.", "Tailwind", "head of investigations"),
+        ("I'm the founder of Plantfirst, a group for vegan school meals.", "Plantfirst", "founder"),
+        ("I work for Otwarte Klatki as an investigator.", "Otwarte Klatki", "investigator"),
+        ("i run comms for open cages uk and mostly do press", "open cages uk", None),
+        # someone else's role, or no organisation at all
+        ("I'll write to their head of sourcing at Harlow Foods.", None, None),
+        ("I work from home on Fridays.", None, None),
+        ("I'm Dana, I volunteer for Dana.", None, "volunteer"),  # a person is no organisation
+    ],
+)
+def test_memory_reads_ordinary_introductions(message, organization, role):
+    memory = extract_memory([{"role": "user", "content": message}])
+    assert (memory["organization"], memory["role"]) == (organization, role)
+
+
+def test_memory_cause_areas_come_from_the_users_own_work_not_their_questions():
+    memory = extract_memory(
+        [
+            {"role": "user", "content": "I'm with Fur Free Futures. We work on salmon farms."},
+            {"role": "user", "content": "Which zoos still keep orcas?"},
+        ]
+    )
+    assert memory["organization"] == "Fur Free Futures"
+    assert memory["causeAreas"] == ["aquaculture"]  # not fur (the name), not zoos (a question)
