@@ -138,7 +138,9 @@ def from_knowledge(
     found = compose.facts(question, passages, require_overlap=True, prefer=prefer)
     verdicts = privacy.screen_many([f.text for f in found])  # decision 0037
     found = [f for f, verdict in zip(found, verdicts, strict=True) if verdict is None]
-    found = found[:ANSWER_FACTS]
+    # in reading order: a passage's sentences as it gives them ("A typical ladder starts
+    # with..." before "If there is no progress, the next rungs are..."), the best passage first
+    found = sorted(found[:ANSWER_FACTS], key=lambda f: (f.passage, f.position))
     cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
     return [f.text for f in found], list(dict.fromkeys(cited))
 
@@ -242,6 +244,24 @@ def person(info: dict[str, Any], available: Collection[str]) -> Answer:
     follow = [texts().person_next] if "POST /v1/osint/personal-profile" in available else []
     answer = _findings(name, named, [*follow, texts().person_scope])
     return answer
+
+
+def public_figure_named(message: str) -> str | None:
+    """The name of a person the public-figures table holds, when the message names one by
+    their full name ("What is Carla Jensen's position on cage-free eggs?"): a question about
+    them is answered with their record, not with knowledge passages about something else. A
+    name is looked up only when the message has one (a words-only search of that table)."""
+    from common.privacy import people
+    from functions.search import service as search
+
+    for reference in people.names(message):
+        name = re.sub(r"['\u2019]s$", "", reference.text)
+        if len(name.split()) < 2:
+            continue
+        found = search.search([search.table("public_figures")], name, "text", RECORDS)
+        if any(_same(hit["record"].get("name", ""), name) for hit in found):
+            return name
+    return None
 
 
 def _records(tables: list[str], query: str) -> list[dict[str, Any]]:

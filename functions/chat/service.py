@@ -146,7 +146,12 @@ def _offline(
         return assist.person(info, available)
     if intent == "TRACK_ISSUES":
         return assist.track(info)
-    found = None if assist.small_talk(message) else assist.general(message)
+    if assist.small_talk(message):
+        found = None
+    elif named := assist.public_figure_named(message):
+        return assist.person({"personName": named}, available)
+    else:
+        found = assist.general(message)
     if found is not None:
         return found
     text = reply.reply(intent, info, memory=memory, available=available)

@@ -31,6 +31,7 @@ SIMILAR = 0.6  # share of terms above which a second sentence repeats the first
 URL_WEIGHT = 23  # X counts every link as 23 characters
 _URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
+POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
 
 
@@ -47,6 +48,7 @@ class Fact:
     text: str
     passage: int  # index into the passages
     score: float
+    position: int = 0  # of the sentence in its passage
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ def _dependence(sentence: str, texts: Drafts) -> float:
     points back ("It", "These"), 2 when such a word or a quotation comes early, else 0."""
     words = re.findall(r"[A-Za-z']+", sentence[:60].lower())
     if sentence.startswith(('"', "'", "\u201c")) or (words and words[0] in texts.anaphora):
-        return 4.0
+        return POINTS_BACK
     return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
 
 
@@ -131,24 +133,29 @@ def facts(
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
     ``require_overlap``, any from the two best passages), and none repeats another. Sentences
-    holding a term of ``prefer`` (a place, for a legal question) rank first."""
+    holding a term of ``prefer`` (a place, for a legal question) rank first. An answer
+    (``require_overlap``) never quotes a sentence that opens by pointing back ("Another is
+    escalating too quickly"): alone, it does not say what it is about."""
     texts = drafts()
     wanted = set(terms(topic))
     preferred = set(terms(prefer)) if prefer else set()
     found: list[Fact] = []
     for rank, passage in enumerate(passages):
-        for sentence in sentences(passage.text):
+        for position, sentence in enumerate(sentences(passage.text)):
             if not _usable(sentence):
+                continue
+            dependence = _dependence(sentence, texts)
+            if require_overlap and dependence >= POINTS_BACK:
                 continue
             own = set(terms(sentence))
             overlap = len(wanted & own)
             score = 2.0 * overlap + 2.0 / (1 + rank)
             score += 1.0 if _DIGIT.search(sentence) else 0.0
-            score -= _dependence(sentence, texts)
+            score -= dependence
             score += PREFERRED if preferred & own else 0.0
             score -= 0.002 * max(0, len(sentence) - 220)  # long sentences read badly in posts
             if overlap or (not wanted and rank < 2 and not require_overlap):
-                found.append(Fact(sentence, rank, score))
+                found.append(Fact(sentence, rank, score, position))
     found.sort(key=lambda f: (-f.score, f.passage))
     chosen: list[Fact] = []
     per_document: dict[str, int] = {}

@@ -28,6 +28,7 @@ DOCUMENTS = (
     "corporate-campaigns.md",
     "us-ag-gag-iowa.md",
     "gb-protest-law.md",
+    "campaign-escalation.md",
 )
 TABLE_FILES = ("campaigns", "actions", "organizations", "public_figures")
 
@@ -137,6 +138,14 @@ def test_a_person_is_found_in_their_public_role_and_a_namesake_elsewhere_is_not(
     assert "nothing about" in other["response"]
 
 
+def test_a_general_question_naming_a_public_figure_answers_with_their_record(auth):
+    body = ask(auth, "What is Priya Raman's position on broiler welfare?")
+    assert body["intent"] == "GENERAL_CHAT"  # the question is not worded as a profile request
+    assert "Head of Sustainability and Sourcing" in body["response"]
+    assert "Brightwell Supermarkets" in body["response"]
+    assert "public, professional role" in body["response"]
+
+
 def test_a_tracking_request_gets_a_subscription_the_api_accepts(auth):
     body = ask(auth, "Send me weekly updates on fur farming and live export")
     assert body["intent"] == "TRACK_ISSUES"
@@ -165,3 +174,29 @@ def test_small_talk_gets_a_short_reply_and_is_free_with_the_corpus_loaded(auth, 
     answered = ask(auth, "How should a corporate campaign escalate against a company?")
     assert answered["sources"]
     assert billed() == ["chat.message"]
+
+
+def test_a_strategy_question_answers_with_the_escalation_steps_in_reading_order(auth):
+    body = ask(
+        auth, "Harlow Foods hasn't replied to our letter in a month. What should we do next?"
+    )
+    response = body["response"]
+    first = response.index("A typical ladder starts with private correspondence")
+    assert first < response.index("If there is no progress, the next rungs are")
+    assert "Escalating a campaign lawfully and proportionately" in response
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do we escalate a corporate campaign when the company ignores us?",
+        "We are planning a campaign against Aramark, what should we know?",
+    ],
+)
+def test_an_answer_quotes_no_sentence_that_points_back(auth, question):
+    bullets = [
+        line[2:] for line in ask(auth, question)["response"].splitlines() if line[:2] == "- "
+    ]
+    openers = {line.split()[0].strip(",").lower() for line in bullets}
+    assert bullets
+    assert not openers & {"another", "finally", "it", "this", "these", "they"}
