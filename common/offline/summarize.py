@@ -29,7 +29,9 @@ from common.datafiles import (
     load,
     placeholders,
 )
+from common.privacy.rules import given_names
 from common.text import clip
+from common.text.index import terms
 from common.text.sentences import split
 
 MAX_CHARS = 800
@@ -90,6 +92,8 @@ class _GoalLead(Content):
 
 class _Decisions(Content):
     pattern: Pattern
+    assistant_commits: Pattern
+    owners: Pattern
     rewrites: tuple[_Rewrite, ...]
 
 
@@ -150,6 +154,8 @@ class _Rules:
     goal: re.Pattern[str]
     goal_rewrites: tuple[tuple[re.Pattern[str], str], ...]
     decision: re.Pattern[str]
+    assistant_commits: re.Pattern[str]
+    owners: re.Pattern[str]
     decision_rewrites: tuple[tuple[re.Pattern[str], str], ...]
     figures: re.Pattern[str]
     names: re.Pattern[str]
@@ -191,6 +197,8 @@ def _rules() -> _Rules:
         goal=re.compile(w.goal, re.IGNORECASE),
         goal_rewrites=_pairs(w.goal_rewrites),
         decision=re.compile(w.decisions.pattern, re.IGNORECASE),
+        assistant_commits=re.compile(w.decisions.assistant_commits, re.IGNORECASE),
+        owners=re.compile(w.decisions.owners, re.IGNORECASE),
         decision_rewrites=_pairs(w.decisions.rewrites),
         figures=_either(w.facts.figures),
         names=_either(w.facts.names),
@@ -401,6 +409,21 @@ def _said(messages: Sequence[dict[str, str]]) -> list[_Said]:
     return found
 
 
+def _decides(item: _Said) -> bool:
+    """The sentence records a decision, a commitment or a task's owner: the user's (or a
+    colleague's they name: "Ingrid will handle press"), or the assistant's own commitment; never
+    the assistant's advice ("Decide who handles press")."""
+    rules = _rules()
+    if _advice(item.text):
+        return False
+    if item.role == "assistant":
+        return bool(rules.decision.search(item.text) and rules.assistant_commits.search(item.text))
+    if rules.decision.search(item.text):
+        return True
+    owner = rules.owners.match(item.text)
+    return owner is not None and owner.group(1).lower() in given_names()
+
+
 def _figures(text: str) -> bool:
     return _rules().figures.search(text) is not None
 
@@ -430,9 +453,11 @@ def _fact_text(text: str) -> str | None:
 
 
 def _keywords(text: str) -> set[str]:
+    """The stemmed content words of a question or a reply, to tell whether one is about the
+    other (stems, not prefixes: "undercover" is not "under")."""
     q = _rules().words.questions
     skip = q.common | q.auxiliaries | q.wh
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in skip and len(w) > 2}
+    return {t for t in terms(text) if t not in skip and len(t) > 2}
 
 
 @dataclass
@@ -554,7 +579,7 @@ def _items(messages: Sequence[dict[str, str]]) -> dict[str, list[str]]:
             if not rules.ignore.search(item.text) and not _answered(item, replies):
                 open_.append(item)
             continue
-        if rules.decision.search(item.text) and not _advice(item.text):
+        if _decides(item):
             decided.append(item)
             continue
         fact = _fact_text(item.text) if item is not goal_said else None

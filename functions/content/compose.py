@@ -21,7 +21,7 @@ from common.offline.entities import topics_in
 from common.text.index import terms
 from common.text.sentences import split
 from common.topics import name_of
-from functions.content.texts import Drafts, drafts, not_facts
+from functions.content.texts import Drafts, advice, drafts, not_facts
 
 MIN_FACT_CHARS = 40
 MAX_FACT_CHARS = 450
@@ -129,20 +129,23 @@ def facts(
     *,
     require_overlap: bool = False,
     prefer: str | None = None,
+    public: bool = False,
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
     ``require_overlap``, any from the two best passages), and none repeats another. Sentences
     holding a term of ``prefer`` (a place, for a legal question) rank first. An answer
     (``require_overlap``) never quotes a sentence that opens by pointing back ("Another is
-    escalating too quickly"): alone, it does not say what it is about."""
+    escalating too quickly"): alone, it does not say what it is about. Public copy
+    (``public``: a draft) never quotes advice written for campaigners ("Close with one clear
+    ask and a date for a reply")."""
     texts = drafts()
     wanted = set(terms(topic))
     preferred = set(terms(prefer)) if prefer else set()
     found: list[Fact] = []
     for rank, passage in enumerate(passages):
         for position, sentence in enumerate(sentences(passage.text)):
-            if not _usable(sentence):
+            if not _usable(sentence) or (public and advice().search(sentence.lower())):
                 continue
             dependence = _dependence(sentence, texts)
             if require_overlap and dependence >= POINTS_BACK:
@@ -214,7 +217,7 @@ def _facts_wanted(spec: Spec) -> int:
 
 def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     """The draft, or None when no passage says anything about the topic."""
-    found = facts(spec.topic, passages)
+    found = facts(spec.topic, passages, public=True)
     if not found:
         return None
     tags = hashtags(spec.topic)

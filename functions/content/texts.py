@@ -67,6 +67,7 @@ class Drafts(Content):
     general_hashtags: tuple[str, ...]
     frame: Frame
     not_facts: tuple[Pattern, ...]
+    advice: tuple[Pattern, ...]
     anaphora: LowerWords
     from_chat_types: dict[str, str]
     from_chat_platforms: dict[str, str]
@@ -80,3 +81,10 @@ def drafts() -> Drafts:
 @cache
 def not_facts() -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in drafts().not_facts))
+
+
+@cache
+def advice() -> re.Pattern[str]:
+    """Sentences written for campaigners (data/content/drafts.toml ``advice``), matched in
+    lower case: public copy never quotes them."""
+    return re.compile("|".join(f"(?:{p})" for p in drafts().advice))

@@ -100,3 +100,21 @@ def test_long_forms_list_their_sources_and_leave_placeholders_for_the_author():
     assert draft is not None
     assert "[Your organisation]" in draft.content
     assert "- Corporate campaigns: https://example.org/campaigns" in draft.content
+
+
+def test_public_copy_never_quotes_advice_written_for_campaigners():
+    guide = Passage(
+        "Closing ask: close with one clear ask and a date for a reply about cage-free eggs. "
+        "Check every claim about cage-free pledges against a source you can produce. "
+        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide. "
+        "Campaigners should say whether cage-free excludes enriched colony cages (it should).",
+        "Corporate campaigns",
+        None,
+        "Asks",
+    )
+    public = [f.text for f in facts("cage-free egg pledges", [guide], public=True)]
+    assert public == [
+        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide."
+    ]
+    answer = facts("cage-free egg pledges", [guide], require_overlap=True)
+    assert len(answer) > 1  # a campaigner asking how to do it still gets the advice

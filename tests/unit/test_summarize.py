@@ -271,3 +271,14 @@ def test_any_conversation_gives_a_bounded_summary(conversation):
     assert 0 < len(summary) <= MAX_CHARS
     assert "jo@x.org" not in summary
     assert 0.0 <= quoted_ratio(summary, messages) <= 1.0
+
+
+def test_the_assistants_advice_is_no_decision_and_a_company_is_no_owner():
+    summary = summarize(
+        turns(
+            "We need a plan for the Harlow Foods letter.",
+            "Decide who signs the letter and set a reply date.",
+            "Harlow Foods will publish its welfare report in May.",
+        )
+    )
+    assert "decided" not in lines(summary), summary  # advice; a company's plan is a fact
