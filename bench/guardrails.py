@@ -9,9 +9,10 @@ a helper session that had not seen the patterns, the training set or the classif
 styles the training set was not asked for; nothing was tuned on it, and it was measured once,
 on the final model (decision 0037). Its misses are deliberately not printed: a set whose
 misses have been read and fixed is a tuning set, and its figures are no longer evidence
-(sets 1-6 were read after they were measured, and are now part of the training set; set 7 was
-measured once, then read and its kinds fixed; write a new set for the next round). The training set's
-cross-validated figures, from ``data/privacy/model.json``, are printed beside it for contrast.
+(sets 1-6 were read after they were measured, and are now part of the training set; set 7
+was measured once, then read and its kinds fixed; write a new set for the next round). The
+training set's cross-validated figures, from ``data/privacy/model.json``, are printed beside it
+for contrast.
 
 Goals (issue 22): recall >= 0.98, professional facts dropped <= 0.02.
 """
