@@ -33,10 +33,11 @@ _WORKPLACE = re.compile(
     re.IGNORECASE,
 )
 _CONNECTOR = r"\s+(?:at|for|with|from|of)\s+(?P<rest>[^.,;:!?()\n]{2,80})"
-# What may stand between "I'm" and the role they give: their name, a comma, an adverb.
+# What may stand between "I'm" and the role they give: their name, a comma, an adverb (at most
+# four of them: a bounded pattern, so no message can make the search slow).
 _BEFORE_ROLE = (
     r"(?:[\s,]+(?:(?-i:[A-Z])[\w'-]*|[a-z][\w'-]*(?=,)|just|now|currently|also|"
-    r"actually|the|a|an|our|one\s+of\s+the))*[\s,]+"
+    r"actually|the|a|an|our|one\s+of\s+the)){0,4}[\s,]+"
 )
 _RESEARCH = re.compile(
     r"\b(?:research(?:ing)?|investigat(?:e|ing)|look(?:ing)? into|"

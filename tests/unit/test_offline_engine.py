@@ -248,3 +248,9 @@ def test_memory_cause_areas_come_from_the_users_own_work_not_their_questions():
     )
     assert memory["organization"] == "Fur Free Futures"
     assert memory["causeAreas"] == ["aquaculture"]  # not fur (the name), not zoos (a question)
+
+
+def test_memory_patterns_are_bounded_on_hostile_text():
+    """A name-and-comma run once made the introduction pattern backtrack without end."""
+    hostile = "I'm " + "Abc, " * 2000 + "x"
+    assert extract_memory([{"role": "user", "content": hostile}])["role"] is None
