@@ -216,8 +216,8 @@ def _organisation(rest: str) -> str | None:
     tokens = rest.split()
     if not tokens:
         return None
-    if tokens[0].lower() == "the" and len(tokens) > 1:
-        tokens = tokens[1:] if tokens[0] == "the" else tokens
+    if tokens[0] == "the" and len(tokens) > 1:  # "at the Humane League": not "The Humane League"
+        tokens = tokens[1:]
     taken: list[str] = []
     if tokens[0][:1].isupper() or tokens[0][:1].isdigit():
         for token in tokens[:8]:
