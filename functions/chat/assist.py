@@ -75,6 +75,7 @@ class Answer:
     text: str
     sources: list[Source] = field(default_factory=list)
     helped: bool = True
+    citations: list[compose.Citation] = field(default_factory=list)  # one per fact quoted
 
 
 # -- CREATE_CONTENT -------------------------------------------------------------------------------
@@ -107,9 +108,10 @@ def draft(info: dict[str, Any]) -> Answer:
     where = f" for {_label(platform)}" if platform not in ("email", "web") else ""
     head = texts().draft.format(kind=kind, where=where)
     parts = [head + (f" {note}" if note else ""), generated.content]
+    cited = generated.citations
     if platform in ("email", "web"):  # long forms end with their own list of sources
-        return Answer("\n\n".join(parts), generated.sources)
-    return Answer(_with_sources(parts, generated.sources), generated.sources)
+        return Answer("\n\n".join(parts), generated.sources, citations=cited)
+    return Answer(_with_sources(parts, generated.sources), generated.sources, citations=cited)
 
 
 def _label(platform: str) -> str:
@@ -124,17 +126,13 @@ def from_knowledge(
     tags: list[str] | None = None,
     admits: Callable[[str | None], bool] | None = None,
     prefer: str | None = None,
-) -> tuple[list[str], list[Source]]:
-    """The sentences of the knowledge passages that answer the question, and their sources;
-    nothing when no passage shares a word with it. ``admits`` (a document's URL -> bool) leaves
-    out documents that may not be quoted here (another jurisdiction's law); sentences naming
-    ``prefer`` (the place) come first."""
+) -> tuple[list[compose.Citation], list[Source]]:
+    """The sentences of the knowledge passages that answer the question, each with the source
+    that holds it, and their documents; nothing when no passage shares a word with it.
+    ``admits`` (a document's URL -> bool) leaves out documents that may not be quoted here
+    (another jurisdiction's law); sentences naming ``prefer`` (the place) come first."""
     hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
-    passages = [
-        compose.Passage(h["passage"], h["title"], h.get("url"), h["section"])
-        for h in hits
-        if admits is None or admits(h.get("url"))
-    ]
+    passages = [compose.Passage.of(h) for h in hits if admits is None or admits(h.get("url"))]
     found = compose.facts(question, passages, require_overlap=True, prefer=prefer)
     verdicts = privacy.screen_many([f.text for f in found])  # decision 0037
     found = [f for f, verdict in zip(found, verdicts, strict=True) if verdict is None]
@@ -142,7 +140,7 @@ def from_knowledge(
     # with..." before "If there is no progress, the next rungs are..."), the best passage first
     found = sorted(found[:ANSWER_FACTS], key=lambda f: (f.passage, f.position))
     cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
-    return [f.text for f in found], list(dict.fromkeys(cited))
+    return compose.cite(found, passages), list(dict.fromkeys(cited))
 
 
 def small_talk(message: str) -> bool:
@@ -165,8 +163,8 @@ def general(message: str) -> Answer | None:
     facts, sources = from_knowledge(message)
     if not facts:
         return None
-    parts = [texts().knowledge_intro, _bullets(facts)]
-    return Answer(_with_sources(parts, sources), sources)
+    parts = [texts().knowledge_intro, _bullets([f.text for f in facts])]
+    return Answer(_with_sources(parts, sources), sources, citations=facts)
 
 
 def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Answer:
@@ -176,7 +174,7 @@ def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Ans
     named = info.get("jurisdiction")
     place = tags_for(named) if named else mentioned_in(message)
     where = f" for {place.name}" if place else ""
-    facts: list[str] = []
+    facts: list[compose.Citation] = []
     sources: list[Source] = []
     if place is None:
         facts, sources = from_knowledge(message, ["legal"])
@@ -188,8 +186,9 @@ def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Ans
     if not facts:
         parts = [texts().legal_none.format(where=where), *follow, texts().disclaimer]
         return Answer("\n\n".join(parts), helped=False)
-    parts = [texts().legal_intro.format(where=where), _bullets(facts), *follow, texts().disclaimer]
-    return Answer(_with_sources(parts, sources), sources)
+    intro = texts().legal_intro.format(where=where)
+    parts = [intro, _bullets([f.text for f in facts]), *follow, texts().disclaimer]
+    return Answer(_with_sources(parts, sources), sources, citations=facts)
 
 
 # -- INVESTIGATE_COMPANY and RESEARCH_INDIVIDUAL --------------------------------------------------
@@ -217,7 +216,8 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
         points = [line[2:] for line in summary.text.splitlines() if line.startswith("- ")]
         sources: list[Source] = [(s["title"], s["url"]) for s in summary.sources]
         parts = [texts().profile_intro.format(subject=name), _bullets(points), *follow]
-        return Answer(_with_sources(parts, sources), sources)
+        cited = [compose.Citation(*point) for point in summary.points]
+        return Answer(_with_sources(parts, sources), sources, citations=cited)
     query = " ".join(filter(None, [name, info.get("focus")]))
     records = _records(["campaigns", "actions", "organizations"], query)
     return _findings(name, [r for r in records if _names(r["record"], name)], follow)
@@ -275,19 +275,21 @@ def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> A
         return Answer(
             "\n\n".join([texts().findings_none.format(subject=subject), *follow]), helped=False
         )
-    lines, sources = [], []
+    lines, sources, cited = [], [], []
     for hit in found[:FINDINGS]:
         title, line = _finding(hit["table"], hit["record"])
         if privacy.screen(line) is not None:  # a record that says too much (decision 0037)
             continue
+        url = hit["record"].get("url") or hit["record"].get("website")
         lines.append(line)
-        sources.append((title, hit["record"].get("url") or hit["record"].get("website")))
+        sources.append((title, url))
+        cited.append(compose.Citation(line, url, title))
     if not lines:
         return Answer(
             "\n\n".join([texts().findings_none.format(subject=subject), *follow]), helped=False
         )
     parts = [texts().findings_intro.format(subject=subject), _bullets(lines), *follow]
-    return Answer(_with_sources(parts, sources), sources)
+    return Answer(_with_sources(parts, sources), sources, citations=cited)
 
 
 def _finding(table: str, record: dict[str, Any]) -> tuple[str, str]:

@@ -41,6 +41,21 @@ class Source(BaseModel):
     url: str | None
 
 
+class Citation(BaseModel):
+    text: str = Field(description="A factual sentence or record line of the reply.")
+    url: str | None = Field(
+        description="The source that holds it: the knowledge document's own listed source "
+        "the sentence draws on (or the document's main source), or the record's link."
+    )
+    title: str = Field(description="That source's title.")
+
+
+CITATIONS = (
+    "One per factual sentence or record line of the reply, with the source that holds it "
+    "(decision 0042); empty for a reply that quotes nothing."
+)
+
+
 class MessageResponse(BaseModel):
     response: str
     intent: Intent
@@ -48,6 +63,7 @@ class MessageResponse(BaseModel):
         default_factory=list,
         description="The knowledge-base documents or records the reply used; empty when none.",
     )
+    citations: list[Citation] = Field(default_factory=list, description=CITATIONS)
 
 
 class ChatDelta(Event):
@@ -64,6 +80,7 @@ class ChatDone(Event):
     intent: Intent
     response: str
     sources: list[Source]
+    citations: list[Citation] = Field(default_factory=list, description=CITATIONS)
 
 
 class ChatError(Event):

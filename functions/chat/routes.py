@@ -16,9 +16,9 @@ from functions.chat.models import (
     ChatDone,
     ChatError,
     ChatMessage,
+    Citation,
     ExtractMemoryRequest,
     ExtractMemoryResponse,
-    Intent,
     IntentRequest,
     IntentResponse,
     Memory,
@@ -55,18 +55,25 @@ def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
         call.response_headers[ENGINE_HEADER] = reply.engine
         stream = Streamed([], SSE)
         chunks = itertools.chain([first], reply.pieces)
-        stream.chunks = _sse(chunks, reply.intent, sources, stream)
+        stream.chunks = _sse(chunks, reply, sources, stream)
         return stream
     call.response_headers[ENGINE_HEADER] = reply.engine
-    return MessageResponse(response="".join(reply.pieces), intent=reply.intent, sources=sources)
+    text = "".join(reply.pieces)
+    return MessageResponse(
+        response=text, intent=reply.intent, sources=sources, citations=_citations(reply, text)
+    )
+
+
+def _citations(reply: service.Reply, text: str) -> list[Citation]:
+    return [Citation(text=c.text, url=c.url, title=c.title) for c in reply.cited(text)]
 
 
 def _sse(
-    pieces: Iterator[str], intent: Intent, sources: list[Source], stream: Streamed
+    pieces: Iterator[str], reply: service.Reply, sources: list[Source], stream: Streamed
 ) -> Iterator[str]:
     """Server-sent events: ``delta`` events with text, then ``done`` with the intent, the
-    whole reply and its sources; ``error`` (a problem object) if the provider fails mid-way,
-    and then the request is not billed."""
+    whole reply, its sources and citations; ``error`` (a problem object) if the provider fails
+    mid-way, and then the request is not billed."""
     from common.errors import AppError
 
     sent: list[str] = []
@@ -80,7 +87,11 @@ def _sse(
         yield sse(ChatError(code=exc.code, status=exc.status, detail=exc.detail))
         return
     stream.delivered = True  # the whole reply (billed if it did its work; decision 0039)
-    yield sse(ChatDone(intent=intent, response="".join(sent), sources=sources))
+    text = "".join(sent)
+    done = ChatDone(
+        intent=reply.intent, response=text, sources=sources, citations=_citations(reply, text)
+    )
+    yield sse(done)
 
 
 def intent(call: Call[IntentRequest]) -> IntentResponse:

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from common.prompts import prompt
 from common.text import clip
 from functions.chat import assist
 from functions.chat.models import Intent, IntentReply, MemoryReply, SummaryReply, is_intent
+from functions.content import compose
 from functions.knowledge import service as knowledge
 
 logger = get_logger("ars.chat")
@@ -86,6 +87,15 @@ class Reply:
     engine: str
     sources: list[assist.Source]
     helped: bool = True
+    citations: list[compose.Citation] | None = None  # None: found in the text once complete
+    passages: list[compose.Passage] = field(default_factory=list)  # what a provider was given
+
+    def cited(self, text: str) -> list[compose.Citation]:
+        """One citation per factual sentence of the complete reply: the engine's own, or,
+        for a provider's text, each sentence matched to the passage it was written from."""
+        if self.citations is not None:
+            return self.citations
+        return compose.attribute(text, self.passages)
 
 
 def respond(
@@ -116,7 +126,9 @@ def respond(
             if stream
             else iter([provider.complete_text(conversation)])
         )
-        return Reply(privacy.screen_stream(pieces), intent, provider.name, sources)
+        passages = [compose.Passage.of(h) for h in hits]
+        screened = privacy.screen_stream(pieces)
+        return Reply(screened, intent, provider.name, sources, passages=passages)
     answer = _offline(consumer_id, intent, info, message, memory, available)
     engine_name = provider.name if provider is not None and intent == "CREATE_CONTENT" else None
     return Reply(
@@ -125,6 +137,7 @@ def respond(
         engine_name or engine.NAME,
         answer.sources,
         answer.helped,
+        answer.citations,
     )
 
 

@@ -16,8 +16,10 @@ import unicodedata
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from common.offline.entities import topics_in
+from common.text import citations
 from common.text.index import terms
 from common.text.sentences import split
 from common.topics import name_of
@@ -33,6 +35,8 @@ _URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
 POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
+ATTRIBUTED = 0.6  # share of a written sentence's terms one passage sentence must hold
+MIN_ATTRIBUTED_TERMS = 4  # shorter sentences ("Act now.") are the writer's own
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,34 @@ class Passage:
     title: str
     url: str | None
     section: str
+    sources: tuple[citations.Source, ...] = ()  # the document's list of its sources
+
+    @classmethod
+    def of(cls, hit: dict[str, Any], text: str | None = None) -> Passage:
+        """A knowledge search hit as a passage (``text`` in place of its own: screened)."""
+        listed = tuple(
+            citations.Source(s["title"], s["url"])
+            for s in hit.get("sources") or ()
+            if s.get("title") and s.get("url")
+        )
+        passage = hit["passage"] if text is None else text
+        return cls(passage, hit["title"], hit.get("url"), hit["section"], listed)
+
+    def main_source(self) -> citations.Source | None:
+        """The document's own source: its front matter's URL, titled as its list titles it."""
+        if not self.url:
+            return None
+        named = next((s for s in self.sources if s.url == self.url), None)
+        return named or citations.Source(self.title, self.url)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One factual sentence and the source it comes from (decision 0042)."""
+
+    text: str
+    url: str | None
+    title: str
 
 
 @dataclass(frozen=True)
@@ -417,3 +449,65 @@ def sources(draft: Draft, passages: Sequence[Passage]) -> list[tuple[str, str | 
 
 def _citation(passage: Passage) -> str:
     return f"- {passage.title}" + (f": {passage.url}" if passage.url else "")
+
+
+# -- citations --------------------------------------------------------------------------------
+
+
+def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
+    """One citation per fact: the sentence and the source its passage's document gives for it
+    (``common.text.citations``: the listed source the sentence names, or the one the sentence
+    it leans on names, or the section's, or the document's own)."""
+    found: list[Citation] = []
+    by_passage: dict[int, dict[str, citations.Source | None]] = {}
+    for fact in picked:
+        if fact.passage not in by_passage:
+            by_passage[fact.passage] = _sources_of(passages[fact.passage])
+        passage = passages[fact.passage]
+        source = by_passage[fact.passage].get(fact.text) or passage.main_source()
+        title = source.title if source else passage.title
+        found.append(Citation(fact.text, source.url if source else None, title))
+    return found
+
+
+def _sources_of(passage: Passage) -> dict[str, citations.Source | None]:
+    texts = drafts()
+    paragraphs = [sentences(p) for p in passage.text.split("\n") if p.strip()]
+    heading = passage.section.split(" > ")[-1]
+    rows = citations.cited(
+        paragraphs,
+        heading,
+        passage.sources,
+        passage.main_source(),
+        lambda sentence: _dependence(sentence, texts) > 0,
+    )
+    return {
+        sentence: source
+        for paragraph, row in zip(paragraphs, rows, strict=True)
+        for sentence, source in zip(paragraph, row, strict=True)
+    }
+
+
+def attribute(text: str, passages: Sequence[Passage]) -> list[Citation]:
+    """Citations for a text someone else wrote from the passages (a provider's draft or
+    answer): each of its sentences that is mostly the words of one passage's sentence
+    (``ATTRIBUTED`` of its terms) is cited to that sentence's source; a sentence of the
+    writer's own (an opening, a call to action) is cited to nothing."""
+    candidates = [
+        Fact(sentence, rank, 0.0, position)
+        for rank, passage in enumerate(passages)
+        for position, sentence in enumerate(sentences(passage.text))
+    ]
+    own_terms = [set(terms(c.text)) for c in candidates]
+    found: list[Citation] = []
+    for sentence in sentences(" ".join(text.split())):
+        said = set(terms(sentence))
+        if len(said) < MIN_ATTRIBUTED_TERMS:
+            continue
+        shares = [len(said & own) / len(said) for own in own_terms]
+        best = max(range(len(shares)), key=shares.__getitem__, default=None)
+        if best is None or shares[best] < ATTRIBUTED:
+            continue
+        cited = cite([candidates[best]], passages)[0]
+        found.append(Citation(sentence, cited.url, cited.title))
+    return found

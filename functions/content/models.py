@@ -66,6 +66,15 @@ class Source(BaseModel):
     url: str | None
 
 
+class Citation(BaseModel):
+    text: str = Field(description="A factual sentence of the draft, as it appears there.")
+    url: str | None = Field(
+        description="The source of the passage that sentence comes from: the document's own "
+        "listed source the sentence draws on, or the document's main source."
+    )
+    title: str = Field(description="That source's title.")
+
+
 class Post(BaseModel):
     text: str
     characterCount: int
@@ -88,6 +97,12 @@ class ContentResponse(BaseModel):
     hashtags: list[str]
     sources: list[Source] = Field(
         description="The knowledge-base documents every fact of the draft comes from."
+    )
+    citations: list[Citation] = Field(
+        default_factory=list,
+        description="One per factual sentence of the draft, with the source that holds it "
+        "(decision 0042). The opening, the call to action and other words of the frame are "
+        "not facts and have none.",
     )
 
 

@@ -10,6 +10,7 @@ from common.http.streams import SSE, sse
 from functions.content import compose, service
 from functions.content.models import (
     CONTENT_EVENTS,
+    Citation,
     ContentDelta,
     ContentDone,
     ContentRequest,
@@ -41,6 +42,7 @@ def response_of(generated: service.Generated) -> ContentResponse:
         posts=[Post(text=p, characterCount=compose.count(p, platform)) for p in generated.posts],
         hashtags=generated.hashtags,
         sources=[Source(title=t, url=u) for t, u in generated.sources],
+        citations=[Citation(text=c.text, url=c.url, title=c.title) for c in generated.citations],
     )
 
 

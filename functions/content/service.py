@@ -14,7 +14,7 @@ left out of every post.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -53,6 +53,7 @@ class Generated:
     sources: list[tuple[str, str | None]]  # (title, url)
     spec: Spec
     engine: str
+    citations: list[compose.Citation] = field(default_factory=list)
 
     @property
     def limit(self) -> int:
@@ -108,10 +109,7 @@ def passages_for(spec: Spec) -> list[Passage]:
     hits, nearest = knowledge.search_scored(spec.topic, PASSAGES[spec.length], None)
     if nearest < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
-    passages = [
-        Passage(privacy.screen_text(h["passage"]).text, h["title"], h.get("url"), h["section"])
-        for h in hits
-    ]
+    passages = [Passage.of(h, privacy.screen_text(h["passage"]).text) for h in hits]
     return [p for p in passages if p.text.strip()]
 
 
@@ -130,7 +128,10 @@ def _screened(generated: Generated) -> Generated:
     if posts == generated.posts and content == generated.content:
         return generated
     logger.info("content draft: sentences with personal data left out")
-    return replace(generated, posts=[p for p in posts if p.strip()], content=content)
+    kept = [c for c in generated.citations if c.text in content]
+    return replace(
+        generated, posts=[p for p in posts if p.strip()], content=content, citations=kept
+    )
 
 
 def _generate(spec: Spec) -> Generated:
@@ -157,6 +158,7 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
         sources=compose.sources(draft, passages),
         spec=spec,
         engine=OFFLINE,
+        citations=compose.cite(draft.facts, passages),
     )
 
 
@@ -205,6 +207,7 @@ def _from_provider(spec: Spec, passages: list[Passage], provider: ChatProvider) 
         sources=sources,
         spec=spec,
         engine=provider.name,
+        citations=compose.attribute("\n\n".join(posts), cited),
     )
 
 

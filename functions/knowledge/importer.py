@@ -14,8 +14,10 @@ A Markdown or text file may start with a front-matter block::
 ``{id, title, url, text, tags}`` document per line. A passage is one or more whole paragraphs of
 one section, about ``TARGET_CHARS`` long (a paragraph longer than ``MAX_CHARS`` is cut at
 sentence ends); its ``section`` is the path of headings above it. A "Sources" or "References"
-section is kept as the document's citations, not as passages. Importing a document again
-replaces all its passages (a passage whose text is unchanged is not embedded again).
+section is kept as the document's citations, not as passages: its ``- label: URL`` lines are
+stored with every passage (``sources``), so each fact quoted is cited to its own source.
+Importing a document again replaces all its passages (a passage whose text is unchanged is not
+embedded again).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pydantic import ValidationError
 from common import retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE, get_db, where_eq
+from common.text.citations import Source, listed
 from functions.knowledge.models import KnowledgeDocument
 
 TARGET_CHARS = 700
@@ -181,6 +184,20 @@ def chunks(document: KnowledgeDocument) -> list[Chunk]:
     return found
 
 
+def sources(document: KnowledgeDocument) -> list[Source]:
+    """The sources the document lists in its "Sources" section (``- label: URL`` lines), each
+    stored with every passage so a fact can be cited to its own (decision 0042)."""
+    lines: list[str] = []
+    inside = False
+    for line in document.text.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            inside = _CITATIONS.match(heading.group(2).strip()) is not None
+        elif inside:
+            lines.append(line)
+    return listed(lines)
+
+
 def _group(paragraphs: list[str]) -> list[str]:
     """Whole paragraphs gathered up to about TARGET_CHARS; a long one cut at sentence ends."""
     pieces: list[str] = []
@@ -239,6 +256,7 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
     db = get_db()
     collection = db.collection(KNOWLEDGE)
     parts = chunks(document)
+    listed_sources = [{"title": s.title, "url": s.url} for s in sources(document)]
     ids = [f"{document.id}--{index:03d}" for index in range(len(parts))]
     records = [
         {
@@ -248,6 +266,7 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
             "section": part.section,
             "passage": part.text,
             "tags": document.tags,
+            "sources": listed_sources,
             "chunk": index,
         }
         for index, part in enumerate(parts)

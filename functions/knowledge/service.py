@@ -10,11 +10,12 @@ from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
 
 POOL = 3  # each ranking looks at this many times the wanted passages
-FIELDS = ("doc_id", "title", "url", "section", "passage", "tags")  # what an answer shows
+FIELDS = ("doc_id", "title", "url", "section", "passage", "tags", "sources")  # what is used
 
 
 def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
-    """``[{passage, title, url, section, score}]``, best first, at most ``limit``."""
+    """``[{passage, title, url, section, sources, score}]``, best first, at most ``limit``
+    (``sources``: the document's list of its sources, for citations)."""
     return search_scored(query, limit, tags)[0]
 
 
@@ -44,6 +45,7 @@ def search_scored(
             "title": hit.doc["title"],
             "url": hit.doc.get("url"),
             "section": hit.doc.get("section") or hit.doc["title"],
+            "sources": hit.doc.get("sources") or [],
             "score": score,
         }
         for hit, score in fused

@@ -175,6 +175,7 @@ class CompanySummary:
     report: str
     findings: int
     complete: bool
+    points: list[tuple[str, str, str]] = field(default_factory=list)  # (claim, url, title)
 
 
 def company_summary(
@@ -223,6 +224,7 @@ def company_summary(
         report=markdown,
         findings=len(findings),
         complete=not failed,
+        points=[(e.claim, e.sourceUrl, e.sourceTitle) for e in findings[:max_points]],
     )
 
 

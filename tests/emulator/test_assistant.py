@@ -98,6 +98,15 @@ def test_a_strategy_question_is_answered_from_knowledge_with_sources(auth, bille
     bullets = [line[2:] for line in body["response"].splitlines() if line.startswith("- ")]
     assert len(bullets) >= 2
     assert billed() == ["chat.message"]
+    # issue 25: one citation per sentence quoted, each a source its document lists
+    facts = bullets[: len(bullets) - len(body["sources"])]
+    assert [c["text"] for c in body["citations"]] == facts
+    listed = set(re.findall(r"https://\S+", _corpus_text()))
+    assert all(c["url"] in listed for c in body["citations"])
+
+
+def _corpus_text() -> str:
+    return "".join((ROOT / "data" / "knowledge" / name).read_text() for name in DOCUMENTS)
 
 
 def test_a_legal_question_uses_the_jurisdictions_notes(auth):
@@ -108,6 +117,8 @@ def test_a_legal_question_uses_the_jurisdictions_notes(auth):
     bullets = [line for line in body["response"].splitlines() if line.startswith("- ")]
     assert "Iowa" in bullets[0]  # the place's own law before other states' decisions
     assert "not legal advice" in body["response"]
+    assert body["citations"]
+    assert all(f"- {c['text']}" in bullets for c in body["citations"])
 
 
 def test_a_company_question_lists_the_records_that_name_it(auth):
@@ -133,6 +144,8 @@ def test_a_person_is_found_in_their_public_role_and_a_namesake_elsewhere_is_not(
     assert body["intent"] == "RESEARCH_INDIVIDUAL"
     assert "Head of Sustainability and Sourcing" in body["response"]
     assert "public, professional role" in body["response"]
+    assert [c["title"] for c in body["citations"]] == ["Priya Raman"]
+    assert body["citations"][0]["text"] in body["response"]
     other = ask(auth, "Give me a profile of Priya Raman from Crestline Eggs")
     assert other["sources"] == []
     assert "nothing about" in other["response"]

@@ -257,3 +257,47 @@ def test_a_providers_draft_passes_the_personal_data_screen(provider, auth):
     body = generate(auth, {"topic": "cage-free eggs"}).get_json()
     assert "Brook Road" not in json.dumps(body)
     assert body["content"] == "Harlow Foods still sells caged eggs. Ask for cage-free. #CageFree"
+
+
+def listed_sources(corpus: list[dict], sentence: str) -> set[str]:
+    """The URLs the document holding ``sentence`` lists as its sources (and its own)."""
+    holding = [p for p in corpus if sentence in p["passage"]]
+    return {s["url"] for p in holding for s in p["sources"]} | {p["url"] for p in holding}
+
+
+def test_every_fact_is_cited_to_a_source_its_document_lists_for_it(auth, corpus):
+    """Issue 25: one citation per factual sentence, its URL the source of that sentence (the
+    section of the Code it names, the court case), not only the document's front page."""
+    body = generate(
+        auth,
+        {
+            "topic": "Proposition 12 exceptions and the Supreme Court challenge",
+            "contentType": "talking_points",
+            "length": "long",
+        },
+    ).get_json()
+    citations = body["citations"]
+    assert {c["text"] for c in citations} == set(facts_of(body["content"], corpus))
+    for citation in citations:
+        assert citation["url"] in listed_sources(corpus, citation["text"]), citation
+        assert citation["title"]
+    urls = {c["url"] for c in citations}
+    front = {p["url"] for p in corpus if p["doc_id"] == "california-prop-12"}
+    assert urls - front, "every fact cited to a front page"
+    assert any("25992" in url or "598/21-468" in url for url in urls)
+
+
+def test_a_providers_draft_cites_the_sentences_it_took_from_a_passage(provider, auth, corpus):
+    sentence = next(
+        s
+        for p in corpus
+        if p["doc_id"] == "laying-hen-welfare"
+        for s in sentences(p["passage"])
+        if "1999/74/EC" in s and len(s) < 200
+    )
+    draft = {"posts": [f"{sentence} Act now!"], "hashtags": [], "sources": ["S1", "S2", "S3"]}
+    provider.script(reply(json.dumps(draft)))
+    body = generate(auth, {"topic": "Directive 1999/74/EC cages for laying hens"}).get_json()
+    assert body["content"] == draft["posts"][0]
+    assert [c["text"] for c in body["citations"]] == [sentence]  # "Act now!" is no fact
+    assert body["citations"][0]["url"] in listed_sources(corpus, sentence)

@@ -118,3 +118,27 @@ def test_public_copy_never_quotes_advice_written_for_campaigners():
     ]
     answer = facts("cage-free egg pledges", [guide], require_overlap=True)
     assert len(answer) > 1  # a campaigner asking how to do it still gets the advice
+
+
+def test_facts_are_cited_to_their_own_listed_source_and_a_writers_words_to_none():
+    """Issue 25: citations per sentence; a provider's sentence is cited only when it is mostly
+    one passage sentence's words."""
+    from common.text.citations import Source
+    from functions.content.compose import Fact, attribute, cite
+
+    directive = Source("Council Directive 1999/74/EC", "https://example.org/dir")
+    ban = Source("Commission report on the 2012 battery cage ban", "https://example.org/ban")
+    hens = Passage(HENS.text, HENS.title, "https://example.org/dir", HENS.section, (directive, ban))
+    found = [Fact(s, 0, 1.0) for s in sentences(hens.text) if "banned" in s or "750" in s]
+    cited = {c.text[:20]: (c.url, c.title) for c in cite(found, [hens])}
+    # "In 2012 the EU banned barren battery cages": the report's label names "battery cage"
+    assert cited["In 2012 the EU banne"] == (ban.url, ban.title)
+    # "It also set space rules...": leans on the sentence before it
+    assert cited["It also set space ru"] == (ban.url, ban.title)
+    assert cite([Fact(PLEDGES.text.split(". ")[0] + ".", 0, 1.0)], [PLEDGES])[0].url == (
+        "https://example.org/campaigns"  # no list of sources: the document's own
+    )
+    written = "In 2012 the EU banned barren battery cages for hens in all member states. Act now!"
+    assert [(c.text, c.url) for c in attribute(written, [hens])] == [
+        ("In 2012 the EU banned barren battery cages for hens in all member states.", ban.url)
+    ]

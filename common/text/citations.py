@@ -1,0 +1,110 @@
+"""Which of a document's sources a sentence comes from (decision 0042).
+
+A knowledge document lists the sources it was written from (its "Sources" section: one line
+each, ``- label: URL``), and its front matter names the main one. A fact quoted from it is
+cited to the listed source whose label the sentence itself names most distinctively ("section
+25992", "National Pork Producers Council v. Ross"), else, when it leans on the sentence before
+it ("Its recitals state..."), that sentence's, else the one its section heading names, else the
+document's main source. A label's words count by how
+few of the document's labels share them: "Public Order Act" names every source of a document
+about public order law and decides nothing; "section 11" or "25992" decides, and so do two of a
+label's words in a row ("DPP v Ziegler"), never words scattered over a sentence (a single
+capitalised word is no name of a source either: "Producers" and "Animal" open many). A tie is no
+decision: the next rule is asked, and in the end the document's main source is cited,
+never a guess between two.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from common.text.index import terms
+
+# A "- label: URL" line of a Sources section (a Markdown link "[label](URL)" is read too).
+_LISTED = re.compile(r"^\s*[-*]\s+(?P<label>.+?):\s+(?P<url>https?://\S+)\s*$")
+_LINKED = re.compile(r"^\s*[-*]\s+\[(?P<label>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)")
+# A source is named when the text has two of its label's words in a row ("pork producers",
+# "section 11", "DPP v Ziegler") or an identifier only its label has ("25992", "1099"), and
+# the label's words in the text weigh this much (a word shared by k labels weighs 1/k).
+MIN_WEIGHT = 1.0
+MIN_IDENTIFIER = 3  # characters of an identifier (a number of one or two digits is a count)
+MAX_SOURCES = 30  # per document
+
+
+@dataclass(frozen=True)
+class Source:
+    title: str
+    url: str
+
+
+def listed(lines: Sequence[str]) -> list[Source]:
+    """The sources of a "Sources" section's lines, in order, each URL once."""
+    found: dict[str, Source] = {}
+    for line in lines:
+        match = _LISTED.match(line) or _LINKED.match(line)
+        if match:
+            url = match.group("url").rstrip(".,;")
+            found.setdefault(url, Source(match.group("label").strip(), url))
+    return list(found.values())[:MAX_SOURCES]
+
+
+def cited(
+    paragraphs: Sequence[Sequence[str]],
+    heading: str,
+    sources: Sequence[Source],
+    main: Source | None,
+    leans: Callable[[str], bool],
+) -> list[list[Source | None]]:
+    """The source each sentence of a passage (its paragraphs, each a list of sentences, under
+    ``heading``) is cited to, among its document's ``sources``: the one the sentence names;
+    else, when it leans on the sentence before it (``leans``: "Its recitals state..."), that
+    one's; else the one the heading names; else ``main``, the document's own."""
+    fallback = main if main is not None else (sources[0] if len(sources) == 1 else None)
+    if len(sources) < 2:
+        return [[fallback for _ in paragraph] for paragraph in paragraphs]
+    under = _named(heading, sources) or fallback
+    found: list[list[Source | None]] = []
+    for paragraph in paragraphs:
+        row: list[Source | None] = []
+        for sentence in paragraph:
+            before = row[-1] if row and leans(sentence) else None
+            row.append(_named(sentence, sources) or before or under)
+        found.append(row)
+    return found
+
+
+def _named(text: str, sources: Sequence[Source]) -> Source | None:
+    labels = [_sequence(source.title) for source in sources]
+    shared: dict[str, int] = {}
+    for words in labels:
+        for word in set(words):
+            shared[word] = shared.get(word, 0) + 1
+    said = _sequence(text)
+    own, pairs = set(said), set(itertools.pairwise(said))
+    scores = []
+    for words in labels:
+        hits = set(words) & own
+        anchored = any(pair in pairs for pair in itertools.pairwise(words)) or any(
+            shared[w] == 1 and _identifier(w) for w in hits
+        )
+        weight = sum(1 / shared[w] for w in hits)
+        scores.append(weight if anchored and weight >= MIN_WEIGHT else 0.0)
+    best = max(scores)
+    if best == 0.0 or scores.count(best) > 1:
+        return None
+    return sources[scores.index(best)]
+
+
+def _identifier(term: str) -> bool:
+    """A number or code of three characters or more that is not a year ("25992", "1099",
+    "717a"): a year names the time of a sentence more often than its source."""
+    year = term.isdigit() and len(term) == 4 and term[:2] in ("19", "20")
+    return len(term) >= MIN_IDENTIFIER and any(c.isdigit() for c in term) and not year
+
+
+def _sequence(text: str) -> list[str]:
+    """The text's search terms in order, repeats kept (``common.text.index.terms`` per word)."""
+    return [term for word in text.split() for term in terms(word)]

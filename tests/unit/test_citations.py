@@ -1,0 +1,70 @@
+"""Which of a document's listed sources a quoted sentence is cited to (decision 0042)."""
+
+from __future__ import annotations
+
+from common.text.citations import Source, cited, listed
+
+ACT = Source("Public Order Act 1986", "https://example.org/poa")
+NOTICE = Source(
+    "Public Order Act 1986, section 11 (advance notice of public processions)",
+    "https://example.org/poa/s11",
+)
+ZIEGLER = Source("DPP v Ziegler [2021] UKSC 23", "https://example.org/ziegler")
+SOURCES = [ACT, NOTICE, ZIEGLER]
+
+
+def leans(sentence: str) -> bool:
+    return sentence.split()[0] in ("It", "Its", "They")
+
+
+def test_a_sources_section_is_read_as_label_and_url_each_url_once():
+    lines = [
+        "",
+        "- Public Order Act 1986: https://example.org/poa",
+        "- [DPP v Ziegler](https://example.org/ziegler)",
+        "- Public Order Act 1986 again: https://example.org/poa",
+        "Some prose that is not a source.",
+    ]
+    assert listed(lines) == [
+        Source("Public Order Act 1986", "https://example.org/poa"),
+        Source("DPP v Ziegler", "https://example.org/ziegler"),
+    ]
+
+
+def test_a_sentence_is_cited_to_the_source_it_names_distinctively():
+    paragraph = [
+        "Organisers must give advance notice of a public procession to the police.",
+        "In DPP v Ziegler the Supreme Court held that blocking a road may be lawful.",
+    ]
+    assert cited([paragraph], "Marches", SOURCES, ACT, leans) == [[NOTICE, ZIEGLER]]
+
+
+def test_words_every_label_shares_or_scattered_words_name_no_source():
+    paragraph = [
+        # "public", "order", "act" and "1986" are in two labels: nothing decided, the main one
+        "The Public Order Act 1986 applies in England and Wales.",
+        # "notice" and "public" are a label's words, but not two in a row
+        "A notice pinned to a public board is not a procession.",
+    ]
+    assert cited([paragraph], "Background", SOURCES, ACT, leans) == [[ACT, ACT]]
+
+
+def test_a_sentence_that_leans_on_the_one_before_takes_its_source_and_no_other_does():
+    first = ["DPP v Ziegler turned on proportionality.", "It was decided in 2021."]
+    second = ["Marches need planning.", "Stewards help."]
+    assert cited([first, second], "Cases", SOURCES, ACT, leans) == [
+        [ZIEGLER, ZIEGLER],
+        [ACT, ACT],
+    ]
+
+
+def test_the_heading_names_the_source_of_sentences_that_name_none():
+    paragraph = ["Organisers should plan the route early."]
+    heading = "Advance notice of public processions"
+    assert cited([paragraph], heading, SOURCES, ACT, leans) == [[NOTICE]]
+
+
+def test_a_document_with_one_source_or_none_cites_its_main_one():
+    assert cited([["Anything at all here."]], "H", [ZIEGLER], None, leans) == [[ZIEGLER]]
+    assert cited([["Anything at all here."]], "H", [], ACT, leans) == [[ACT]]
+    assert cited([["Anything at all here."]], "H", [], None, leans) == [[None]]
