@@ -21,6 +21,11 @@ JSON checks:
 - ``research``: the summary event of each research request, with its length and whether it
   says more than counts.
 
+- ``rubric_on_held_apart_requests``: issue 25's rubric per feature (answered the question,
+  right source, citations that hold, facts only, grammar kept, tone distinct, a committed
+  company asked to deliver, US spelling) on ``bench/data/quality_holdout.jsonl``, requests
+  kept apart from tuning (``bench/rubric.py``).
+
 Every output is written to ``.local/quality/outputs.md`` for reading.
 
 Run: ``.venv/bin/python bench/quality.py`` (about 3 to 6 minutes, most of it embedding the
@@ -41,6 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import rubric  # noqa: E402
 from bench.emulated import api_key, environment  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
@@ -109,7 +115,7 @@ def frame_patterns() -> list[re.Pattern[str]]:
     for path in ("data/content/drafts.toml", "data/offline/assistant.toml"):
         with (ROOT / path).open("rb") as handle:
             document = tomllib.load(handle)
-        for key in ("abbreviations", "not_facts", "anaphora"):
+        for key in ("abbreviations", "not_facts", "anaphora", "advice", "related", "article"):
             document.pop(key, None)
         collect(document)
     patterns = []
@@ -266,6 +272,7 @@ def run(results: dict[str, Any], out: list[str]) -> None:
     results["legal_guides_citing_notes"] = legal
     results["research"] = research(client, auth, out)
     results["summaries"] = summaries(client, auth, out)
+    results["rubric_on_held_apart_requests"] = rubric.score(client, auth, out)
 
 
 def research(client: Any, auth: dict[str, str], out: list[str]) -> list[dict[str, Any]]:

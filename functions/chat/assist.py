@@ -264,6 +264,30 @@ def public_figure_named(message: str) -> str | None:
     return None
 
 
+def organization_named(message: str) -> str | None:
+    """The name of an organisation the organizations table holds, when the message names it
+    in full ("What does Hen Liberty Project work on?"): the question is answered with its
+    record and the campaigns that name it. One words-only search of that table."""
+    from functions.search import service as search
+
+    wanted = f" {_fold(message)} "
+    found = search.search([search.table("organizations")], clip(message, 500), "text", RECORDS)
+    for hit in found:
+        name = str(hit["record"].get("name") or "")
+        if len(name.split()) >= 2 and f" {_fold(name)} " in wanted:
+            return name
+    return None
+
+
+def organization(name: str, available: Collection[str]) -> Answer:
+    """An organisation's record, then the campaigns and actions that name it."""
+    records = _records(["organizations", "campaigns", "actions"], name)
+    named = [r for r in records if _names(r["record"], name)]
+    named.sort(key=lambda r: r["table"] != "organizations")  # its own record first
+    follow = [texts().company_next] if "POST /v1/osint/company-profile" in available else []
+    return _findings(name, named, follow)
+
+
 def _records(tables: list[str], query: str) -> list[dict[str, Any]]:
     from functions.search import service as search
 
@@ -278,7 +302,7 @@ def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> A
     lines, sources, cited = [], [], []
     for hit in found[:FINDINGS]:
         title, line = _finding(hit["table"], hit["record"])
-        if privacy.screen(line) is not None:  # a record that says too much (decision 0037)
+        if privacy.screen(line, _vouched(hit)) is not None:  # says too much (decision 0037)
             continue
         url = hit["record"].get("url") or hit["record"].get("website")
         lines.append(line)
@@ -290,6 +314,17 @@ def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> A
         )
     parts = [texts().findings_intro.format(subject=subject), _bullets(lines), *follow]
     return Answer(_with_sources(parts, sources), sources, citations=cited)
+
+
+def _vouched(hit: dict[str, Any]) -> privacy.Known:
+    """What a public-figures record vouches for: its person holds the public office its role
+    names (a senator's membership of the Senate is their office, not their private politics)."""
+    from functions.osint.guardrails import holds_public_office
+
+    record = hit["record"]
+    if hit["table"] != "public_figures" or not holds_public_office(record.get("role")):
+        return privacy.NOBODY
+    return privacy.Known(public_office=frozenset([str(record.get("name", "")).lower()]))
 
 
 def _finding(table: str, record: dict[str, Any]) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from typing import Literal, TypeGuard, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.http.streams import Event
-from common.models import Input
+from common.models import Citation, Input
 
 Intent = Literal[
     "CREATE_CONTENT",
@@ -39,15 +39,6 @@ class MessageRequest(Input):
 class Source(BaseModel):
     title: str
     url: str | None
-
-
-class Citation(BaseModel):
-    text: str = Field(description="A factual sentence or record line of the reply.")
-    url: str | None = Field(
-        description="The source that holds it: the knowledge document's own listed source "
-        "the sentence draws on (or the document's main source), or the record's link."
-    )
-    title: str = Field(description="That source's title.")
 
 
 CITATIONS = (

@@ -163,6 +163,8 @@ def _offline(
         found = None
     elif named := assist.public_figure_named(message):
         return assist.person({"personName": named}, available)
+    elif organization := assist.organization_named(message):
+        return assist.organization(organization, available)
     else:
         found = assist.general(message)
     if found is not None:

@@ -11,6 +11,7 @@ choosing facts that fit, never by cutting a sentence.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 import zlib
@@ -23,7 +24,7 @@ from common.text import citations
 from common.text.index import terms
 from common.text.sentences import split
 from common.topics import name_of
-from functions.content.texts import Drafts, advice, drafts, not_facts
+from functions.content.texts import Drafts, advice, drafts, not_facts, related
 
 MIN_FACT_CHARS = 40
 MAX_FACT_CHARS = 450
@@ -35,6 +36,9 @@ _URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
 POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
+_DETERMINERS = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "our", "your", "their", "its", "my"}
+)
 ATTRIBUTED = 0.6  # share of a written sentence's terms one passage sentence must hold
 MIN_ATTRIBUTED_TERMS = 4  # shorter sentences ("Act now.") are the writer's own
 
@@ -94,6 +98,7 @@ class Spec:
     audience: str | None = None
     length: str = "medium"
     cta: str | None = None
+    committed: str | None = None  # the audience's company, when its records say it committed
 
 
 @dataclass
@@ -173,6 +178,7 @@ def facts(
     ask and a date for a reply")."""
     texts = drafts()
     wanted = set(terms(topic))
+    wanted |= {other for term in wanted for other in related().get(term, ())}
     preferred = set(terms(prefer)) if prefer else set()
     found: list[Fact] = []
     for rank, passage in enumerate(passages):
@@ -219,8 +225,21 @@ def hashtags(topic: str) -> list[str]:
     return list(dict.fromkeys([*tags, *drafts().general_hashtags]))
 
 
-def _topic(topic: str) -> str:
-    return " ".join(topic.split()).rstrip(" .!?;:")
+def _topic(topic: str, markdown: bool = False) -> str:
+    """The caller's topic as a frame sentence can hold it: on one line, without a closing
+    stop, with "the" when it ends in a singular noun that needs one ("the fur farming ban");
+    in Markdown its markup characters are escaped, so a topic never adds HTML to a page."""
+    text = " ".join(topic.split()).rstrip(" .!?;:")
+    words = text.split()
+    determined = words[0].lower() in _DETERMINERS or words[0][:1].isupper()
+    if len(words) > 1 and not determined and words[-1].lower() in drafts().article.heads:
+        text = f"the {text}"
+    return _escaped(text) if markdown else text
+
+
+def _escaped(text: str) -> str:
+    """Caller text for Markdown: HTML's special characters as entities."""
+    return html.escape(text, quote=False)
 
 
 def _capital(text: str) -> str:
@@ -236,7 +255,19 @@ def hook(spec: Spec) -> str:
 
 
 def cta(spec: Spec) -> str:
-    text = " ".join(spec.cta.split()) if spec.cta else drafts().default_cta[spec.content_type]
+    """The caller's call to action as written; else, for a company that has already
+    committed, one that asks it to deliver; the tone's for a post or a thread; else the
+    content type's."""
+    if spec.cta:
+        text = " ".join(spec.cta.split())
+    elif spec.committed and spec.content_type in ("letter", "email"):
+        committed = drafts().committed
+        asked = committed.letter_cta if spec.content_type == "letter" else committed.email_cta
+        text = asked.format(company=spec.committed)
+    elif spec.content_type in ("social_post", "thread"):
+        text = drafts().tone[spec.tone].ask  # the tone frames the ask too
+    else:
+        text = drafts().default_cta[spec.content_type]
     return text if text[-1] in ".!?" else text + "."
 
 
@@ -321,13 +352,16 @@ def _thread(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
 def _long_form(
     spec: Spec, found: list[Fact], tags: list[str], passages: Sequence[Passage]
 ) -> Draft | None:
-    frame = drafts().frame
-    topic = _topic(spec.topic)
-    values = {"topic": topic, "Topic": _capital(topic)}
-    picked = found[: _facts_wanted(spec)]
+    frame, committed = drafts().frame, drafts().committed
     web = spec.platform == "web"
+    topic = _topic(spec.topic, markdown=web)
+    values = {"topic": topic, "Topic": _capital(topic)}
+    company = {"company": spec.committed, "topic": topic}
+    intro = drafts().tone[spec.tone].intro  # the tone's first line of a letter or an email
+    picked = found[: _facts_wanted(spec)]
     audience = _audience(spec.audience)
-    ask = cta(spec)
+    audience = _escaped(audience) if web and audience else audience
+    ask = _escaped(cta(spec)) if web else cta(spec)
     lines: list[str]
     if spec.content_type == "email":
         lines = [
@@ -335,7 +369,7 @@ def _long_form(
             "",
             frame.email_greeting,
             "",
-            frame.email_intro.format(**values),
+            (committed.email_intro if spec.committed else intro).format(**company),
             "",
             *_paragraphs(picked),
             ask,
@@ -347,7 +381,7 @@ def _long_form(
             *([frame.letter_to.format(audience=audience), ""] if audience else []),
             frame.letter_address,
             "",
-            frame.letter_intro.format(**values),
+            (committed.letter_intro if spec.committed else intro).format(**company),
             "",
             *_paragraphs(picked),
             ask,
@@ -389,7 +423,9 @@ def _long_form(
             *(f"- {f.text}" for f in picked),
             "",
             (
-                frame.petition_ask.format(audience=audience, topic=topic)
+                committed.petition_ask.format(**company)
+                if spec.committed
+                else frame.petition_ask.format(audience=audience, topic=topic)
                 if audience
                 else frame.petition_ask_default.format(**values)
             ),

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.http.streams import Event
-from common.models import Input
+from common.models import Citation, Input
 
 ContentType = Literal[
     "social_post",
@@ -64,15 +64,6 @@ class ContentRequest(Input):
 class Source(BaseModel):
     title: str
     url: str | None
-
-
-class Citation(BaseModel):
-    text: str = Field(description="A factual sentence of the draft, as it appears there.")
-    url: str | None = Field(
-        description="The source of the passage that sentence comes from: the document's own "
-        "listed source the sentence draws on, or the document's main source."
-    )
-    title: str = Field(description="That source's title.")
 
 
 class Post(BaseModel):

@@ -14,6 +14,7 @@ left out of every post.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,6 +42,7 @@ _NOT_COVERED = (
 # topic_not_covered, nothing drafted (decision 0039; chosen and measured by bench/coverage.py).
 COVERAGE_MIN = 0.49
 PASSAGES = {"short": 6, "medium": 8, "long": 12}
+COMMITMENT_HITS = 10  # campaign records read to find whether the audience's company committed
 MAX_HASHTAGS = 5
 OFFLINE = "offline"
 
@@ -134,7 +136,41 @@ def _screened(generated: Generated) -> Generated:
     )
 
 
+ADDRESSED = ("letter", "email", "petition")  # content types that ask their audience to act
+WON = "won"  # a campaign's status when its target committed
+
+
+def committed_company(audience: str | None, topic: str) -> str | None:
+    """The company the audience names ("the CEO of Brightwell Supermarkets"), when the
+    campaigns table records it as the target of a campaign on this topic that was won: it
+    has already committed, so a letter asks it to deliver. One words-only search of that
+    table."""
+    from common.offline.entities import topics_in
+    from common.text.index import terms
+    from functions.search import service as search
+
+    if not audience:
+        return None
+    wanted = _folded(audience)
+    about, words = set(topics_in(topic)), set(terms(topic))
+    for hit in search.search([search.table("campaigns")], audience, "text", COMMITMENT_HITS):
+        record = hit["record"]
+        target = str(record.get("target") or "")
+        if record.get("status") != WON or not target or _folded(target) not in wanted:
+            continue
+        same = about & set(record.get("topics") or ()) or words & set(terms(record["title"]))
+        if same:
+            return target
+    return None
+
+
+def _folded(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+
+
 def _generate(spec: Spec) -> Generated:
+    if spec.content_type in ADDRESSED and spec.committed is None:
+        spec = replace(spec, committed=committed_company(spec.audience, spec.topic))
     passages = passages_for(spec)
     if not passages:  # a provider never drafts without sources
         return _offline(spec, passages)

@@ -8,7 +8,16 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from common.datafiles import Content, Line, LowerWords, Pattern, Template, load, placeholders
+from common.datafiles import (
+    Content,
+    Line,
+    LowerLine,
+    LowerWords,
+    Pattern,
+    Template,
+    load,
+    placeholders,
+)
 
 
 def _hook(value: str) -> str:
@@ -27,17 +36,21 @@ class PlatformRules(Content):
 
 class ToneTexts(Content):
     hooks: tuple[Annotated[Line, AfterValidator(_hook)], ...] = Field(min_length=1)
+    ask: Line
+    intro: Annotated[Line, Template("topic")]
+
+
+class Article(Content):
+    heads: LowerWords
 
 
 class Frame(Content):
     thread_more: Line
     email_subject: Annotated[str, Template("Topic")]
     email_greeting: str
-    email_intro: Annotated[str, Template("topic")]
     email_signoff: str
     letter_to: Annotated[str, Template("audience")]
     letter_address: str
-    letter_intro: Annotated[str, Template("topic")]
     letter_signoff: str
     press_header: str
     press_headline: Annotated[str, Template("Topic")]
@@ -58,17 +71,30 @@ class Frame(Content):
     sources_heading: str
 
 
+class Committed(Content):
+    """The frame for a company that has already committed: asked to deliver, not to sign."""
+
+    letter_intro: Annotated[str, Template("topic", "company")]
+    letter_cta: Line
+    email_intro: Annotated[str, Template("topic", "company")]
+    email_cta: Annotated[Line, Template("company")]
+    petition_ask: Annotated[str, Template("company", "topic")]
+
+
 class Drafts(Content):
     platform: dict[str, PlatformRules]
     default_platform: dict[str, str]
     facts: dict[str, tuple[int, int, int]]
     tone: dict[str, ToneTexts]
     default_cta: dict[str, Line]
+    committed: Committed
     general_hashtags: tuple[str, ...]
     frame: Frame
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
     anaphora: LowerWords
+    related: dict[LowerLine, tuple[LowerLine, ...]]
+    article: Article
     from_chat_types: dict[str, str]
     from_chat_platforms: dict[str, str]
 
@@ -88,3 +114,19 @@ def advice() -> re.Pattern[str]:
     """Sentences written for campaigners (data/content/drafts.toml ``advice``), matched in
     lower case: public copy never quotes them."""
     return re.compile("|".join(f"(?:{p})" for p in drafts().advice))
+
+
+@cache
+def related() -> dict[str, frozenset[str]]:
+    """Search term -> the terms of the words the corpus writes for the same thing
+    (data/content/drafts.toml ``related``), both ways."""
+    from common.text.index import terms
+
+    found: dict[str, set[str]] = {}
+    for word, others in drafts().related.items():
+        for left in terms(word):
+            for other in others:
+                for right in terms(other):
+                    found.setdefault(left, set()).add(right)
+                    found.setdefault(right, set()).add(left)
+    return {k: frozenset(v) for k, v in found.items()}

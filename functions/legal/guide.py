@@ -25,9 +25,11 @@ from common.logging import get_logger
 from common.prompts import prompt as load_prompt
 from common.templates import render
 from common.text import and_list, clip
+from common.text.spelling import respell
 from functions.legal import content
 from functions.legal.content import Activity
 from functions.legal.jurisdictions import jurisdiction as place_of
+from functions.legal.jurisdictions import spelling_of, tags_for
 from functions.legal.models import Guide, GuideReply, GuideSection
 from functions.legal.notes import NoteGroup, Notes
 
@@ -184,7 +186,35 @@ def offline_guide(
 ) -> Guide:
     """A deterministic guide from keyword rules: a section per activity detected in the prompt
     and situation, the notes quoted on the place's law ("What the law says in ..."), then
-    "Before you act" and "Jurisdiction"."""
+    "Before you act" and "Jurisdiction". The service's own words are in the spelling the
+    place's readers expect (US spelling for a place in the United States); the notes are
+    quoted as written."""
+    guide = _offline_guide(prompt, situation, timeline, jurisdiction, notes)
+    match = notes.match if notes is not None else tags_for(jurisdiction) if jurisdiction else None
+    spelling = spelling_of(match)
+    if spelling is None:
+        return guide
+    quoted = _notes_sections(notes)  # quoted as their sources wrote them
+    guide.title = respell(guide.title, spelling)
+    guide.summary = respell(guide.summary, spelling)
+    guide.sections = [
+        s
+        if s in quoted
+        else GuideSection(heading=respell(s.heading, spelling), body=respell(s.body, spelling))
+        for s in guide.sections
+    ]
+    guide.questionsForLawyer = [respell(q, spelling) for q in guide.questionsForLawyer]
+    guide.disclaimer = respell(guide.disclaimer, spelling)
+    return guide
+
+
+def _offline_guide(
+    prompt: str | None,
+    situation: str | None,
+    timeline: str | None,
+    jurisdiction: str | None,
+    notes: Notes | None = None,
+) -> Guide:
     text = "\n".join(part for part in (prompt, situation) if part)
     activities = detect_activities(text)
     texts = content.text()

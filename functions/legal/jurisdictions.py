@@ -43,6 +43,7 @@ class Jurisdiction(Content):
     places: tuple[Line, ...] = ()
     tags: tuple[Tag, ...] = ()
     note: Prose | None = None
+    spelling: Literal["us"] | None = None
 
 
 class SourceScope(Content):
@@ -155,6 +156,13 @@ def depth(key: str) -> int:
 
 def jurisdiction(key: str) -> Jurisdiction:
     return _by_key()[key]
+
+
+def spelling_of(match: JurisdictionMatch | None) -> str | None:
+    """The spelling the place's readers expect ("us"), from it or a place containing it."""
+    if match is None:
+        return None
+    return next((s for k in match.chain if (s := jurisdiction(k).spelling)), None)
 
 
 def source_scope(url: str | None) -> str | None:

@@ -121,6 +121,15 @@ def test_a_legal_question_uses_the_jurisdictions_notes(auth):
     assert all(f"- {c['text']}" in bullets for c in body["citations"])
 
 
+def test_a_march_question_in_england_answers_with_the_notice_rule_and_its_source(auth):
+    """Issue 25 acceptance: people ask about a "march"; the law says "procession"."""
+    body = ask(auth, "Do we have to tell the police before we hold a march in Manchester?")
+    assert body["intent"] == "LEGAL_HELP"
+    assert "six clear days" in body["response"]
+    notice = [c for c in body["citations"] if "six clear days" in c["text"]]
+    assert [c["url"] for c in notice] == ["https://www.legislation.gov.uk/ukpga/1986/64/section/11"]
+
+
 def test_a_company_question_lists_the_records_that_name_it(auth):
     body = ask(auth, "Can you investigate Brightwell Supermarkets and their cage-free pledge?")
     assert body["intent"] == "INVESTIGATE_COMPANY"
@@ -157,6 +166,24 @@ def test_a_general_question_naming_a_public_figure_answers_with_their_record(aut
     assert "Head of Sustainability and Sourcing" in body["response"]
     assert "Brightwell Supermarkets" in body["response"]
     assert "public, professional role" in body["response"]
+
+
+def test_a_legislators_record_is_answered_with_their_office_not_screened_as_politics(auth):
+    """A senator's record says she is a member of the Senate: her office, which the record
+    vouches for, not her private politics (issue 25 acceptance)."""
+    body = ask(auth, "What is Carla Jensen's role?")
+    assert "State Senator" in body["response"]
+    assert "Lakeshore State Legislature" in body["response"]
+    assert [c["title"] for c in body["citations"]] == ["Carla Jensen"]
+
+
+def test_a_question_naming_an_organisation_answers_with_its_record(auth, billed):
+    """Issue 25: questions about organisations use the organizations records."""
+    body = ask(auth, "what does open barn alliance actually do?")
+    assert body["intent"] == "GENERAL_CHAT"
+    assert "UK charity that runs corporate campaigns" in body["response"]
+    assert body["citations"][0]["title"] == "Open Barn Alliance"
+    assert billed() == ["chat.message"]
 
 
 def test_a_tracking_request_gets_a_subscription_the_api_accepts(auth):

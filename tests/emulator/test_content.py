@@ -301,3 +301,46 @@ def test_a_providers_draft_cites_the_sentences_it_took_from_a_passage(provider, 
     assert body["content"] == draft["posts"][0]
     assert [c["text"] for c in body["citations"]] == [sentence]  # "Act now!" is no fact
     assert body["citations"][0]["url"] in listed_sources(corpus, sentence)
+
+
+@pytest.fixture(scope="module")
+def campaigns(corpus) -> None:
+    from functions.search.importer import import_records
+    from functions.search.tables import TABLES
+
+    sample = CORPUS.parent / "sample" / "campaigns.jsonl"
+    assert import_records(TABLES["campaigns"], sample).rejected == []
+
+
+def test_a_company_that_already_committed_is_asked_to_deliver_not_to_commit(auth, campaigns):
+    """Issue 25: the campaigns table records Brightwell's cage-free campaign as won."""
+    letter = generate(
+        auth,
+        {
+            "topic": "cage-free eggs",
+            "contentType": "letter",
+            "audience": "the CEO of Brightwell Supermarkets",
+        },
+    ).get_json()["content"]
+    assert "the commitment Brightwell Supermarkets has already made" in letter
+    assert "progress report on that commitment" in letter
+    petition = generate(
+        auth,
+        {
+            "topic": "cage-free eggs",
+            "contentType": "petition",
+            "audience": "Brightwell Supermarkets",
+        },
+    ).get_json()["content"]
+    assert "call on Brightwell Supermarkets to deliver the commitment" in petition
+    # a company with no won campaign on the topic is asked to act, as before
+    other = generate(
+        auth,
+        {
+            "topic": "Proposition 12 pork",
+            "contentType": "letter",
+            "audience": "Brightwell Supermarkets",
+        },
+    ).get_json()["content"]
+    assert "I am writing to you about Proposition 12 pork" in other
+    assert "already made" not in other

@@ -142,3 +142,39 @@ def test_facts_are_cited_to_their_own_listed_source_and_a_writers_words_to_none(
     assert [(c.text, c.url) for c in attribute(written, [hens])] == [
         ("In 2012 the EU banned barren battery cages for hens in all member states.", ban.url)
     ]
+
+
+def test_a_topic_is_held_by_the_frame_as_a_sentence_needs_it():
+    """Issue 25: "drew attention to fur farming ban." reads wrong; names and plurals stand."""
+    from functions.content.compose import _topic
+
+    assert _topic("fur farming ban.") == "the fur farming ban"
+    assert _topic("cage-free eggs") == "cage-free eggs"
+    assert _topic("Proposition 12") == "Proposition 12"
+    assert _topic("our petition") == "our petition"
+    assert (
+        _topic("<b>mink</b> & fox ban", markdown=True)
+        == "the &lt;b&gt;mink&lt;/b&gt; &amp; fox ban"
+    )
+
+
+def test_tone_frames_the_ask_and_the_letters_first_line_not_only_the_opening():
+    drafts = {}
+    for tone in ("informative", "urgent", "hopeful", "formal", "conversational"):
+        post = compose(Spec("battery cages", "social_post", "x", tone=tone), [HENS])
+        letter = compose(Spec("battery cages", "letter", "email", tone=tone), [HENS])
+        assert post is not None
+        assert letter is not None
+        drafts[tone] = (post.content.splitlines()[-1], letter.content.splitlines()[2])
+    asks, intros = zip(*drafts.values(), strict=True)
+    assert len(set(asks)) == len(set(intros)) == 5
+
+
+def test_caller_text_in_a_web_page_is_escaped():
+    draft = compose(
+        Spec("<script>x</script> battery cages", "blog_post", "web", audience="<i>CEO</i>"),
+        [HENS],
+    )
+    assert draft is not None
+    assert "<script>" not in draft.content
+    assert "&lt;script&gt;" in draft.content

@@ -1,0 +1,151 @@
+"""The rubric of issue 25, per feature, on requests kept apart from tuning.
+
+``bench/data/quality_holdout.jsonl`` was written by a helper that read the API description, the
+knowledge corpus and the sample records, never the engines, their data or their tests; it is
+not read while tuning (only this script reads it). Each line is a request (``feature``: chat,
+content or legal; ``body``) with what a right answer has (``expect``): ``must``, groups of words of
+which a right answer has one each; ``source``, the corpus file (or records table) that
+answers it; for drafts a ``group`` (the same topic in several tones) and whether the
+audience's organisation has already committed; for legal guides the reader's ``spelling``.
+
+Scored per output, printed per feature:
+
+- ``answered``: every ``must`` group has one of its words in the answer (lower case);
+- ``right_source``: the expected document (or a record) is among the answer's sources;
+- ``citations_hold``: every citation's sentence is in the output, and its URL is one the
+  document holding that sentence lists (a record line: its record's link);
+- ``facts_only``: no sentence the labelled set calls advice for campaigners
+  (``bench/data/advice_labels.jsonl``) is in public copy;
+- ``grammar_kept``: the caller's topic is not echoed with markup ("<b>" stays out of the
+  copy) and no frame line ends on a dangling topic phrase ("drew attention to fur farming
+  ban.": a bare noun phrase without an article);
+- ``tone_distinct``: drafts of one topic in different tones differ beyond their first line;
+- ``asks_to_deliver``: a letter or petition to a company that already committed asks it to
+  deliver (says "commitment");
+- ``spelling``: a guide for a US reader uses no British spelling of the listed words.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+HOLDOUT = ROOT / "bench" / "data" / "quality_holdout.jsonl"
+ADVICE = ROOT / "bench" / "data" / "advice_labels.jsonl"
+BRITISH = re.compile(
+    r"\b(?:organis\w*|recognis\w*|favour\w*|behaviour\w*|programme\w*|centre\w*|defence|"
+    r"offence\w*|labour\w*|colour\w*|licence|neighbour\w*|practise[sd]?|judgement)\b",
+    re.IGNORECASE,
+)
+LISTED = re.compile(r"^\s*[-*]\s+.+?:\s+(https?://\S+?)[.,;]?\s*$", re.MULTILINE)  # a source line
+MARKUP = re.compile(r"<[a-z/][^>]*>", re.IGNORECASE)
+
+
+def listed_urls() -> tuple[dict[str, set[str]], dict[str, str]]:
+    """Each corpus sentence's document's URLs (front matter and Sources list), and each
+    corpus file's title."""
+    from functions.content.compose import sentences
+    from functions.knowledge.importer import chunks, read_documents
+
+    urls: dict[str, set[str]] = {}
+    titles: dict[str, str] = {}
+    paths = sorted(p for p in (ROOT / "data" / "knowledge").glob("*.md") if p.name != "README.md")
+    for where, document in read_documents(paths):
+        if isinstance(document, str):
+            continue
+        titles[Path(where).name] = document.title
+        own = set(LISTED.findall(document.text)) | ({document.url} if document.url else set())
+        for chunk in chunks(document):
+            for sentence in sentences(chunk.text):
+                urls.setdefault(sentence, set()).update(own)
+    return urls, titles
+
+
+def advice_sentences() -> set[str]:
+    rows = [json.loads(line) for line in ADVICE.read_text().splitlines() if line.strip()]
+    return {r["text"] for r in rows if r["label"] == "advice"}
+
+
+def answered(text: str, must: list[list[str]]) -> bool:
+    low = " ".join(text.lower().split())
+    return all(any(word.lower() in low for word in group) for group in must)
+
+
+def citations_hold(text: str, citations: list[dict[str, Any]], urls: dict[str, set[str]]) -> bool:
+    flat = " ".join(text.split())
+    for citation in citations:
+        if " ".join(citation["text"].split()) not in flat:
+            return False
+        holding = urls.get(citation["text"])
+        if holding is not None and citation["url"] not in holding:
+            return False
+    return True
+
+
+def score(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, Any]:
+    """The rubric on the held-apart set: per feature, the share of outputs passing each
+    check (None where a check does not apply)."""
+    from functions.legal.guide import render_markdown, write_guide
+    from functions.legal.notes import find_notes
+
+    if not HOLDOUT.exists():
+        return {"skipped": f"{HOLDOUT.name} missing"}
+    urls, titles = listed_urls()
+    advice = advice_sentences()
+    rows = [json.loads(line) for line in HOLDOUT.read_text().splitlines() if line.strip()]
+    checks: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    tones: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        feature, request, expect = row["feature"], row["body"], row["expect"]
+        mark = checks[feature]
+        if feature == "legal":
+            where = (request.get("prompt"), request.get("situation"), request.get("jurisdiction"))
+            guide = write_guide(where[0], where[1], None, where[2], notes=find_notes(*where))
+            text = render_markdown(guide)
+            mark["answered"].append(answered(text, expect.get("must") or []))
+            wanted = titles.get(expect.get("source") or "")
+            mark["right_source"].append(any(s.title == wanted for s in guide.sources))
+            if expect.get("spelling") == "US":
+                mark["spelling"].append(not BRITISH.search(text))
+            out.append(f"## holdout {row['id']} legal {json.dumps(request)}\n\n{text}\n")
+            continue
+        path = "/v1/chat/message" if feature == "chat" else "/v1/content/generate"
+        response = client.post(path, json=request, headers=auth)
+        body = response.get_json()
+        if response.status_code != 200:
+            mark["answered"].append(False)
+            out.append(f"## holdout {row['id']} {feature}\n\n{response.status_code} {body}\n")
+            continue
+        text = body["response"] if feature == "chat" else body["content"]
+        cited = body.get("citations") or []
+        mark["answered"].append(answered(text, expect.get("must") or []))
+        wanted = expect.get("source") or ""
+        if wanted.endswith(".jsonl"):  # a records table: a record line cited
+            right = any(c["text"] not in urls for c in cited)
+        else:
+            right = titles.get(wanted) in {s["title"] for s in body["sources"]}
+        mark["right_source"].append(right)
+        mark["citations_hold"].append(bool(cited) and citations_hold(text, cited, urls))
+        if feature == "content":
+            mark["facts_only"].append(not any(a in text for a in advice))
+            mark["grammar_kept"].append(not MARKUP.search(text))
+            if expect.get("organization_committed"):
+                mark["asks_to_deliver"].append("commitment" in text.lower())
+            if expect.get("group"):
+                tones[expect["group"]].append(text)
+        out.append(f"## holdout {row['id']} {feature} {json.dumps(request)}\n\n{text}\n")
+    for drafts in tones.values():
+        bodies = ["\n".join(d.splitlines()[1:]) for d in drafts]
+        checks["content"]["tone_distinct"].append(len(set(bodies)) == len(bodies))
+    return {
+        feature: {
+            name: {"passed": sum(v), "of": len(v), "share": round(sum(v) / len(v), 3)}
+            for name, v in marks.items()
+            if v
+        }
+        for feature, marks in checks.items()
+    }
