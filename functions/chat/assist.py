@@ -247,19 +247,32 @@ def person(info: dict[str, Any], available: Collection[str]) -> Answer:
 
 
 def public_figure_named(message: str) -> str | None:
-    """The name of a person the public-figures table holds, when the message names one by
-    their full name ("What is Carla Jensen's position on cage-free eggs?"): a question about
-    them is answered with their record, not with knowledge passages about something else. A
-    name is looked up only when the message has one (a words-only search of that table)."""
-    from common.privacy import people
+    """The name of a person the public-figures table holds, when the message names them in
+    full, in any case ("What is Carla Jensen's position on cage-free eggs?", "who is priya
+    raman?"): a question about them is answered with their record, not with knowledge
+    passages about something else. One words-only search of that table."""
+    return _named_in(message, "public_figures")
+
+
+def not_a_person(name: str | None) -> bool:
+    """A name the intent engine took for a person's that is an institution's ("Supreme
+    Court", "European Commission"): its last word is an organisation's
+    (``data/text/organisations.toml``)."""
+    from common.text.organisations import kind_of
+
+    return bool(name) and kind_of(str(name).title()) is not None
+
+
+def _named_in(message: str, table: str) -> str | None:
+    """The ``name`` of a record of ``table`` that the message names in full (two words or
+    more, any case, possessive or not)."""
     from functions.search import service as search
 
-    for reference in people.names(message):
-        name = re.sub(r"['\u2019]s$", "", reference.text)
-        if len(name.split()) < 2:
-            continue
-        found = search.search([search.table("public_figures")], name, "text", RECORDS)
-        if any(_same(hit["record"].get("name", ""), name) for hit in found):
+    wanted = f" {_fold(message)} "  # "Jensen's" folds to "jensen s": the name stands
+    found = search.search([search.table(table)], clip(message, 500), "text", RECORDS)
+    for hit in found:
+        name = str(hit["record"].get("name") or "")
+        if len(name.split()) >= 2 and f" {_fold(name)} " in wanted:
             return name
     return None
 
@@ -268,15 +281,7 @@ def organization_named(message: str) -> str | None:
     """The name of an organisation the organizations table holds, when the message names it
     in full ("What does Hen Liberty Project work on?"): the question is answered with its
     record and the campaigns that name it. One words-only search of that table."""
-    from functions.search import service as search
-
-    wanted = f" {_fold(message)} "
-    found = search.search([search.table("organizations")], clip(message, 500), "text", RECORDS)
-    for hit in found:
-        name = str(hit["record"].get("name") or "")
-        if len(name.split()) >= 2 and f" {_fold(name)} " in wanted:
-            return name
-    return None
+    return _named_in(message, "organizations")
 
 
 def organization(name: str, available: Collection[str]) -> Answer:
@@ -332,7 +337,7 @@ def _finding(table: str, record: dict[str, Any]) -> tuple[str, str]:
     if table == "public_figures":
         title = record["name"]
         role = ", ".join(filter(None, [record.get("role"), record.get("organization")]))
-        text = f"{title} ({role}): {_first_sentence(record.get('summary', ''))}"
+        text = f"{title} ({role}): {record.get('summary', '')}"  # all of it: role and record
     else:
         title = record.get("title") or record.get("name") or ""
         facts = [record.get("status"), record.get("start_date") or record.get("date")]

@@ -156,6 +156,10 @@ def _offline(
     if intent == "INVESTIGATE_COMPANY":
         return assist.company(info, available, consumer_id)
     if intent == "RESEARCH_INDIVIDUAL":
+        if assist.not_a_person(info.get("personName")):  # "What did the Supreme Court decide"
+            return assist.general(message) or assist.person(info, available)
+        if not info.get("personName") and (named := assist.public_figure_named(message)):
+            info = {**info, "personName": named}  # a name written in lower case
         return assist.person(info, available)
     if intent == "TRACK_ISSUES":
         return assist.track(info)

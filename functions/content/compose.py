@@ -24,7 +24,7 @@ from common.text import citations
 from common.text.index import terms
 from common.text.sentences import split
 from common.topics import name_of
-from functions.content.texts import Drafts, advice, drafts, not_facts, related
+from functions.content.texts import Drafts, advice, drafts, generic_terms, not_facts, related
 
 MIN_FACT_CHARS = 40
 MAX_FACT_CHARS = 450
@@ -177,9 +177,13 @@ def facts(
     (``public``: a draft) never quotes advice written for campaigners ("Close with one clear
     ask and a date for a reply")."""
     texts = drafts()
-    wanted = set(terms(topic))
-    wanted |= {other for term in wanted for other in related().get(term, ())}
+    asked = set(terms(topic))
+    wanted = asked | {other for term in asked for other in related().get(term, ())}
     preferred = set(terms(prefer)) if prefer else set()
+    # an answer's sentence shares a word of the question that is neither the place nor a word
+    # every document of the corpus uses ("fly a drone over a farm in England": "farm" and
+    # "England" alone do not answer it)
+    telling = wanted - preferred - (generic_terms() if require_overlap else frozenset())
     found: list[Fact] = []
     for rank, passage in enumerate(passages):
         for position, sentence in enumerate(sentences(passage.text)):
@@ -189,13 +193,13 @@ def facts(
             if require_overlap and dependence >= POINTS_BACK:
                 continue
             own = set(terms(sentence))
-            overlap = len(wanted & own)
+            overlap = len((wanted - preferred) & own)
             score = 2.0 * overlap + 2.0 / (1 + rank)
             score += 1.0 if _DIGIT.search(sentence) else 0.0
             score -= dependence
             score += PREFERRED if preferred & own else 0.0
             score -= 0.002 * max(0, len(sentence) - 220)  # long sentences read badly in posts
-            if overlap or (not wanted and rank < 2 and not require_overlap):
+            if (overlap and telling & own) or (not wanted and rank < 2 and not require_overlap):
                 found.append(Fact(sentence, rank, score, position))
     found.sort(key=lambda f: (-f.score, f.passage))
     chosen: list[Fact] = []

@@ -44,6 +44,10 @@ class Article(Content):
     heads: LowerWords
 
 
+class AnswerWords(Content):
+    generic: LowerWords
+
+
 class Frame(Content):
     thread_more: Line
     email_subject: Annotated[str, Template("Topic")]
@@ -95,6 +99,7 @@ class Drafts(Content):
     anaphora: LowerWords
     related: dict[LowerLine, tuple[LowerLine, ...]]
     article: Article
+    answer: AnswerWords
     from_chat_types: dict[str, str]
     from_chat_platforms: dict[str, str]
 
@@ -130,3 +135,12 @@ def related() -> dict[str, frozenset[str]]:
                     found.setdefault(left, set()).add(right)
                     found.setdefault(right, set()).add(left)
     return {k: frozenset(v) for k, v in found.items()}
+
+
+@cache
+def generic_terms() -> frozenset[str]:
+    """The search terms of words too common in the corpus to show a sentence answers a
+    question (data/content/drafts.toml ``generic``)."""
+    from common.text.index import terms
+
+    return frozenset(terms(" ".join(drafts().answer.generic)))

@@ -186,6 +186,25 @@ def test_a_question_naming_an_organisation_answers_with_its_record(auth, billed)
     assert billed() == ["chat.message"]
 
 
+def test_a_person_named_in_lower_case_is_found_and_an_institution_is_no_person(auth):
+    body = ask(auth, "who is priya raman?")
+    assert "Head of Sustainability and Sourcing" in body["response"]
+    from functions.chat.assist import not_a_person
+
+    assert not_a_person("Supreme Court")
+    assert not_a_person("european commission")
+    assert not not_a_person("Priya Raman")
+
+
+def test_a_question_the_corpus_does_not_answer_gets_no_unrelated_sentences(auth, billed):
+    """Issue 25: a drone question in England got farm-welfare and puppy-sale law."""
+    body = ask(auth, "Can we fly a drone over a farm in England?")
+    assert body["intent"] == "LEGAL_HELP"
+    assert body["citations"] == []
+    assert "POST /v1/legal/guidance" in body["response"]
+    assert billed() == []
+
+
 def test_a_tracking_request_gets_a_subscription_the_api_accepts(auth):
     body = ask(auth, "Send me weekly updates on fur farming and live export")
     assert body["intent"] == "TRACK_ISSUES"

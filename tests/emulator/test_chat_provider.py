@@ -174,6 +174,7 @@ def test_streaming_from_the_provider(fake, alice):
         "intent": "GENERAL_CHAT",
         "response": "Cage-free now. Act today.",
         "sources": [],
+        "citations": [],  # no passage given, nothing quoted from one
     }
 
 
