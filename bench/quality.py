@@ -273,6 +273,7 @@ def run(results: dict[str, Any], out: list[str]) -> None:
     results["research"] = research(client, auth, out)
     results["summaries"] = summaries(client, auth, out)
     results["rubric_on_held_apart_requests"] = rubric.score(client, auth, out)
+    results["rubric_with_provider_fake"] = rubric.with_provider(client, auth, out)
 
 
 def research(client: Any, auth: dict[str, str], out: list[str]) -> list[dict[str, Any]]:

@@ -23,6 +23,10 @@ Scored per output, printed per feature:
 - ``asks_to_deliver``: a letter or petition to a company that already committed asks it to
   deliver (says "commitment");
 - ``spelling``: a guide for a US reader uses no British spelling of the listed words.
+
+``with_provider`` scores the same requests again with an LLM provider configured (the
+loopback fake answering as ``writer``), to show that the service's checks hold on the
+provider path too: the platform limit, the personal-data screen, citations found by words.
 """
 
 from __future__ import annotations
@@ -149,3 +153,88 @@ def score(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, Any]:
         }
         for feature, marks in checks.items()
     }
+
+
+# -- the provider path --------------------------------------------------------------------------
+
+
+WRITER_NOTE = (
+    "answered, tone_distinct and asks_to_deliver measure the stand-in writer (two first "
+    "sentences of the passages), not the service; the service's checks are citations_hold, "
+    "facts_only, grammar_kept and the platform limits"
+)
+
+
+def writer() -> Any:
+    """A stand-in for an LLM provider on the loopback fake (``tests/fakes/openai_server``): it
+    writes each draft and answer from the passages the service sends it, as a careful model
+    would (two of the first passages' sentences, within the character limit, citing them), so
+    the rubric shows what the service's own checks do with a provider's text (limits, the
+    personal-data screen, citations found by words). It declines everything else (a 500), so
+    intent and legal guides fall back to the offline engines, as they do when a provider
+    fails."""
+    from tests.fakes.openai_server import Behaviour, reply, status, stream
+
+    def first_sentences(texts: list[str], limit: int) -> str:
+        from functions.content.compose import sentences
+
+        chosen: list[str] = []
+        for text in texts:
+            for sentence in sentences(text)[:1]:
+                if len(" ".join([*chosen, sentence])) <= limit:
+                    chosen.append(sentence)
+        return " ".join(chosen)
+
+    class Writer(Behaviour):
+        def respond(self, handler: Any) -> None:
+            body = handler.server.fake.requests[-1].body or {}
+            schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+            messages = body.get("messages") or []
+            if schema == "content_draft":
+                document = json.loads(messages[-1]["content"])
+                passages = document["passages"][:2]
+                text = first_sentences([p["text"] for p in passages], document["characterLimit"])
+                draft = {"posts": [text], "hashtags": [], "sources": [p["id"] for p in passages]}
+                reply(json.dumps(draft)).respond(handler)
+                return
+            context = next(
+                (m["content"] for m in messages if m["content"].startswith("Context (data")), ""
+            )
+            if schema is not None or "knowledge" not in context:
+                status(500).respond(handler)
+                return
+            known = json.loads(context.split(": ", 1)[1])["knowledge"]
+            text = first_sentences([k["text"] for k in known[:2]], 1000)
+            answer = stream([f"{s} " for s in text.split(". ")]) if body.get("stream") else None
+            (answer or reply(text)).respond(handler)
+
+    return Writer()
+
+
+def with_provider(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, Any]:
+    """``score`` again with an LLM provider configured: the loopback fake with ``writer``."""
+    import os
+
+    from common.config import get_settings
+    from common.llm import reset_provider
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    fake = FakeOpenAIServer()
+    fake.default = writer()
+    names = ("LLM_BACKEND", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY")
+    saved = {k: os.environ.get(k) for k in names}
+    with fake:
+        os.environ.update(
+            dict(zip(names, ("openai", fake.base_url, "writer", "bench"), strict=True))
+        )
+        get_settings.cache_clear()
+        reset_provider()
+        try:
+            out.append("# The same requests with a provider (the loopback fake's writer)\n")
+            scored = score(client, auth, out)
+            return {**scored, "provider_requests": len(fake.requests), "note": WRITER_NOTE}
+        finally:
+            for key, value in saved.items():
+                os.environ.pop(key, None) if value is None else os.environ.update({key: value})
+            get_settings.cache_clear()
+            reset_provider()
