@@ -85,6 +85,7 @@ class Fact:
     passage: int  # index into the passages
     score: float
     position: int = 0  # of the sentence in its passage
+    leans: bool = False  # opens by pointing back ("It", "The Act"): needs the one before
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,17 @@ def _dependence(sentence: str, texts: Drafts) -> float:
     words = re.findall(r"[A-Za-z']+", sentence[:60].lower())
     if sentence.startswith(('"', "'", "\u201c")) or (words and words[0] in texts.anaphora):
         return POINTS_BACK
+    if len(words) > 2 and words[0] == "the" and words[1] in texts.dangling and _ends_name(sentence):
+        return POINTS_BACK  # "The Act does not apply...": which Act?
     return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
+
+
+def _ends_name(sentence: str) -> bool:
+    """The sentence's second word is not followed by more of a name ("The Act does...", not
+    "The Court of Justice held..." or "The Code Reds"): its third word is lower case and not
+    "of"."""
+    third = sentence.split()[2] if len(sentence.split()) > 2 else ""
+    return third[:1].islower() and third not in ("of", "for", "on")
 
 
 def facts(
@@ -173,9 +184,10 @@ def facts(
     ``require_overlap``, any from the two best passages), and none repeats another. Sentences
     holding a term of ``prefer`` (a place, for a legal question) rank first. An answer
     (``require_overlap``) never quotes a sentence that opens by pointing back ("Another is
-    escalating too quickly"): alone, it does not say what it is about. Public copy
-    (``public``: a draft) never quotes advice written for campaigners ("Close with one clear
-    ask and a date for a reply")."""
+    escalating too quickly"): alone, it does not say what it is about; public copy
+    (``public``: a draft) quotes one only when nothing else is left. Public copy never
+    quotes advice written for campaigners ("Close with one clear ask and a date for a
+    reply")."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -200,7 +212,10 @@ def facts(
             score += PREFERRED if preferred & own else 0.0
             score -= 0.002 * max(0, len(sentence) - 220)  # long sentences read badly in posts
             if (overlap and telling & own) or (not wanted and rank < 2 and not require_overlap):
-                found.append(Fact(sentence, rank, score, position))
+                leans = dependence >= POINTS_BACK
+                found.append(Fact(sentence, rank, score, position, leans))
+    if public and any(not f.leans for f in found):  # public copy: no sentence out of context
+        found = [f for f in found if not f.leans]
     found.sort(key=lambda f: (-f.score, f.passage))
     chosen: list[Fact] = []
     per_document: dict[str, int] = {}

@@ -97,6 +97,7 @@ class Drafts(Content):
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
     anaphora: LowerWords
+    dangling: LowerWords
     related: dict[LowerLine, tuple[LowerLine, ...]]
     article: Article
     answer: AnswerWords

@@ -178,3 +178,24 @@ def test_caller_text_in_a_web_page_is_escaped():
     assert draft is not None
     assert "<script>" not in draft.content
     assert "&lt;script&gt;" in draft.content
+
+
+def test_a_sentence_that_names_its_subject_only_by_the_one_before_stays_out_of_drafts():
+    """Issue 25: "The Act does not apply to..." - which Act? Public copy leaves it out while
+    anything else is left; "The Court of Justice held" is a name, not a reference back."""
+    act = Passage(
+        text=(
+            "The Animal Welfare Act 2006 makes it an offence to cause unnecessary suffering. "
+            "The Act does not apply to animals living in the wild in most circumstances. "
+            "The Court of Justice held in 2016 that the welfare rules apply to animal exports."
+        ),
+        title="Welfare law",
+        url="https://example.org/awa",
+        section="Welfare law",
+    )
+    quoted = [f.text for f in facts("animal welfare act apply", [act], public=True)]
+    assert quoted
+    assert not any(q.startswith("The Act does not") for q in quoted)
+    assert any(q.startswith("The Court of Justice") for q in quoted)
+    alone = Passage("The Act does not apply to animals living in the wild.", "T", None, "S")
+    assert [f.text for f in facts("animals in the wild", [alone], public=True)] == [alone.text]
