@@ -11,7 +11,7 @@ whole (patterns OR classifier, the classifier asked only about sentences that re
 person): the threshold is the highest whose cross-validated share of "none" sentences dropped
 stays within ``MAX_FALSE_DROPS``, which is what maximises recall under that bound. Writes
 ``data/privacy/model.json`` with the figures it was chosen by. The held-apart set
-(``bench/data/privacy_holdout_7.jsonl``) is never read here: ``bench/guardrails.py`` measures it.
+(``bench/data/privacy_holdout_9.jsonl``) is never read here: ``bench/guardrails.py`` measures it.
 
 The stored model names the training file's SHA-256; a test fails when the two disagree, so an
 edit of the training set is never shipped without its model.
