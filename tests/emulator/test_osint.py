@@ -514,10 +514,7 @@ def test_an_opt_out_holds_however_the_name_is_written_on_every_door(alice, osint
     assistant = client().post("/v1/chat/message", json={"message": f"Who is {name}?"}, headers=auth)
     assert assistant.status_code == 200
     reply = assistant.get_json()["response"]
-    if name[0].islower():  # no name the assistant can read: it asks for one, looks nothing up
-        assert "Give their full name" in reply, reply
-    else:
-        assert "asked not to be profiled" in reply, reply
+    assert "asked not to be profiled" in reply, reply  # a lower-case name is read too
     for operation in ("osint.personal_profile", "osint.company_profile", "chat.message"):
         assert usage_count(consumer["id"], operation) == 0
     assert [p for p, _ in osint.requests if p.startswith("/raw.xml")] == []  # nothing searched
