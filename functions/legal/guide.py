@@ -189,12 +189,43 @@ def offline_guide(
     "Before you act" and "Jurisdiction". The service's own words are in the spelling the
     place's readers expect (US spelling for a place in the United States); the notes are
     quoted as written."""
-    guide = _offline_guide(prompt, situation, timeline, jurisdiction, notes)
+    text = "\n".join(part for part in (prompt, situation) if part)
+    activities = detect_activities(text)
+    texts = content.text()
+    closing = [
+        *_notes_sections(notes),
+        _before_you_act(timeline),
+        _jurisdiction_note(jurisdiction, notes),
+    ]
+    if activities:
+        title = _title(activities)
+        summary = texts.summary.format(activities=_listing([a.label for a in activities]))
+        own = [GuideSection(heading=a.heading, body=a.body) for a in activities]
+        questions = _questions(activities)
+    else:
+        generic = texts.no_activity
+        title, summary = generic.title, generic.summary
+        own = [GuideSection(heading=s.heading, body=s.body) for s in generic.section]
+        questions = list(texts.general_questions)
+    guide = Guide(
+        title=title,
+        summary=summary,
+        jurisdiction=jurisdiction,
+        sections=own + closing,
+        questionsForLawyer=questions,
+        disclaimer=texts.disclaimer,
+        engine=OFFLINE,
+        sources=notes.sources if notes is not None else [],
+    )
     match = notes.match if notes is not None else tags_for(jurisdiction) if jurisdiction else None
-    spelling = spelling_of(match)
+    return _respelled(guide, spelling_of(match), _notes_sections(notes))
+
+
+def _respelled(guide: Guide, spelling: str | None, quoted: list[GuideSection]) -> Guide:
+    """The guide's own words in ``spelling``; the ``quoted`` sections as their sources wrote
+    them."""
     if spelling is None:
         return guide
-    quoted = _notes_sections(notes)  # quoted as their sources wrote them
     guide.title = respell(guide.title, spelling)
     guide.summary = respell(guide.summary, spelling)
     guide.sections = [
@@ -206,47 +237,6 @@ def offline_guide(
     guide.questionsForLawyer = [respell(q, spelling) for q in guide.questionsForLawyer]
     guide.disclaimer = respell(guide.disclaimer, spelling)
     return guide
-
-
-def _offline_guide(
-    prompt: str | None,
-    situation: str | None,
-    timeline: str | None,
-    jurisdiction: str | None,
-    notes: Notes | None = None,
-) -> Guide:
-    text = "\n".join(part for part in (prompt, situation) if part)
-    activities = detect_activities(text)
-    texts = content.text()
-    closing = [
-        *_notes_sections(notes),
-        _before_you_act(timeline),
-        _jurisdiction_note(jurisdiction, notes),
-    ]
-    sources = notes.sources if notes is not None else []
-    if not activities:
-        generic = texts.no_activity
-        return Guide(
-            title=generic.title,
-            summary=generic.summary,
-            jurisdiction=jurisdiction,
-            sections=[GuideSection(heading=s.heading, body=s.body) for s in generic.section]
-            + closing,
-            questionsForLawyer=list(texts.general_questions),
-            disclaimer=texts.disclaimer,
-            engine=OFFLINE,
-            sources=sources,
-        )
-    return Guide(
-        title=_title(activities),
-        summary=texts.summary.format(activities=_listing([a.label for a in activities])),
-        jurisdiction=jurisdiction,
-        sections=[GuideSection(heading=a.heading, body=a.body) for a in activities] + closing,
-        questionsForLawyer=_questions(activities),
-        disclaimer=texts.disclaimer,
-        engine=OFFLINE,
-        sources=sources,
-    )
 
 
 def _title(activities: list[Activity]) -> str:

@@ -314,33 +314,17 @@ def campaigns(corpus) -> None:
 
 def test_a_company_that_already_committed_is_asked_to_deliver_not_to_commit(auth, campaigns):
     """Issue 25: the campaigns table records Brightwell's cage-free campaign as won."""
-    letter = generate(
-        auth,
-        {
-            "topic": "cage-free eggs",
-            "contentType": "letter",
-            "audience": "the CEO of Brightwell Supermarkets",
-        },
-    ).get_json()["content"]
+
+    def addressed(topic: str, content_type: str, audience: str) -> str:
+        body = {"topic": topic, "contentType": content_type, "audience": audience}
+        return generate(auth, body).get_json()["content"]
+
+    letter = addressed("cage-free eggs", "letter", "the CEO of Brightwell Supermarkets")
     assert "the commitment Brightwell Supermarkets has already made" in letter
     assert "progress report on that commitment" in letter
-    petition = generate(
-        auth,
-        {
-            "topic": "cage-free eggs",
-            "contentType": "petition",
-            "audience": "Brightwell Supermarkets",
-        },
-    ).get_json()["content"]
+    petition = addressed("cage-free eggs", "petition", "Brightwell Supermarkets")
     assert "call on Brightwell Supermarkets to deliver the commitment" in petition
     # a company with no won campaign on the topic is asked to act, as before
-    other = generate(
-        auth,
-        {
-            "topic": "Proposition 12 pork",
-            "contentType": "letter",
-            "audience": "Brightwell Supermarkets",
-        },
-    ).get_json()["content"]
+    other = addressed("Proposition 12 pork", "letter", "Brightwell Supermarkets")
     assert "I am writing to you about Proposition 12 pork" in other
     assert "already made" not in other
