@@ -14,7 +14,6 @@ left out of every post.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -147,25 +146,23 @@ def committed_company(audience: str | None, topic: str) -> str | None:
     table."""
     from common.offline.entities import topics_in
     from common.text.index import terms
+    from functions.osint import names
     from functions.search import service as search
 
     if not audience:
         return None
-    wanted = _folded(audience)
+    wanted = names.fold(audience)
     about, words = set(topics_in(topic)), set(terms(topic))
     for hit in search.search([search.table("campaigns")], audience, "text", COMMITMENT_HITS):
         record = hit["record"]
         target = str(record.get("target") or "")
-        if record.get("status") != WON or not target or _folded(target) not in wanted:
+        if record.get("status") != WON or not names.contains(wanted, names.fold(target)):
             continue
-        same = about & set(record.get("topics") or ()) or words & set(terms(record["title"]))
+        title = str(record.get("title") or "")
+        same = about & set(record.get("topics") or ()) or words & set(terms(title))
         if same:
             return target
     return None
-
-
-def _folded(text: str) -> str:
-    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
 
 
 def _generate(spec: Spec) -> Generated:
