@@ -156,12 +156,22 @@ class Emulator:
         self.stop()
         raise EmulatorError(f"The emulator did not answer within {timeout_s:.0f} s.")
 
-    def wipe(self) -> None:
-        """Delete every document of the project's default database."""
+    def wipe(self, timeout_s: float = 5.0) -> None:
+        """Delete every document of the project's default database. The emulator answers 409
+        while a transaction it still holds open (one a test abandoned) locks a document: the
+        delete is asked again until the lock expires or ``timeout_s`` passes."""
         url = f"{self.base_url}/emulator/v1/projects/{self.project}/databases/(default)/documents"
-        request = urllib.request.Request(url, method="DELETE")
-        with urllib.request.urlopen(request, timeout=10) as response:
-            response.read()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            request = urllib.request.Request(url, method="DELETE")
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    response.read()
+                return
+            except urllib.error.HTTPError as exc:
+                if exc.code != 409 or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.2)
 
     def export(self, directory: Path) -> Path | None:
         """Export all data to ``directory``; returns the metadata file to import it again."""

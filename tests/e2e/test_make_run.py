@@ -474,7 +474,9 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert_a_third_party_address_gets_mail_only_as_it_chose(
         base, auth, tmp_path / ".local" / "outbox"
     )
-    kept = httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10).json()
+    answer = httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10)
+    assert answer.status_code == 200, (answer.status_code, answer.headers, answer.text)
+    kept = answer.json()
     out = stop(process, signal.SIGINT)
     assert process.returncode == 0, out
     assert not running(f"--port={emulator_port}")
