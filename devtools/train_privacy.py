@@ -11,7 +11,7 @@ whole (patterns OR classifier, the classifier asked only about sentences that re
 person): the threshold is the highest whose cross-validated share of "none" sentences dropped
 stays within ``MAX_FALSE_DROPS``, which is what maximises recall under that bound. Writes
 ``data/privacy/model.json`` with the figures it was chosen by. The held-apart set
-(``bench/data/privacy_holdout_9.jsonl``) is never read here: ``bench/guardrails.py`` measures it.
+(``bench/data/privacy_holdout_11.jsonl``) is never read here: ``bench/guardrails.py`` measures it.
 
 The stored model names the training file's SHA-256; a test fails when the two disagree, so an
 edit of the training set is never shipped without its model.
@@ -24,6 +24,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +35,10 @@ from common.privacy.rules import LABELS
 from common.privacy.screen import NOBODY, _by_rules
 
 TRAIN = DATA / "privacy" / "train.jsonl"
-MAX_FALSE_DROPS = 0.015  # of "none" sentences, cross-validated, patterns included
+# Of "none" sentences, cross-validated, patterns included. Held-apart sets written later ran
+# 0.004-0.009 above the cross-validated share (sets 9 and 10), so the bound keeps that margin
+# below the goal of 0.02 (decision 0037, fifth round).
+MAX_FALSE_DROPS = 0.012
 L2_CHOICES = (0.0, 1e-4)
 ALPHA = 2.0  # weight of the words beside the embedding (cross-validated: 0.5-3 tried)
 MIN_COUNT = 2  # a word is in the vocabulary when this many training sentences have it
@@ -58,24 +62,73 @@ def load(path: Path) -> tuple[list[str], list[str], str]:
     return texts, labels, hashlib.sha256(data).hexdigest()
 
 
-def fit(x: np.ndarray, y: np.ndarray, classes: int, l2: float) -> tuple[np.ndarray, np.ndarray]:
-    """Class-weighted softmax regression by gradient descent with momentum."""
+@dataclass(frozen=True)
+class Bag:
+    """The rows' words as a sparse matrix NumPy can use without SciPy: one entry per (row,
+    word), kept in row order for products with the weights and in column order for the
+    gradient. The dense words-by-sentences matrix made every step of the descent cost a
+    tenth of a second; this costs a few milliseconds."""
+
+    rows: np.ndarray  # entry -> its row, ascending
+    columns: np.ndarray  # entry -> its word
+    values: np.ndarray  # entry -> its value (float32)
+    height: int  # the number of rows
+    width: int  # the vocabulary's size
+    by_column: np.ndarray  # the entries in column order
+    column_starts: np.ndarray  # where each present column's run begins in ``by_column``
+
+    @classmethod
+    def of(cls, grams: list[set[str]], rows: np.ndarray, vocab: dict[str, int]) -> Bag:
+        found = [sorted(vocab[g] for g in grams[i] if g in vocab) for i in rows]
+        lengths = np.array([len(f) for f in found], dtype=np.int64)
+        row_of = np.repeat(np.arange(len(rows)), lengths)
+        columns = np.array([c for f in found for c in f], dtype=np.int64)
+        values = np.repeat(ALPHA / np.sqrt(np.maximum(lengths, 1)), lengths).astype(np.float32)
+        order = np.argsort(columns, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(columns[order]) != 0]) if len(order) else order
+        return cls(row_of, columns, values, len(rows), len(vocab), order, starts)
+
+    def times(self, w: np.ndarray) -> np.ndarray:
+        """rows x classes: the bag times ``w.T`` (w: classes x width)."""
+        out = np.zeros((self.height, w.shape[0]), dtype=np.float32)
+        if len(self.columns):
+            contributions = np.ascontiguousarray(w.T)[self.columns] * self.values[:, None]
+            starts = np.flatnonzero(np.r_[True, np.diff(self.rows) != 0])
+            out[self.rows[starts]] = np.add.reduceat(contributions, starts, axis=0)
+        return out
+
+    def gradient(self, g: np.ndarray) -> np.ndarray:
+        """classes x width: ``g.T`` (rows x classes) times the bag."""
+        out = np.zeros((self.width, g.shape[1]), dtype=np.float32)
+        if len(self.columns):
+            order = self.by_column
+            contributions = g[self.rows[order]] * self.values[order][:, None]
+            present = self.columns[order][self.column_starts]
+            out[present] = np.add.reduceat(contributions, self.column_starts, axis=0)
+        return out.T
+
+
+def fit(
+    x: np.ndarray, bag: Bag, y: np.ndarray, classes: int, l2: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Class-weighted softmax regression by gradient descent with momentum, on the dense
+    embedding ``x`` beside the sparse ``bag``; the weights are [embedding | words]."""
     n, d = x.shape
     counts = np.bincount(y, minlength=classes).astype(np.float64)
     sample_weight = (n / (classes * np.maximum(counts, 1)))[y]
     sample_weight /= sample_weight.sum()
     onehot = np.eye(classes, dtype=np.float32)[y]
     sample_weight = sample_weight.astype(np.float32)
-    w = np.zeros((classes, d), dtype=np.float32)
+    w = np.zeros((classes, d + bag.width), dtype=np.float32)
     b = np.zeros(classes, dtype=np.float32)
     vw, vb = np.zeros_like(w), np.zeros_like(b)
     for _ in range(STEPS):
-        logits = x @ w.T + b
+        logits = x @ w[:, :d].T + bag.times(w[:, d:]) + b
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         g = (p - onehot) * sample_weight[:, None]
-        gw = g.T @ x + l2 * w
+        gw = np.hstack([g.T @ x, bag.gradient(g)]) + l2 * w
         gb = g.sum(axis=0)
         vw = 0.9 * vw + gw
         vb = 0.9 * vb + gb
@@ -84,8 +137,8 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, l2: float) -> tuple[np.ndarr
     return w, b
 
 
-def p_none(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    logits = x @ w.T + b
+def p_none(x: np.ndarray, bag: Bag, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    logits = x @ w[:, : x.shape[1]].T + bag.times(w[:, x.shape[1] :]) + b
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
@@ -93,17 +146,21 @@ def p_none(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def choose(
-    labels: list[str], rule_hit: np.ndarray, refers: np.ndarray, scores: np.ndarray
+    labels: list[str],
+    rule_hit: np.ndarray,
+    refers: np.ndarray,
+    scores: np.ndarray,
+    bound: float = MAX_FALSE_DROPS,
 ) -> tuple[float, float, float]:
     """(threshold, recall, false-drop share) of the screen as a whole, best recall with the
-    false drops within MAX_FALSE_DROPS."""
+    false drops within ``bound``."""
     personal = np.array([label != classifier.NONE for label in labels])
     best = (0.0, 0.0, 0.0)
     for threshold in np.linspace(0.02, 0.98, 97):
         dropped = rule_hit | (refers & (scores < threshold))
         false = float(dropped[~personal].mean())
         recall = float(dropped[personal].mean())
-        if false <= MAX_FALSE_DROPS and recall >= best[1]:
+        if false <= bound and recall >= best[1]:
             best = (float(threshold), recall, false)
     return best
 
@@ -112,17 +169,6 @@ def vocabulary(grams: list[set[str]]) -> dict[str, int]:
     counts = Counter(g for found in grams for g in found)
     kept = sorted(g for g, n in counts.items() if n >= MIN_COUNT)
     return {g: i for i, g in enumerate(kept)}
-
-
-def features(
-    x: np.ndarray, grams: list[set[str]], rows: np.ndarray, vocab: dict[str, int]
-) -> np.ndarray:
-    bag = np.zeros((len(rows), len(vocab)), dtype=np.float32)
-    for r, i in enumerate(rows):
-        columns = [vocab[g] for g in grams[i] if g in vocab]
-        if columns:
-            bag[r, columns] = ALPHA / np.sqrt(len(columns))
-    return np.hstack([x[rows], bag])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,15 +189,18 @@ def main(argv: list[str] | None = None) -> int:
         for fold in range(FOLDS):
             train, held = np.where(folds != fold)[0], np.where(folds == fold)[0]
             vocab = vocabulary([grams[i] for i in train])
-            w, b = fit(features(x, grams, train, vocab), y[train], len(names), l2)
-            scores[held] = p_none(features(x, grams, held, vocab), w, b)
+            w, b = fit(x[train], Bag.of(grams, train, vocab), y[train], len(names), l2)
+            scores[held] = p_none(x[held], Bag.of(grams, held, vocab), w, b)
         results[l2] = (choose(labels, rule_hit, refers, scores), scores)
         threshold, recall, false = results[l2][0]
         print(f"l2={l2:g}: threshold {threshold:.2f}, recall {recall:.3f}, false drops {false:.3f}")
+        for bound in (0.008, 0.010, 0.012, 0.015, 0.020):
+            _, at, fa = choose(labels, rule_hit, refers, scores, bound)
+            print(f"    within {bound:.3f}: recall {at:.3f} (false drops {fa:.3f})")
     l2 = max(L2_CHOICES, key=lambda k: (results[k][0][1], -results[k][0][2]))
     (threshold, recall, false), _ = results[l2]
     vocab = vocabulary(grams)
-    w, b = fit(features(x, grams, np.arange(len(texts)), vocab), y, len(names), l2)
+    w, b = fit(x, Bag.of(grams, np.arange(len(texts)), vocab), y, len(names), l2)
     personal = np.array([label != classifier.NONE for label in labels])
     model = {
         "about": "data/privacy/model.json: written by `python -m devtools.train_privacy`",

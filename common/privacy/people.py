@@ -87,6 +87,9 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
         )
     ]
     found += [
+        Reference(m.start(), m.end(), m.group(0), "word") for m in _text_pronouns().finditer(text)
+    ]
+    found += [
         Reference(m.start(), m.end(), m.group(0), "word")
         for m in _PERSON_SUFFIX.finditer(text)
         if m.group(0).lower() not in _NOT_PEOPLE
@@ -109,13 +112,24 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     return sorted(found, key=lambda r: r.start)
 
 
+@cache
+def _text_pronouns() -> re.Pattern[str]:
+    """Pronouns as people text them ("u ok?"), matched in lower case only."""
+    words = sorted((re.escape(w) for w in rules().text_pronouns), key=len, reverse=True)
+    return re.compile(rf"(?<![\w./'\u2019-])(?:{'|'.join(words) or '(?!)'})(?![\w/'\u2019-])")
+
+
 # "who" with a singular verb refers to a person ("the picker, who is in the union").
 _WHO = re.compile(r"(?<![\w-])who(?:\s+(?:is|was|has|had)|['\u2019]s)(?!\w)")
 _PRONOUNS = frozenset(["he", "she", "him", "his", "her", "hers", "himself", "herself"])
 # Nouns for a person that a sentence about an animal uses for the animal ("the zoo's best-loved
 # resident", "a good girl").
 _ALSO_ANIMALS = frozenset(
-    ["resident", "patient", "survivor", "victim", "girl", "boy", "lady", "lad", "lass", "pair"]
+    [
+        *("resident", "patient", "survivor", "victim", "girl", "boy", "lady", "lad", "lass"),
+        *("pair", "mother", "father", "mum", "sister", "brother", "son", "daughter", "twin"),
+        *("sibling", "mate"),
+    ]
 )
 # Nouns for a person by what they do: "stockperson", "businesswoman", "beekeeper", "farmworker".
 _PERSON_SUFFIX = re.compile(
@@ -126,9 +140,14 @@ _NOT_PEOPLE = frozenset(["human", "german", "roman", "ottoman", "caiman", "shama
 
 @cache
 def _fields() -> re.Pattern[str]:
-    """A personal record's field label opening a fragment: "Age: 52.", "DOB: 1972"."""
+    """A personal record's field label opening a fragment, with a word before it or a note
+    after it: "Age: 52.", "DOB: 1972", "Interviewee phone (personal):", "Religion (self-
+    disclosed):"."""
     labels = sorted((re.escape(f) for f in rules().record_fields), key=len, reverse=True)
-    return re.compile(rf"(?:^|(?<=[.;!?]\s))(?:{'|'.join(labels)})\s*:", re.IGNORECASE)
+    return re.compile(
+        rf"(?:^|(?<=[.;!?]\s))(?:[\w-]+\s+)?(?:{'|'.join(labels)})(?:\s*\([^()]{{0,30}}\))?\s*:",
+        re.IGNORECASE,
+    )
 
 
 @cache
@@ -280,8 +299,8 @@ _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "our", "my", "your",
 def lowercase_names(text: str) -> list[Reference]:
     """In a sentence typed in lower case (all of it, or from its first word: "eli did the whole
     fast", "rob was handing out Reform leaflets"), a given name counts when a name's verb
-    follows it, or with an "s" for a possessive before a noun, and no determiner stands before
-    it ("the lane was closed" is a lane)."""
+    follows it, with "'s" ("jo's born again", "kemi's 30th"), or with an "s" for a possessive
+    before a noun, and no determiner stands before it ("the lane was closed" is a lane)."""
     first = re.search(r"[A-Za-z]", text)
     if first is None or first.group(0).isupper():
         return []
@@ -293,7 +312,13 @@ def lowercase_names(text: str) -> list[Reference]:
         before = words[i - 1].group(0) if i else ""
         after = words[i + 1].group(0) if i + 1 < len(words) else ""
         adjacent = i + 1 < len(words) and text[match.end() : words[i + 1].start()].strip() == ""
-        if before in _DETERMINERS or not adjacent:
+        contraction = re.match(r"['\u2019]s\b", text[match.end() :]) is not None
+        if before in _DETERMINERS:
+            continue
+        if word in given and contraction:  # "jo's properly born again", "kemi's 30th"
+            found.append(Reference(match.start(), match.end(), word, "name"))
+            continue
+        if not adjacent:
             continue
         if (word in given and after in verbs) or (
             len(word) >= 5 and word.endswith("s") and word[:-1] in given and after not in verbs
@@ -320,12 +345,24 @@ def _animal_apposition() -> re.Pattern[str]:
 
 def _looks_common(token: str, text: str, end: int) -> bool:
     """A single word opening a sentence is a common word ("Hens live", "Transgender
-    inclusion") unless a verb follows it as one follows a surname ("Okafor was")."""
-    following = re.match(r"\s+([a-z]+)", text[end:])
+    inclusion") unless a verb follows it as one follows a name ("Okafor was"), an adverb
+    before it ("Aditi quietly joined"), or, after a word that is no plural, a verb in the
+    singular with its object or place ("Thandi carries an", "Sipho lives in"; but "Gestation
+    crates confine" is a noun)."""
+    following = re.match(r"\s+([a-z]+)(?:\s+([a-z]+))?(?:\s+([a-z]+))?", text[end:])
     if following is None:
         return True
-    word = following.group(1)
-    return not (word in rules().name_verbs or (word.endswith("ed") and len(word) > 4))
+    word, then, after = following.group(1), following.group(2) or "", following.group(3) or ""
+    if word.endswith("ly") and len(word) > 4 and then:
+        word, then = then, after  # "quietly joined", "reportedly owns"
+    singular = (
+        not token.lower().endswith("s")
+        and len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "ous"))
+        and then in rules().object_words
+    )
+    return not (word in rules().name_verbs or (word.endswith("ed") and len(word) > 4) or singular)
 
 
 def _opens_sentence(text: str, start: int) -> bool:

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from common.datafiles import DATA, Content, Line, LowerLine, LowerWords, Pattern, Words, load
 
 PERSON = "{person}"
+PARTY = "{party}"
 
 Label = Literal[
     "contact",
@@ -74,7 +75,9 @@ class Rules(Content):
     window: int = Field(ge=10, le=200)
     person_words: tuple[LowerLine, ...] = Field(min_length=1)
     person_nouns: LowerWords
+    text_pronouns: tuple[LowerLine, ...] = ()
     name_verbs: LowerWords
+    object_words: LowerWords
     record_fields: tuple[LowerLine, ...] = Field(min_length=1)
     animal_words: LowerWords
     organisation_before: LowerWords
@@ -82,6 +85,7 @@ class Rules(Content):
     not_names: Words
     office_titles: tuple[LowerLine, ...] = Field(min_length=1)
     office_title_patterns: tuple[Pattern, ...] = ()
+    parties: Words
     professional_examples: tuple[Line, ...] = Field(min_length=1)
     normalise: Normalise
     category: tuple[Category, ...] = Field(min_length=1)
@@ -154,20 +158,27 @@ def _person_alternation() -> str:
     return rf"(?<!\w)(?P<person>{word}|{name})(?:['\u2019]s)?(?!\w)"
 
 
+def _party_alternation() -> str:
+    """The parties and unions by name, as written (``parties``; "Sinn_Féin" is "Sinn Féin")."""
+    names = sorted((re.escape(n.replace("_", " ")) for n in rules().parties), key=len, reverse=True)
+    return rf"(?<!\w)(?-i:(?:{'|'.join(names)}))(?!\w)"
+
+
 @cache
 def compiled() -> tuple[Compiled, ...]:
-    person = _person_alternation()
+    person, party = _person_alternation(), _party_alternation()
     found = []
     for category in rules().category:
-        plain = tuple(re.compile(p, re.IGNORECASE) for p in category.patterns if PERSON not in p)
+        patterns = [p.replace(PARTY, party) for p in category.patterns]
+        plain = tuple(re.compile(p, re.IGNORECASE) for p in patterns if PERSON not in p)
         anchored = tuple(
-            re.compile(p.replace(PERSON, person), re.IGNORECASE)
-            for p in category.patterns
-            if PERSON in p
+            re.compile(p.replace(PERSON, person), re.IGNORECASE) for p in patterns if PERSON in p
         )
         near = (
             re.compile(
-                "|".join(f"(?<!\\w)(?:{p})(?!\\w)" for p in category.near_person),
+                "|".join(
+                    f"(?<!\\w)(?:{p.replace(PARTY, party)})(?!\\w)" for p in category.near_person
+                ),
                 re.IGNORECASE,
             )
             if category.near_person

@@ -220,6 +220,28 @@ def test_people_typed_in_lower_case_or_by_who_are_found():
     assert names("The packer, who is in the union, spoke.") == ["packer", "who is"]
 
 
+def test_a_single_name_opening_a_sentence_is_found_by_what_follows_it():
+    def names(text):
+        return [r.text for r in people.references(text) if r.kind == "name"]
+
+    assert names("Aditi quietly joined the party last year.") == ["Aditi"]  # an adverb first
+    assert names("Thandi carries a card in her purse.") == ["Thandi"]  # singular verb, object
+    assert names("Rohan stood on a ticket in the ward.") == ["Rohan"]  # an irregular past
+    assert names("Gestation crates confine sows for weeks.") == []  # a noun, not a verb
+    assert names("Hens live in cages.") == []
+    assert names("Restaurants report a spike in bookings.") == []  # a plural
+
+
+def test_text_speak_and_record_notes_refer_to_a_person():
+    def kinds(text):
+        return [r.kind for r in people.references(text)]
+
+    assert kinds("u ok? heard u were poorly") == ["word", "word"]
+    assert kinds("The U.S. ban applies from May.") == []  # "U" in capitals is no one
+    assert "record" in kinds("Interviewee phone (personal): see the file.")
+    assert [r.text for r in people.references("ok so jo's off this week")] == ["jo"]
+
+
 @pytest.mark.parametrize(
     ("text", "animal"),
     [
@@ -250,6 +272,13 @@ def test_a_subject_named_as_an_animal_lends_it_its_words(text, animal):
 def test_a_title_of_office_next_to_a_name_makes_it_a_public_office(text, office):
     kinds = [r.kind for r in people.names(text)]
     assert (kinds[0] == "office") is office
+
+
+def test_a_party_or_union_by_name_is_read_from_one_list():
+    # "{party}" in a pattern stands for the data file's parties and unions, as written
+    assert screen("Kagiso carries an ANC membership card.", NOBODY) is not None
+    assert screen("Dev, who's in the GMB, drove the van.", NOBODY) is not None
+    assert screen("The ANC government published the welfare bill.", NOBODY) is None
 
 
 def test_party_membership_is_public_only_for_holders_of_public_office():
