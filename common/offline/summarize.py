@@ -354,10 +354,16 @@ def _request(text: str) -> str | None:
     return None
 
 
+# A label a writer puts before a question ("Open questions:", "Q:", "Question for Tom:"): one to
+# four words and a colon, at the start.
+_LABEL = re.compile(r"^\s*(?:[A-Za-z][\w'-]*\s+){0,3}[A-Za-z][\w'-]*\s*:\s+(?=\S)")
+
+
 def _indirect(question: str, role: str) -> tuple[str, str]:
     """(the question in indirect form, its kind: "request", "whether", "how" or "other")."""
     rules = _rules()
     q = rules.words.questions
+    question = _LABEL.sub("", question, count=1) or question  # "Open questions: should we..."
     asked = _request(question) if role == "user" else None
     if asked:
         return _lower_first(_person(asked, role)), "request"

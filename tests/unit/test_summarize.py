@@ -122,6 +122,9 @@ def test_filler_goes_and_the_decision_stays():
         ("How did the farmers react to the ban?", "how the farmers reacted to the ban"),
         ("Can you draft a press release about the ban?", "draft a press release about the ban"),
         ("Could you help me plan a vigil?", "plan a vigil"),
+        # a label before the question is the writer's, not the question's
+        ("Open questions: should we name the CEO publicly?", "whether to name the ceo publicly"),
+        ("Q: do we need a permit for the stall?", "whether the team needs a permit for the stall"),
     ],
 )
 def test_open_questions_are_in_indirect_form(question, indirect):
