@@ -66,8 +66,8 @@ def load(path: Path) -> tuple[list[str], list[str], str]:
 class Bag:
     """The rows' words as a sparse matrix NumPy can use without SciPy: one entry per (row,
     word), kept in row order for products with the weights and in column order for the
-    gradient. The dense words-by-sentences matrix made every step of the descent cost a
-    tenth of a second; this costs a few milliseconds."""
+    gradient. It replaces a dense words-by-sentences matrix (5,469 x 18,588 floats): a step of
+    the descent on it now costs about 45 ms here, and a whole training run 17 minutes."""
 
     rows: np.ndarray  # entry -> its row, ascending
     columns: np.ndarray  # entry -> its word

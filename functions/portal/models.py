@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from common.fields import JsonInt
 from common.models import Input
@@ -62,10 +62,27 @@ class RotatedKey(BaseModel):
     previous: KeyInfo = Field(description="The old key, now expiring after the grace period.")
 
 
+FIRST_USAGE_MONTH = "2020-01"  # no usage is older than the service; months before are refused
+
+
 class PortalUsageQuery(Input):
     month: str | None = Field(
-        None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM (default: this month)."
+        None,
+        pattern=r"^\d{4}-(0[1-9]|1[0-2])$",
+        description=f"YYYY-MM from {FIRST_USAGE_MONTH} to this month (default: this month).",
     )
+
+    @field_validator("month")
+    @classmethod
+    def _a_month_with_usage(cls, month: str | None) -> str | None:
+        """A month the service can have usage for: not before it existed, not in the future
+        (year 0 was a 500; year 9999 a range of nothing; docs/decisions/0044)."""
+        if month is None:
+            return None
+        this_month = datetime.now(UTC).strftime("%Y-%m")
+        if not FIRST_USAGE_MONTH <= month <= this_month:
+            raise ValueError(f"Give a month from {FIRST_USAGE_MONTH} to {this_month}.")
+        return month
 
 
 class DayLine(BaseModel):

@@ -76,6 +76,12 @@ def test_usage_counts_per_operation_and_per_day_with_the_id_token(alice, local_i
     assert today["requests"] == 3
     assert today["cost_micros"] == usage["total"]["cost_micros"]
     assert client("portal").get("/v1/portal/usage?month=2026-13", headers=alice).status_code == 400
+    for month in ("0000-01", "1999-12", "9999-12"):  # year 0 was a 500, 9999 a range of nothing
+        refused = client("portal").get(f"/v1/portal/usage?month={month}", headers=alice)
+        assert refused.status_code == 400, month
+        error = refused.get_json()["errors"][0]
+        assert error["field"] == "month"
+        assert "from 2020-01 to" in error["message"], error
     assert client("portal").get("/v1/portal/usage").status_code == 401  # an ID token, not a key
 
 
