@@ -10,6 +10,7 @@ from pydantic.json_schema import models_json_schema
 
 from common.config import get_settings
 from common.http import CORRELATION_HEADER, PROBLEM_JSON, Auth, Route, idempotency, streams
+from common.http.responses import MAX_ERRORS_LISTED
 
 _SCHEMAS = "#/components/schemas/"
 _STATUS_TEXT = {
@@ -68,7 +69,12 @@ PROBLEM_SCHEMA: dict[str, Any] = {
             "examples": ["invalid_request", "unauthorized", "not_found"],
         },
         "correlationId": {"type": "string"},
-        "errors": {"type": "array", "items": _FIELD_ERROR},
+        "errors": {"type": "array", "items": _FIELD_ERROR, "maxItems": MAX_ERRORS_LISTED},
+        "errorCount": {
+            "type": "integer",
+            "description": "How many field errors there were, when more than "
+            f"{MAX_ERRORS_LISTED} (the first {MAX_ERRORS_LISTED} are listed).",
+        },
     },
 }
 

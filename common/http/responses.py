@@ -59,6 +59,9 @@ def encoded(chunks: Iterable[str]) -> Iterator[bytes]:
             close()
 
 
+MAX_ERRORS_LISTED = 20  # a problem lists at most this many field errors (decision 0045)
+
+
 def problem(exc: AppError, instance: str, correlation_id: str) -> Response:
     body: dict[str, Any] = {
         "type": f"/problems/{exc.code}",
@@ -70,7 +73,12 @@ def problem(exc: AppError, instance: str, correlation_id: str) -> Response:
         "correlationId": correlation_id,
     }
     if exc.errors:
-        body["errors"] = [{"field": e.field, "message": e.message} for e in exc.errors]
+        # the first MAX_ERRORS_LISTED, and how many there were: 60,000 unknown fields made an
+        # 8 MB answer (issue 27)
+        listed = exc.errors[:MAX_ERRORS_LISTED]
+        body["errors"] = [{"field": e.field, "message": e.message} for e in listed]
+        if len(exc.errors) > len(listed):
+            body["errorCount"] = len(exc.errors)
     response = Response(json.dumps(body), status=exc.status, mimetype=PROBLEM_JSON)
     response.headers.update(exc.headers)
     return response

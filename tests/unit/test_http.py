@@ -115,6 +115,17 @@ def test_bad_bodies_get_400_naming_the_field(client, payload, field, fragment):
     assert fragment.lower() in fields[field].lower()
 
 
+def test_a_body_with_many_errors_lists_the_first_twenty_and_counts_them(client):
+    payload = {"name": "abc", **{f"extra{i}": i for i in range(60)}}
+    response = client.post("/echo", json=payload)
+    body = assert_problem(response, 400, "invalid_request")
+    assert len(body["errors"]) == 20
+    assert body["errorCount"] == 60
+    assert len(response.data) < 10_000  # was a body of every error (8 MB for 60,000 fields)
+    few = assert_problem(client.post("/echo", json={"name": "abc", "x": 1}), 400, "invalid_request")
+    assert "errorCount" not in few
+
+
 def test_body_over_the_limit_gets_413(client, settings_env):
     settings_env(MAX_BODY_BYTES="100")
     response = client.post(
