@@ -151,19 +151,34 @@ def revoke_all(consumer_id: str) -> int:
 
 def rotate_key(key_id: str, grace_hours: float = 24.0) -> IssuedKey | None:
     """Issue a successor with the same name and owner; the old key expires after the grace
-    period (or keeps an earlier expiry). None when there is no usable key with that id."""
+    period (or keeps an earlier expiry). None when there is no usable key with that id. (The
+    operator's rotation; the portal's applies the consumer's active-key cap in a transaction,
+    functions/portal/service.py.)"""
     old = get_key(key_id)
     now = datetime.now(UTC)
-    if old is None or old["revoked_at"] is not None or _expired(old, now):
+    if old is None or key_status(old, now) != "active":
         return None
-    issued = issue_key(old["consumer_id"], old["name"])
+    issued, change = successor(old, grace_hours, now)
+    get_db().collection(API_KEYS).document(issued.key_id).create(issued.record)
+    if change:
+        get_db().collection(API_KEYS).document(key_id).update(change)
+    forget_key(key_id)
+    return issued
+
+
+def successor(old: dict[str, Any], grace_hours: float, now: datetime) -> tuple[IssuedKey, dict]:
+    """An active key's successor (same name and owner) and the change to the old key's record
+    (it expires after the grace period, or keeps an earlier expiry: then no change)."""
+    issued = build_key(old["consumer_id"], old["name"], None)
     ends = now + timedelta(hours=grace_hours)
     if old["expires_at"] is None or old["expires_at"] > ends:
-        get_db().collection(API_KEYS).document(key_id).update(
-            {"expires_at": ends, "rotated_to": issued.key_id}
-        )
+        return issued, {"expires_at": ends, "rotated_to": issued.key_id}
+    return issued, {}
+
+
+def forget_key(key_id: str) -> None:
+    """Drop a key from this process's cache of verified keys (its record changed)."""
     _cache.forget(lambda principal: principal.key_id == key_id)
-    return issued
 
 
 def key_status(record: dict[str, Any], now: datetime) -> str:

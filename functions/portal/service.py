@@ -61,10 +61,37 @@ def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[
     old = keys.get_key(key_id)
     if old is None or old["consumer_id"] != consumer_id:
         raise NotFound("No key with this id belongs to you.")
-    issued = keys.rotate_key(key_id, grace_hours=grace_hours)
-    if issued is None:
-        raise Conflict("Only an active key can be rotated.")
+    db = get_db()
+    limit = get_settings().max_active_keys_per_consumer
+    consumer_ref = db.collection(CONSUMERS).document(consumer_id)
+    owned = db.collection(API_KEYS).where(filter=where_eq("consumer_id", consumer_id))
+    old_ref = db.collection(API_KEYS).document(key_id)
     now = datetime.now(UTC)
+
+    def rotate(transaction: Any) -> keys.IssuedKey:
+        # The old key stays active through its grace period beside its successor, so the
+        # successor counts against the cap like a new key (decision 0046).
+        consumer_ref.get(transaction=transaction)
+        current = old_ref.get(transaction=transaction).to_dict()
+        if current is None or keys.key_status(current, now) != "active":
+            raise Conflict("Only an active key can be rotated.")
+        active = sum(
+            keys.key_status(doc.to_dict(), now) == "active" for doc in transaction.get(owned)
+        )
+        if active + (1 if grace_hours > 0 else 0) > limit:  # no grace: one replaces the other
+            raise LimitExceeded(
+                f"You have {limit} active keys, counting keys still in a rotation's grace "
+                "period; revoke one, or rotate with grace_hours 0, to rotate another."
+            )
+        issued, change = keys.successor(current, grace_hours, now)
+        transaction.update(consumer_ref, {"keys_changed_at": now})
+        transaction.create(db.collection(API_KEYS).document(issued.key_id), issued.record)
+        if change:
+            transaction.update(old_ref, change)
+        return issued
+
+    issued = run_transaction(rotate)
+    keys.forget_key(key_id)
     previous = keys.get_key(key_id) or old
     previous.pop("key_hash", None)
     record = {k: v for k, v in issued.record.items() if k != "key_hash"}

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common.http import metering
+from common.http import keys, metering
 from tests.helpers import bearer, client
 
 pytestmark = pytest.mark.emulator
@@ -54,6 +54,32 @@ def test_rotate_is_owner_only_and_refuses_a_revoked_key(alice, local_idp):
     assert refused.mimetype == "application/problem+json"
     too_long = client("portal").post(url, json={"grace_hours": 10_000}, headers=alice)
     assert too_long.status_code == 400
+
+
+def test_rotation_counts_against_the_active_key_cap(alice, local_idp, settings_env):
+    # the old key stays active through its grace beside its successor: rotating again and
+    # again was a way past the cap (issue 27)
+    settings_env(MAX_ACTIVE_KEYS_PER_CONSUMER="3")
+    consumer = local_idp.provision("alice@example.org")
+    key = create(alice)
+    for _ in range(2):  # 1 -> 2 -> 3 active keys
+        answer = client("portal").post(f"{KEYS}/{key['id']}/rotate", json={}, headers=alice)
+        assert answer.status_code == 200
+        key = answer.get_json()["data"]
+    refused = client("portal").post(f"{KEYS}/{key['id']}/rotate", json={}, headers=alice)
+    assert refused.status_code == 409
+    assert "revoke one" in refused.get_json()["detail"]
+    assert len(active_keys(consumer)) == 3  # nothing was written by the refused rotation
+    replaced = client("portal").post(  # no grace: the successor replaces the key at once
+        f"{KEYS}/{key['id']}/rotate", json={"grace_hours": 0}, headers=alice
+    )
+    assert replaced.status_code == 200
+    assert len(active_keys(consumer)) == 3
+
+
+def active_keys(consumer):
+    now = datetime.now(UTC)
+    return [k for k in keys.list_keys(consumer) if keys.key_status(k, now) == "active"]
 
 
 def test_usage_counts_per_operation_and_per_day_with_the_id_token(alice, local_idp):
