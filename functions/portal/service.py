@@ -56,11 +56,8 @@ def revoke_key(consumer_id: str, key_id: str) -> dict[str, Any]:
 
 
 def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[str, Any], dict]:
-    """A successor of one of the consumer's active keys (what `python -m admin rotate-key`
-    does): the new key, shown once, and the old key's record, expiring after the grace."""
-    old = keys.get_key(key_id)
-    if old is None or old["consumer_id"] != consumer_id:
-        raise NotFound("No key with this id belongs to you.")
+    """A successor of one of the consumer's active keys, within the active-key cap: the new
+    key, shown once, and the old key's record, expiring after the grace (decision 0046)."""
     db = get_db()
     limit = get_settings().max_active_keys_per_consumer
     consumer_ref = db.collection(CONSUMERS).document(consumer_id)
@@ -68,17 +65,19 @@ def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[
     old_ref = db.collection(API_KEYS).document(key_id)
     now = datetime.now(UTC)
 
-    def rotate(transaction: Any) -> keys.IssuedKey:
-        # The old key stays active through its grace period beside its successor, so the
-        # successor counts against the cap like a new key (decision 0046).
+    def rotate(transaction: Any) -> tuple[keys.IssuedKey, dict[str, Any]]:
         consumer_ref.get(transaction=transaction)
         current = old_ref.get(transaction=transaction).to_dict()
-        if current is None or keys.key_status(current, now) != "active":
+        if current is None or current["consumer_id"] != consumer_id:
+            raise NotFound("No key with this id belongs to you.")
+        if keys.key_status(current, now) != "active":
             raise Conflict("Only an active key can be rotated.")
+        # The old key stays active through its grace period beside its successor, so the
+        # successor counts against the cap like a new key; with no grace it replaces it.
         active = sum(
             keys.key_status(doc.to_dict(), now) == "active" for doc in transaction.get(owned)
         )
-        if active + (1 if grace_hours > 0 else 0) > limit:  # no grace: one replaces the other
+        if active + (1 if grace_hours > 0 else 0) > limit:
             raise LimitExceeded(
                 f"You have {limit} active keys, counting keys still in a rotation's grace "
                 "period; revoke one, or rotate with grace_hours 0, to rotate another."
@@ -88,11 +87,10 @@ def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[
         transaction.create(db.collection(API_KEYS).document(issued.key_id), issued.record)
         if change:
             transaction.update(old_ref, change)
-        return issued
+        return issued, {**current, **change}
 
-    issued = run_transaction(rotate)
+    issued, previous = run_transaction(rotate)
     keys.forget_key(key_id)
-    previous = keys.get_key(key_id) or old
     previous.pop("key_hash", None)
     record = {k: v for k, v in issued.record.items() if k != "key_hash"}
     return (
