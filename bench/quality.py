@@ -24,7 +24,8 @@ JSON checks:
 - ``rubric_on_held_apart_requests``: issue 25's rubric per feature (answered the question,
   right source, citations that hold, facts only, grammar kept, tone distinct, a committed
   company asked to deliver, US spelling) on ``bench/data/quality_holdout.jsonl``, requests
-  kept apart from tuning (``bench/rubric.py``).
+  kept apart from tuning (``bench/rubric.py``); ``rubric_chat_set_*``: the chat rubric on
+  the chat sets of decision 0047 (set 2 read, set 3 held apart).
 
 Every output is written to ``.local/quality/outputs.md`` for reading.
 
@@ -273,6 +274,9 @@ def run(results: dict[str, Any], out: list[str]) -> None:
     results["research"] = research(client, auth, out)
     results["summaries"] = summaries(client, auth, out)
     results["rubric_on_held_apart_requests"] = rubric.score(client, auth, out)
+    for name, path in rubric.CHAT_SETS.items():
+        scored = rubric.score(client, auth, out, path)
+        results[f"rubric_{name}"] = scored.get("chat", scored)
     results["rubric_with_provider_fake"] = rubric.with_provider(client, auth, out)
 
 

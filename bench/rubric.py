@@ -39,6 +39,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 HOLDOUT = ROOT / "bench" / "data" / "quality_holdout.jsonl"
+# Chat messages written apart by helper sessions that read only the corpus and the records
+# (decision 0047): set 2 was measured once and then read (a tuning set now); set 3 is unread.
+CHAT_SETS = {
+    "chat_set_2_read": ROOT / "bench" / "data" / "quality_holdout_chat_2.jsonl",
+    "chat_set_3_held_apart": ROOT / "bench" / "data" / "quality_holdout_chat_3.jsonl",
+}
 ADVICE = ROOT / "bench" / "data" / "advice_labels.jsonl"
 BRITISH = re.compile(
     r"\b(?:organis\w*|recognis\w*|favour\w*|behaviour\w*|programme\w*|centre\w*|defence|"
@@ -75,8 +81,13 @@ def advice_sentences() -> set[str]:
 
 
 def answered(text: str, must: list[list[str]]) -> bool:
+    return all(met(text, must))
+
+
+def met(text: str, must: list[list[str]]) -> list[bool]:
+    """For each group of expected words, whether the text holds one of them (lower case)."""
     low = " ".join(text.lower().split())
-    return all(any(word.lower() in low for word in group) for group in must)
+    return [any(word.lower() in low for word in group) for group in must]
 
 
 def citations_hold(text: str, citations: list[dict[str, Any]], urls: dict[str, set[str]]) -> bool:
@@ -90,17 +101,20 @@ def citations_hold(text: str, citations: list[dict[str, Any]], urls: dict[str, s
     return True
 
 
-def score(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, Any]:
-    """The rubric on the held-apart set: per feature, the share of outputs passing each
-    check (None where a check does not apply)."""
+def score(
+    client: Any, auth: dict[str, str], out: list[str], holdout: Path = HOLDOUT
+) -> dict[str, Any]:
+    """The rubric on a held-apart set: per feature, the share of outputs passing each
+    check (None where a check does not apply); for chat also ``groups_met``, the share of
+    expected word groups present (an answer holding two of three facts counts 2/3)."""
     from functions.legal.guide import render_markdown, write_guide
     from functions.legal.notes import find_notes
 
-    if not HOLDOUT.exists():
-        return {"skipped": f"{HOLDOUT.name} missing"}
+    if not holdout.exists():
+        return {"skipped": f"{holdout.name} missing"}
     urls, titles = listed_urls()
     advice = advice_sentences()
-    rows = [json.loads(line) for line in HOLDOUT.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in holdout.read_text().splitlines() if line.strip()]
     checks: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     tones: dict[str, list[str]] = defaultdict(list)
     for row in rows:
@@ -127,6 +141,8 @@ def score(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, Any]:
         text = body["response"] if feature == "chat" else body["content"]
         cited = body.get("citations") or []
         mark["answered"].append(answered(text, expect.get("must") or []))
+        if feature == "chat":
+            mark["groups_met"].extend(met(text, expect.get("must") or []))
         wanted = expect.get("source") or ""
         if wanted.endswith(".jsonl"):  # a records table: a record line cited
             right = any(c["text"] not in urls for c in cited)
@@ -141,7 +157,7 @@ def score(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, Any]:
                 mark["asks_to_deliver"].append("commitment" in text.lower())
             if expect.get("group"):
                 tones[expect["group"]].append(text)
-        out.append(f"## holdout {row['id']} {feature} {json.dumps(request)}\n\n{text}\n")
+        out.append(f"## {holdout.stem} {row['id']} {feature} {json.dumps(request)}\n\n{text}\n")
     for drafts in tones.values():
         bodies = ["\n".join(d.splitlines()[1:]) for d in drafts]
         checks["content"]["tone_distinct"].append(len(set(bodies)) == len(bodies))

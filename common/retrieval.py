@@ -247,16 +247,21 @@ def embed_query(query: str, embedder: Embedder | None = None) -> list[float]:
 
 
 def fuse(
-    rankings: list[list[Any]], key: Callable[[Any], Any], limit: int
+    rankings: list[list[Any]],
+    key: Callable[[Any], Any],
+    limit: int,
+    weights: list[float] | None = None,
 ) -> list[tuple[Any, float]]:
-    """Reciprocal-rank fusion: each item's score is the sum of 1 / (60 + rank) over the
-    rankings it appears in (rank from 1); items keyed by ``key``; best first."""
+    """Reciprocal-rank fusion: each item's score is the sum of weight / (60 + rank) over the
+    rankings it appears in (rank from 1; each ranking's weight 1 unless ``weights`` says);
+    items keyed by ``key``; best first."""
     scores: dict[Any, float] = {}
     first: dict[Any, Any] = {}
-    for ranking in rankings:
+    for index, ranking in enumerate(rankings):
+        weight = weights[index] if weights else 1.0
         for rank, item in enumerate(ranking, start=1):
             k = key(item)
-            scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank)
+            scores[k] = scores.get(k, 0.0) + weight / (RRF_K + rank)
             first.setdefault(k, item)
     ordered = sorted(scores, key=lambda k: (-scores[k], str(k)))
     return [(first[k], round(scores[k], 6)) for k in ordered[:limit]]

@@ -15,6 +15,7 @@ from common.topics import catalog as topic_catalog
 
 _CAP = r"[A-Z][\w&'.-]*"
 _NAME = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,3}}"
+_SENTENCE_END = re.compile(r"(?<=[a-z]{4})[.!?]\s")  # "Poultry. ", not "Co. " or "St. "
 # A word of a person's name: capitalised, accents and hyphenated parts included ("Dána",
 # "Whitfield-Smith", "O'Brien").
 _NAME_WORD = r"[A-Z\u00c0-\u00de][a-z\u00df-\u00ff']+(?:-[A-Z\u00c0-\u00de]?[a-z\u00df-\u00ff']+)*"
@@ -62,6 +63,12 @@ def _first(options, text: str) -> str | None:
 def company_in(text: str) -> str | None:
     """The company the message names (common.offline.companies)."""
     return company_name(text)
+
+
+def _one_sentence(name: str) -> str:
+    """A name up to the end of its sentence: "Atlas Poultry. What's" is "Atlas Poultry"; a
+    short abbreviation's stop does not end it ("Co. Ltd", "St. Ives")."""
+    return _SENTENCE_END.split(name, maxsplit=1)[0]
 
 
 def _trim_leading_stopwords(name: str) -> str:
@@ -130,7 +137,7 @@ def extract(intent: str, text: str) -> dict[str, Any]:
         info["personName"] = person
         info["role"] = role
         for company in re.finditer(rf"\b(?:at|of|from)\s+({_NAME})", text):
-            name = _trim_leading_stopwords(company.group(1))
+            name = _trim_leading_stopwords(_one_sentence(company.group(1)))
             if name and (not person or name not in person):
                 info["companyName"] = name
                 break

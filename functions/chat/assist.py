@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any
 
-from common import privacy
-from common.datafiles import Content, Line, LowerWords, Prose, Template, load
+from common import privacy, retrieval
+from common.datafiles import Content, Line, LowerWords, Pattern, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
 from common.text import clip
 from functions.content import compose
@@ -30,13 +30,25 @@ from functions.content.texts import drafts
 from functions.knowledge import service as knowledge
 
 KNOWLEDGE_PASSAGES = 6
+FOCUS_WEIGHT = 2.0  # the passages found for what a message asks, against its whole text's
+FOCUS_PASSAGES = 8  # two searches' passages: what is asked may share no word with the answer
+FOCUS_TERMS = 2  # what is asked needs this many search terms to be looked up on its own
 QUESTION_CHARS = 500  # what POST /v1/knowledge/search takes
-ANSWER_FACTS = 3
+ANSWER_FACTS = 4
 RECORDS = 8
 FINDINGS = 5
 FINDING_CHARS = 300
 
 Source = tuple[str, str | None]  # (title, url)
+_CLAUSE = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]+\s+")
+
+
+class AnswerShape(Content):
+    """A kind of answer: the questions that ask for it and the sentences that give it."""
+
+    name: Line
+    asks: Pattern
+    holds: Pattern
 
 
 class Texts(Content):
@@ -63,6 +75,9 @@ class Texts(Content):
     track_needs_topics: Prose
     sources_heading: Line
     small_talk: LowerWords
+    question_openers: LowerWords
+    titles: LowerWords
+    answer_shape: tuple[AnswerShape, ...]
 
 
 @cache
@@ -76,6 +91,8 @@ class Answer:
     sources: list[Source] = field(default_factory=list)
     helped: bool = True
     citations: list[compose.Citation] = field(default_factory=list)  # one per fact quoted
+    refused: bool = False  # the rules refused the subject (opted out): no other route answers
+    asks_for_topic: bool = False  # a draft with nothing to draft about: the message named none
 
 
 # -- CREATE_CONTENT -------------------------------------------------------------------------------
@@ -99,7 +116,9 @@ def draft(info: dict[str, Any]) -> Answer:
         platform = used
     topic = info.get("topic")
     if not topic:
-        return Answer(texts().draft_needs_topic.format(kind=kind), helped=False)
+        return Answer(
+            texts().draft_needs_topic.format(kind=kind), helped=False, asks_for_topic=True
+        )
     spec = compose.Spec(topic=clip(topic, 500), content_type=content_type, platform=platform)
     try:
         generated = content.generate(spec)
@@ -126,21 +145,84 @@ def from_knowledge(
     tags: list[str] | None = None,
     admits: Callable[[str | None], bool] | None = None,
     prefer: str | None = None,
+    names_place: Callable[[str], bool] | None = None,
 ) -> tuple[list[compose.Citation], list[Source]]:
     """The sentences of the knowledge passages that answer the question, each with the source
     that holds it, and their documents; nothing when no passage shares a word with it.
     ``admits`` (a document's URL -> bool) leaves out documents that may not be quoted here
-    (another jurisdiction's law); sentences naming ``prefer`` (the place) come first."""
+    (another jurisdiction's law); sentences naming ``prefer`` (the place), or that
+    ``names_place`` finds naming it, come first. A message whose question follows its context
+    ("We wrote to them in March and they ignored us. How do we step up the pressure?") is
+    looked up for the question first and for the whole message second (``asked``): the
+    context's words (eggs, March) otherwise outweigh what is asked (escalation)."""
+    focus = asked(question)
+    shape = answer_shape(focus or question)
     hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+    if focus:
+        first = knowledge.search(clip(focus, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+        hits = [
+            hit
+            for hit, _ in retrieval.fuse(
+                [first, hits], _passage_key, FOCUS_PASSAGES, weights=[FOCUS_WEIGHT, 1.0]
+            )
+        ]
     passages = [compose.Passage.of(h) for h in hits if admits is None or admits(h.get("url"))]
-    found = compose.facts(question, passages, require_overlap=True, prefer=prefer)
+    found = compose.facts(
+        question,
+        passages,
+        require_overlap=True,
+        prefer=prefer,
+        names_place=names_place,
+        focus=focus,
+        shape=shape,
+    )
     verdicts = privacy.screen_many([f.text for f in found])  # decision 0037
     found = [f for f, verdict in zip(found, verdicts, strict=True) if verdict is None]
     # in reading order: a passage's sentences as it gives them ("A typical ladder starts
-    # with..." before "If there is no progress, the next rungs are..."), the best passage first
-    found = sorted(found[:ANSWER_FACTS], key=lambda f: (f.passage, f.position))
+    # with..." before "If there is no progress, the next rungs are..."), the best passage
+    # first, after the sentences naming the place asked about
+    found = sorted(found[:ANSWER_FACTS], key=lambda f: (not f.placed, f.passage, f.position))
     cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
     return compose.cite(found, passages), list(dict.fromkeys(cited))
+
+
+def _passage_key(hit: dict[str, Any]) -> tuple[str, str]:
+    return hit["title"], hit["passage"]
+
+
+def asked(message: str) -> str | None:
+    """The clauses of a message that ask, when it also gives context: those ending in "?" or
+    opening with a question word (data/offline/assistant.toml ``question_openers``), split at
+    sentence ends and at a dash between words ("Senator Jensen - which bills has she
+    signed?"). None when every clause asks, none does, or what is asked has fewer than two
+    search terms of its own ("Is that right??": the context is the question)."""
+    from common.text.index import terms
+
+    clauses = [c.strip() for c in _CLAUSE.split(message) if c and c.strip()]
+    openers = texts().question_openers
+    asking = [
+        c for c in clauses if c.endswith("?") or c.split()[0].lower().strip("\"'(") in openers
+    ]
+    if not asking or len(asking) == len(clauses):
+        return None
+    focus = " ".join(asking)
+    return focus if len(terms(focus)) >= FOCUS_TERMS else None
+
+
+def answer_shape(asking: str) -> re.Pattern[str] | None:
+    """What a sentence answering the question holds, when the question asks for a kind of
+    answer (data/offline/assistant.toml ``answer_shape``: "how long" a duration, "how many"
+    a quantity, "when" a date); the first kind asked for."""
+    lowered = asking.lower()
+    for shape in texts().answer_shape:
+        if re.search(shape.asks, lowered):
+            return _compiled(shape.holds)
+    return None
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def small_talk(message: str) -> bool:
@@ -169,7 +251,7 @@ def general(message: str) -> Answer | None:
 
 def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Answer:
     """Knowledge notes for the question, within the jurisdiction's when one is named."""
-    from functions.legal.jurisdictions import mentioned_in, tags_for
+    from functions.legal.jurisdictions import mentioned_in, named_in_sentence, tags_for
 
     named = info.get("jurisdiction")
     place = tags_for(named) if named else mentioned_in(message)
@@ -179,8 +261,13 @@ def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Ans
     if place is None:
         facts, sources = from_knowledge(message, ["legal"])
     elif place.tags:  # a place the knowledge base has no notes on gets none of another's
+        chain = set(place.chain)
         facts, sources = from_knowledge(
-            message, list(place.tags), place.admits, prefer=f"{place.name} {place.named}"
+            message,
+            list(place.tags),
+            place.admits,
+            prefer=f"{place.name} {place.named}",
+            names_place=lambda sentence: bool(chain & set(named_in_sentence(sentence))),
         )
     follow = [texts().legal_next] if "POST /v1/legal/guidance" in available else []
     if not facts:
@@ -209,7 +296,7 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
     except InvalidRequest:
         return Answer(texts().company_needs_name, helped=False)
     except SubjectOptedOut:
-        return Answer(texts().opted_out.format(subject=name), helped=False)
+        return Answer(texts().opted_out.format(subject=name), helped=False, refused=True)
     except NotAnOrganization:
         return Answer(texts().not_an_organization.format(subject=name), helped=False)
     if summary.complete and summary.findings:
@@ -223,24 +310,34 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
     return _findings(name, [r for r in records if _names(r["record"], name)], follow)
 
 
-def person(info: dict[str, Any], available: Collection[str]) -> Answer:
+def person(info: dict[str, Any], available: Collection[str], message: str = "") -> Answer:
     """The public figure's record: their public role only, and only when the name (and the
-    employer, when given) match, so a namesake is never presented as the person."""
+    employer, when given) match, so a namesake is never presented as the person. Names match
+    without their titles ("Professor Owen Marsh" is "Prof. Owen Marsh"); a record whose
+    whole name the message holds matches too ("Meeting Ingrid Solberg in Oslo" was read as
+    the name "Meeting Ingrid Solberg")."""
     from functions.osint import optout
 
     name = info.get("personName")
     if not name:
         return Answer(texts().person_needs_name, helped=False)
     if optout.is_opted_out(name):
-        return Answer(texts().opted_out.format(subject=name), helped=False)
+        return Answer(texts().opted_out.format(subject=name), helped=False, refused=True)
     employer = info.get("companyName")
     records = _records(["public_figures"], " ".join(filter(None, [name, employer])))
+    wanted = f" {_fold(message)} "
     named = [
         r
         for r in records
-        if _same(r["record"].get("name", ""), name)
+        if (
+            _untitled(r["record"].get("name", "")) == _untitled(name)
+            or _whole_name_in(r["record"].get("name", ""), wanted)
+        )
         and (not employer or _names({"o": r["record"].get("organization", "")}, employer))
     ]
+    if any(optout.is_opted_out(r["record"].get("name", "")) for r in named):
+        subject = named[0]["record"].get("name", name)
+        return Answer(texts().opted_out.format(subject=subject), helped=False, refused=True)
     follow = [texts().person_next] if "POST /v1/osint/personal-profile" in available else []
     answer = _findings(name, named, [*follow, texts().person_scope])
     return answer
@@ -254,6 +351,12 @@ def public_figure_named(message: str) -> str | None:
     return _named_in(message, "public_figures")
 
 
+def by_title(name: str) -> bool:
+    """A person named by a title and one more word ("Dr Fairbanks", "Senator Jensen")."""
+    words = name.lower().replace(".", " ").split()
+    return len(words) == 2 and words[0] in texts().titles
+
+
 def not_a_person(name: str | None) -> bool:
     """A name the intent engine took for a person's that is an institution's ("Supreme
     Court", "European Commission"): its last word is an organisation's
@@ -265,14 +368,24 @@ def not_a_person(name: str | None) -> bool:
 
 def _named_in(message: str, table: str) -> str | None:
     """The ``name`` of a record of ``table`` that the message names in full (two words or
-    more, any case, possessive or not)."""
+    more, any case, possessive or not), or, for a person, by a title and their last name
+    when no other record found has that last name ("Senator Jensen", "dr fairbanks")."""
     from functions.search import service as search
 
     wanted = f" {_fold(message)} "  # "Jensen's" folds to "jensen s": the name stands
     found = search.search([search.table(table)], clip(message, 500), "text", RECORDS)
-    for hit in found:
-        name = str(hit["record"].get("name") or "")
+    names = [str(hit["record"].get("name") or "") for hit in found]
+    for name in names:
         if len(name.split()) >= 2 and f" {_fold(name)} " in wanted:
+            return name
+    if table != "public_figures":
+        return None
+    people = [(name, _fold(name).split()[-1]) for name in names if _fold(name)]
+    surnames = [surname for _, surname in people]
+    for name, surname in people:
+        if surnames.count(surname) == 1 and any(
+            f" {title} {surname} " in wanted for title in texts().titles
+        ):  # "Dr. Fairbanks" folds to "dr fairbanks"
             return name
     return None
 
@@ -356,8 +469,19 @@ def _fold(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def _same(a: str, b: str) -> bool:
-    return _fold(a) == _fold(b)
+def _whole_name_in(name: str, folded_message: str) -> bool:
+    """A name of two words or more (titles aside) stands in the folded message."""
+    untitled = _untitled(name)
+    return len(untitled.split()) >= 2 and f" {untitled} " in folded_message
+
+
+def _untitled(name: str) -> str:
+    """A person's name folded, without the titles before it ("Dr. Naomi Fairbanks" is
+    "naomi fairbanks"); a name that is only a title and a word keeps the word."""
+    words = _fold(name).split()
+    while len(words) > 1 and words[0] in texts().titles:
+        words.pop(0)
+    return " ".join(words)
 
 
 def _names(record: dict[str, Any], name: str) -> bool:

@@ -149,30 +149,63 @@ def _offline(
     memory: dict[str, Any],
     available: AbstractSet[str],
 ) -> assist.Answer:
+    """The offline engine's answer. A company or person question that its route cannot
+    answer (no name found, a person's name given as a company's, nobody of that name in the
+    records) is answered as a general question is: the public figure or organisation the
+    message names in full, else the knowledge passages that answer it. After the person
+    route only an organisation is tried: it matched the person with the employer given
+    ("Priya Raman from Crestline Eggs" is not Brightwell's), and passages sharing words with
+    a name are not about them. A request to draft that names no topic but a public figure or
+    organisation is answered with their record. An answer the rules refused (an opted-out
+    subject) stands."""
     if intent == "CREATE_CONTENT":
-        return assist.draft(info)
+        drafted = assist.draft(info)
+        if drafted.helped or not drafted.asks_for_topic:
+            return drafted
+        # nothing to draft: a question about a person or organisation taken for a request
+        # for a newsletter ("who's eleanor voss? ... for our newsletter") is answered
+        named = assist.public_figure_named(message)
+        if named:
+            return assist.person({"personName": named}, available, message)
+        organization = assist.organization_named(message)
+        return assist.organization(organization, available) if organization else drafted
     if intent == "LEGAL_HELP":
         return assist.legal(message, info, available)
-    if intent == "INVESTIGATE_COMPANY":
-        return assist.company(info, available, consumer_id)
-    if intent == "RESEARCH_INDIVIDUAL":
-        if assist.not_a_person(info.get("personName")):  # "What did the Supreme Court decide"
-            return assist.general(message) or assist.person(info, available)
-        if not info.get("personName") and (named := assist.public_figure_named(message)):
-            info = {**info, "personName": named}  # a name written in lower case
-        return assist.person(info, available)
     if intent == "TRACK_ISSUES":
         return assist.track(info)
+    routed: assist.Answer | None = None
+    if intent == "INVESTIGATE_COMPANY":
+        routed = assist.company(info, available, consumer_id)
+    elif intent == "RESEARCH_INDIVIDUAL":
+        if assist.not_a_person(info.get("personName")):  # "What did the Supreme Court decide"
+            routed = assist.general(message) or assist.person(info, available, message)
+        else:
+            asked = info.get("personName")
+            # a name written in lower case, or a title and surname ("Dr Fairbanks")
+            if (not asked or assist.by_title(asked)) and (
+                named := assist.public_figure_named(message)
+            ):
+                info = {**info, "personName": named}
+            routed = assist.person(info, available, message)
+    if routed is not None and (routed.helped or routed.refused):
+        return routed
+    # the person route has looked the person up with the employer given ("Priya Raman from
+    # Crestline Eggs" is not Brightwell's): its "nothing about" stands for people
+    person_tried = intent == "RESEARCH_INDIVIDUAL"
     if assist.small_talk(message):
         found = None
-    elif named := assist.public_figure_named(message):
-        return assist.person({"personName": named}, available)
+    elif not person_tried and (named := assist.public_figure_named(message)):
+        found = assist.person({"personName": named}, available, message)
     elif organization := assist.organization_named(message):
-        return assist.organization(organization, available)
-    else:
+        found = assist.organization(organization, available)
+    elif not person_tried:  # passages that share words with a name are not about them
         found = assist.general(message)
-    if found is not None:
+    else:
+        found = None
+    if found is not None and (found.helped or routed is None):
         return found
+    if routed is not None:
+        return routed
     text = reply.reply(intent, info, memory=memory, available=available)
     return assist.Answer(text, helped=False)  # small talk, or nothing to go on: not billed
 

@@ -15,7 +15,7 @@ import html
 import re
 import unicodedata
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from functions.content.texts import Drafts, advice, drafts, generic_terms, not_f
 MIN_FACT_CHARS = 40
 MAX_FACT_CHARS = 450
 PER_DOCUMENT = 3  # most facts from one document, so a draft draws on several when it can
+SHAPED = 4.0  # a sentence of the kind of answer asked for ("how long": a duration)
 PREFERRED = 6.0  # a sentence naming the preferred place outranks any topic overlap short of 3
 SIMILAR = 0.6  # share of terms above which a second sentence repeats the first
 URL_WEIGHT = 23  # X counts every link as 23 characters
@@ -86,6 +87,7 @@ class Fact:
     score: float
     position: int = 0  # of the sentence in its passage
     leans: bool = False  # opens by pointing back ("It", "The Act"): needs the one before
+    placed: bool = False  # names the place preferred (a legal question's jurisdiction)
 
 
 @dataclass(frozen=True)
@@ -177,12 +179,19 @@ def facts(
     *,
     require_overlap: bool = False,
     prefer: str | None = None,
+    names_place: Callable[[str], bool] | None = None,
+    focus: str | None = None,
+    shape: re.Pattern[str] | None = None,
     public: bool = False,
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
     ``require_overlap``, any from the two best passages), and none repeats another. Sentences
-    holding a term of ``prefer`` (a place, for a legal question) rank first. An answer
+    holding a term of ``prefer`` (a place, for a legal question), or that ``names_place``
+    finds naming it ("In the US, Rule 14a-8..."), rank first; the terms of ``focus`` (the
+    clauses of a message that ask, without its context) count twice; a sentence of the
+    ``shape`` the question asks for (a duration for "how long", in lower case) gains as much
+    as two shared terms. An answer
     (``require_overlap``) never quotes a sentence that opens by pointing back ("Another is
     escalating too quickly"): alone, it does not say what it is about; public copy
     (``public``: a draft) quotes one only when nothing else is left. Public copy never
@@ -192,6 +201,7 @@ def facts(
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
     preferred = set(terms(prefer)) if prefer else set()
+    focused = set(terms(focus)) - preferred if focus else set()
     # an answer's sentence shares a word of the question that is neither the place nor a word
     # every document of the corpus uses ("fly a drone over a farm in England": "farm" and
     # "England" alone do not answer it)
@@ -206,14 +216,17 @@ def facts(
                 continue
             own = set(terms(sentence))
             overlap = len((wanted - preferred) & own)
-            score = 2.0 * overlap + 2.0 / (1 + rank)
+            score = 2.0 * (overlap + len(focused & own)) + 2.0 / (1 + rank)
             score += 1.0 if _DIGIT.search(sentence) else 0.0
+            score += SHAPED if shape and shape.search(sentence.lower()) else 0.0
             score -= dependence
-            score += PREFERRED if preferred & own else 0.0
+            placed = bool(preferred & own) or bool(names_place and names_place(sentence))
+            # the place outranks any overlap short of 3, counted twice with a focus
+            score += PREFERRED * (2 if focused else 1) if placed else 0.0
             score -= 0.002 * max(0, len(sentence) - 220)  # long sentences read badly in posts
             if (overlap and telling & own) or (not wanted and rank < 2 and not require_overlap):
                 leans = dependence >= POINTS_BACK
-                found.append(Fact(sentence, rank, score, position, leans))
+                found.append(Fact(sentence, rank, score, position, leans, placed))
     if public and any(not f.leans for f in found):  # public copy: no sentence out of context
         found = [f for f in found if not f.leans]
     found.sort(key=lambda f: (-f.score, f.passage))

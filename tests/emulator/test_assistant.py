@@ -259,3 +259,94 @@ def test_an_answer_quotes_no_sentence_that_points_back(auth, question):
     openers = {line.split()[0].strip(",").lower() for line in bullets}
     assert bullets
     assert not openers & {"another", "finally", "it", "this", "these", "they"}
+
+
+def test_the_question_after_the_context_is_what_is_looked_up(auth):
+    """Issue 25: a message that tells its story first ("ignored our letter about the hen
+    unit") is answered for what it asks (escalation), not for the story's words (hens)."""
+    body = ask(
+        auth,
+        "Our council ignored two letters about a caged hen unit since spring. "
+        "How do we step up the pressure without it backfiring on us?",
+    )
+    titles = {c["title"] for c in body["citations"]}
+    assert "Laying hens" not in " ".join(titles)
+    assert any("step by step" in c["text"] or "rung" in c["text"] for c in body["citations"])
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What does Senator Jensen think about fur farms?",
+        "what has dr. jensen said about pet shops",
+        "anything on Sen. Jensen and mink?",
+    ],
+)
+def test_a_title_and_surname_find_the_one_public_figure_of_that_name(auth, message):
+    body = ask(auth, message)
+    assert [c["title"] for c in body["citations"]] == ["Carla Jensen"]
+
+
+def test_a_persons_name_given_as_a_company_answers_with_their_public_role(auth):
+    """The intent engine takes "look into Gordon Hale" for a company; the records hold him as
+    a public figure: his role is the answer, not "not an organisation"."""
+    body = ask(auth, "Can you look into Gordon Hale before our meeting with Crestline?")
+    assert body["intent"] == "INVESTIGATE_COMPANY"
+    assert "Managing Director" in body["response"]
+    assert [c["title"] for c in body["citations"]] == ["Gordon Hale"]
+
+
+def test_a_company_route_with_no_company_answers_from_knowledge(consumer):
+    """A question taken for a company investigation that names no company gets the knowledge
+    passages that answer it rather than "Which company should I look up?"; an opted-out
+    person stays refused whichever route the message took."""
+    from functions.chat.service import _offline
+    from functions.osint import optout
+
+    consumer_id, _ = consumer
+    question = "A reporter asks whether hens in enriched cages can dust-bathe. Any evidence?"
+    answer = _offline(consumer_id, "INVESTIGATE_COMPANY", {}, question, {}, set())
+    assert answer.helped
+    assert "dust-bathing" in answer.text
+    optout.add("Gordon Hale")
+    try:
+        asked = {"companyName": "Gordon Hale"}
+        refused = _offline(consumer_id, "INVESTIGATE_COMPANY", asked, "Gordon Hale?", {}, set())
+    finally:
+        optout.remove("Gordon Hale")
+    assert not refused.helped
+    assert "Managing Director" not in refused.text
+
+
+def test_names_match_without_titles_and_inside_a_misread_name(consumer):
+    """ "Professor Owen Marsh" is the record "Prof. Owen Marsh"; a name read with a stray word
+    ("Meeting Ingrid Solberg") still finds the record whose whole name the message holds,
+    and that person's opt-out still refuses."""
+    from functions.chat.service import _offline
+    from functions.osint import optout
+
+    consumer_id, _ = consumer
+    asked = {"personName": "Professor Owen Marsh"}
+    titled = _offline(consumer_id, "RESEARCH_INDIVIDUAL", asked, "Professor Owen Marsh?", {}, set())
+    assert [c.title for c in titled.citations] == ["Prof. Owen Marsh"]
+    message = "Meeting Ingrid Solberg in Oslo next month, what has she published?"
+    misread = {"personName": "Meeting Ingrid Solberg"}
+    found = _offline(consumer_id, "RESEARCH_INDIVIDUAL", misread, message, {}, set())
+    assert [c.title for c in found.citations] == ["Ingrid Solberg"]
+    optout.add("Ingrid Solberg")
+    try:
+        refused = _offline(consumer_id, "RESEARCH_INDIVIDUAL", misread, message, {}, set())
+    finally:
+        optout.remove("Ingrid Solberg")
+    assert refused.refused
+    assert "Finwatch" not in refused.text
+
+
+def test_a_draft_request_naming_only_a_person_answers_with_their_record(consumer):
+    from functions.chat.service import _offline
+
+    consumer_id, _ = consumer
+    info = {"contentType": "newsletter"}
+    message = "who is gordon hale? he keeps coming up, for our newsletter"
+    answer = _offline(consumer_id, "CREATE_CONTENT", info, message, {}, set())
+    assert [c.title for c in answer.citations] == ["Gordon Hale"]
