@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -200,9 +201,19 @@ def _progress(label: str) -> Any:
     if not sys.stderr.isatty():
         return None
 
+    started = time.monotonic()
+
     def show(done: int, total: int) -> None:
-        end = "\n" if done >= total else ""
-        print(f"\r{label}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = done / elapsed
+        left = (total - done) / rate if rate > 0 else 0.0
+        width = 30
+        bar = "#" * int(width * done / max(total, 1))
+        line = (
+            f"\r{label}: [{bar:<{width}}] {done}/{total} ({rate:.1f}/s, "
+            f"{int(left // 60)}m{int(left % 60):02d}s left)"
+        )
+        print(line, end="\n" if done >= total else "", file=sys.stderr, flush=True)
 
     return show
 
@@ -252,7 +263,8 @@ def import_knowledge(args: argparse.Namespace) -> None:
 
 def reindex(args: argparse.Namespace) -> None:
     """Embed every record and passage again with the configured embedder (after changing
-    EMBEDDINGS_BACKEND, the model or its dimension)."""
+    EMBEDDINGS_BACKEND, the model or its dimension), and rebuild the text indexes;
+    ``--text-only`` rebuilds the text indexes alone (after an upgrade that asks for it)."""
     from functions.knowledge.importer import reindex as reindex_knowledge
     from functions.search.importer import reindex as reindex_table
     from functions.search.tables import TABLES
@@ -260,9 +272,11 @@ def reindex(args: argparse.Namespace) -> None:
     counts = {}
     for name in args.tables or [*TABLES, "knowledge"]:
         if name == "knowledge":
-            counts[name] = reindex_knowledge(progress=_progress(name))
+            counts[name] = reindex_knowledge(progress=_progress(name), embed=not args.text_only)
         else:
-            counts[name] = reindex_table(TABLES[name], progress=_progress(name))
+            counts[name] = reindex_table(
+                TABLES[name], progress=_progress(name), embed=not args.text_only
+            )
     print(json.dumps(counts))
 
 
@@ -377,6 +391,9 @@ def parser() -> argparse.ArgumentParser:
 
     cmd = commands.add_parser("reindex", help="re-embed every record and passage")
     cmd.add_argument("tables", nargs="*", choices=[*tables, "knowledge"], metavar="TABLE")
+    cmd.add_argument(
+        "--text-only", action="store_true", help="rebuild the text indexes only (no embedding)"
+    )
     cmd.set_defaults(run=reindex)
 
     cmd = commands.add_parser("osint-audit", help="OSINT audit entries, newest first (JSONL)")

@@ -31,34 +31,33 @@ Everything runs on a Firestore emulator of its own (a free port) with
    authentication, rate limit, validation, metering) when ``/v1/search/{table}`` is routed,
    otherwise directly through ``functions.search.service.search`` (``via`` says which;
    ``--via`` forces one). Knowledge search (``POST /v1/knowledge/search``, limit 5) on the demo
-   corpus; then the demo campaigns are deleted and synthetic campaigns imported, 1,000 then
+   corpus, sequential, then in bursts of 10, 20 and 50 released at once from as many threads
+   (``knowledge_bursts``: statuses, p50/p99; past ``MAX_CONCURRENT_SEARCHES`` a quick 503,
+   decision 0048); then the demo campaigns are deleted and synthetic campaigns imported, 1,000 then
    9,000 more (10,000 in all): the sample campaigns recombined with a fixed seed (the target of
    one, the ask of another, two or three sentences of other descriptions), so that the
    vectors differ. Each search type is timed on ``POST /v1/search/campaigns`` (limit 10) at
-   each size, failed requests included (``failed`` counts them: on the emulator a text search
-   of 10,000 records outlasts the service's 5 s Firestore deadline and answers 502).
-   ``text_candidate_cap`` shows what the text search's candidate cap (``TEXT_CANDIDATES``)
-   costs: how many records hold a query term, and how much of the engine's top 10 is the top
-   10 of the same scoring over all of them (see ``text_candidates``).
+   each size, failed requests included (``failed`` counts them). ``text_reads_per_query``
+   counts the Firestore documents a text query reads (the text index of decision 0048: the
+   statistics, one head per term, the candidates' records); it must not grow with the table,
+   and ``text_p50_ratio_largest_to_smallest`` compares text p50 at the largest size with
+   the smallest. ``--sizes 1000,10000,100000`` times other sizes.
 
 Embedding is the importers' main cost (``embedding_share``): on this project's two-core
 machine the offline model embeds about 15 to 40 short records per second, depending on what else
-runs, so the 10,000 records take 5 to 12 minutes (``import_of_new_records.seconds``), and the
-full run, with text searches that wait for the 5 s deadline at 10,000 records, 30 to 40
-minutes. ``--quick`` stops at 1,000 records and makes 20 requests per type (about 3 minutes on
-an idle machine, 6 on a busy one). Latencies are of one process on the Firestore emulator on a
-shared machine. The emulator is not built for speed (its ``array_contains_any`` query alone
-takes about a second at 1,000 records: ``bench/search_text_bound.py``), so its figures,
-above all at 10,000 records, say little about Firestore itself; compare runs made side by side.
+runs, so the 10,000 records take 5 to 12 minutes (``import_of_new_records.seconds``).
+``--quick`` stops at 1,000 records and makes 20 requests per type (about 3 minutes on an idle
+machine, 6 on a busy one). Latencies are of one process on the Firestore emulator on a shared
+machine, so they say little about Firestore itself; compare runs made side by side.
 
-Run: ``.venv/bin/python bench/search.py [--quick] [--requests N] [--via auto|http|service]``.
+Run: ``.venv/bin/python bench/search.py [--quick] [--sizes 1000,10000] [--requests N]
+[--via auto|http|service]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import statistics
@@ -119,6 +118,9 @@ KNOWLEDGE_LATENCY_QUERIES = (
     "shareholder resolutions in the UK",
     "fur farming disease",
 )
+
+
+BURSTS = (10, 20, 50)
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -212,6 +214,41 @@ class Searcher:
             return len(service.search(query, limit))
         except Exception as exc:  # reported, not fatal
             raise Failed(type(exc).__name__) from exc
+
+    def knowledge_status(self, query: str) -> int:
+        """The HTTP status of one knowledge search (the burst counts them)."""
+        if self._client is None:
+            raise SystemExit("the burst needs the HTTP pipeline (--via http)")
+        response = self._client.post(
+            "/v1/knowledge/search", json={"query": query, "limit": 5}, headers=self._auth
+        )
+        return response.status_code
+
+
+def burst(searcher: Searcher, size: int) -> dict[str, Any]:
+    """``size`` knowledge searches released at once from as many threads (one process, as one
+    instance serves them): statuses, p50/p99 and the longest, and how long the 503s took."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    gate = Barrier(size)
+    queries = KNOWLEDGE_LATENCY_QUERIES
+
+    def one(i: int) -> tuple[int, float]:
+        gate.wait()
+        started = time.perf_counter()
+        status = searcher.knowledge_status(queries[i % len(queries)])
+        return status, (time.perf_counter() - started) * 1000
+
+    with ThreadPoolExecutor(max_workers=size) as pool:
+        answers = list(pool.map(one, range(size)))
+    statuses = Counter(str(status) for status, _ in answers)
+    shed = sorted(ms for status, ms in answers if status == 503)
+    return {
+        "statuses": dict(statuses),
+        **timing([ms for _, ms in answers]),
+        "overloaded_503_max_ms": round(shed[-1], 1) if shed else None,
+    }
 
 
 def _total(response: Any) -> int:
@@ -319,6 +356,8 @@ def import_table(name: str, path: Path) -> dict[str, Any]:
     return {
         "records": report.valid,
         "written": report.written,
+        "index_writes": report.index_writes,
+        "index_writes_per_record": round(report.index_writes / max(1, report.written), 2),
         "seconds": round(seconds, 2),
         "records_per_s": round(report.written / seconds, 1),
         **embedding_share(before, seconds),
@@ -488,111 +527,33 @@ def synthetic_campaigns(count: int, seed: int = SEED) -> list[dict[str, Any]]:
     return rows
 
 
-def reference_text_ranking(
-    rows: list[dict[str, Any]], query: str, limit: int
-) -> tuple[int, list[str]]:
-    """Text search's scoring (``common.retrieval``'s module doc) over EVERY stored record
-    holding a query term, computed here from the imported rows: (how many hold a term, the
-    best ``limit`` ids). The same terms (``common.text.index.terms`` of title and text, as the
-    importer stores them), weights, title bonus, rounding and order as ``text_search``."""
-    from common import retrieval
-    from common.text.index import terms
-    from functions.search.tables import TABLES
-
-    table = TABLES["campaigns"]
-    wanted = terms(query)[: retrieval.MAX_QUERY_TERMS]
-    held = []
-    for row in rows:
-        title, text = table.title_of(row), table.text_of(row)
-        stored = set(terms(f"{title}\n{text}"))
-        if stored & set(wanted):
-            held.append((row["id"], stored, set(terms(title))))
-    count = len(held)
-    holding = {t: sum(t in stored for _, stored, _ in held) for t in wanted}
-    weight = {t: math.log(1 + (count - n + 0.5) / (n + 0.5)) + 0.1 for t, n in holding.items()}
-    whole = sum(weight.values()) * (1 + retrieval.TITLE_BONUS)
-    scored = []
-    for doc_id, stored, titled in held:
-        score = sum(
-            weight[t] * (1 + (retrieval.TITLE_BONUS if t in titled else 0))
-            for t in wanted
-            if t in stored
-        )
-        scored.append((-round(score / whole, 6), doc_id))
-    return count, [doc_id for _, doc_id in sorted(scored)[:limit]]
-
-
-def text_candidates(rows: list[dict[str, Any]], queries: tuple[str, ...]) -> dict[str, Any]:
-    """Text search scores at most ``TEXT_CANDIDATES`` documents holding any query term, taken
-    in Firestore's order (by id), not by relevance, and weighs terms over those candidates
-    only. For each query: how many records hold a term, and how much of the engine's top 10
-    is the top 10 of the same scoring over every such record (``reference_text_ranking``).
-    The engine's ``text_search`` (with the fields the service reads) runs on a client given
-    the longest deadline the settings allow, 60 s, and is timed there: at 10,000 records the
-    emulator needs more than the service's 5 s. At 1,000 records the reference is checked
-    against the engine itself with the cap lifted (``reference_agrees_with_engine``)."""
-    from common import retrieval
-    from common.config import get_settings
-    from common.firestore import reset_client
+def text_reads(queries: tuple[str, ...]) -> dict[str, Any]:
+    """Firestore documents read per text query (``common.postings.search``'s meter: the
+    statistics, one head per query term, the candidates' records), limit 10, no filter."""
+    from common import postings
     from functions.search.tables import TABLES
 
     fields = TABLES["campaigns"].fields
-    cap = retrieval.TEXT_CANDIDATES
-    matching, overlaps, agree, seconds, failed = [], [], [], [], Counter()
-    saved = os.environ.get("FIRESTORE_TIMEOUT_S")
-    os.environ["FIRESTORE_TIMEOUT_S"] = "60"
-    get_settings.cache_clear()
-    reset_client()
-    try:
-        for query in queries:
-            count, reference = reference_text_ranking(rows, query, K)
-            matching.append(count)
-            try:
-                started = time.perf_counter()
-                engine = [h.id for h in retrieval.text_search("campaigns", query, K, None, fields)]
-                seconds.append(time.perf_counter() - started)
-                if len(rows) <= 1_000:
-                    retrieval.TEXT_CANDIDATES = 10**7
-                    lifted = retrieval.text_search("campaigns", query, K, None, fields)
-                    agree.append(lifted and [h.id for h in lifted] == reference)
-            except Exception as exc:  # reported, not fatal
-                failed[type(exc).__name__] += 1
-                continue
-            finally:
-                retrieval.TEXT_CANDIDATES = cap
-            overlaps.append(len(set(engine) & set(reference)) / max(1, len(reference)))
-    finally:
-        if saved is None:
-            os.environ.pop("FIRESTORE_TIMEOUT_S", None)
-        else:
-            os.environ["FIRESTORE_TIMEOUT_S"] = saved
-        get_settings.cache_clear()
-        reset_client()
+    reads = []
+    for query in queries:
+        meter: list[int] = []
+        postings.search("campaigns", query, K, None, fields, meter=meter)
+        reads.append(sum(meter))
     return {
-        "cap": cap,
         "queries": len(queries),
-        "queries_over_cap": sum(m > cap for m in matching),
-        "matching_records_median": int(statistics.median(matching)),
-        "matching_records_max": max(matching),
-        "top10_overlap_with_uncapped_mean": (
-            round(statistics.mean(overlaps), 3) if overlaps else None
-        ),
-        "top10_overlap_with_uncapped_min": round(min(overlaps), 3) if overlaps else None,
-        "reference_agrees_with_engine": (
-            f"{sum(bool(a) for a in agree)}/{len(agree)}" if agree else None
-        ),
-        "text_search_ms_median_with_60s_deadline": (
-            round(statistics.median(seconds) * 1000, 1) if seconds else None
-        ),
-        "failed": dict(failed),
+        "mean": round(statistics.mean(reads), 1),
+        "max": max(reads),
     }
 
 
 def delete_collection(name: str) -> None:
+    """The collection's records and its text index."""
+    from common import postings
     from common.firestore import get_db
 
     db = get_db()
     db.recursive_delete(db.collection(name))
+    postings.drop(name)
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -613,8 +574,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, help="requests per search type and size")
     parser.add_argument("--via", choices=("auto", "http", "service"), default="auto")
     parser.add_argument("--details", action="store_true", help="each query's first relevant rank")
+    parser.add_argument("--sizes", help="table sizes to time, comma-separated (default 1000,10000)")
     args = parser.parse_args()
     sizes = (1_000,) if args.quick else (1_000, 10_000)
+    if args.sizes:
+        sizes = tuple(sorted(int(size) for size in args.sizes.split(",")))
     n = args.requests or (20 if args.quick else 50)
 
     began = time.perf_counter()
@@ -671,6 +635,10 @@ def run(
         **measure(searcher.knowledge, KNOWLEDGE_LATENCY_QUERIES, n),
     }
 
+    if searcher.via == "http":
+        progress("bursts of concurrent knowledge searches")
+        latency["knowledge_bursts"] = {f"{size}_at_once": burst(searcher, size) for size in BURSTS}
+
     delete_collection("campaigns")
     rows = synthetic_campaigns(max(sizes))
     scale: dict[str, Any] = {}
@@ -691,13 +659,11 @@ def run(
                     LATENCY_QUERIES,
                     n,
                 )
-            progress(f"text candidate cap at {size} records")
-            # A text search takes over 10 s on the emulator at 10,000: check fewer queries.
-            checked = LATENCY_QUERIES if size <= 1_000 else LATENCY_QUERIES[::4]
-            try:
-                entry["text_candidate_cap"] = text_candidates(rows[:size], checked)
-            except Exception as exc:  # reported, not fatal: the rest is worth printing
-                entry["text_candidate_cap"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            entry["text_reads_per_query"] = text_reads(LATENCY_QUERIES)
+        first, last = scale[f"{sizes[0]}_records"], scale[f"{sizes[-1]}_records"]
+        latency["text_p50_ratio_largest_to_smallest"] = round(
+            last["text"]["p50_ms"] / max(first["text"]["p50_ms"], 0.001), 2
+        )
 
 
 if __name__ == "__main__":

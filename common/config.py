@@ -86,6 +86,16 @@ class Settings(BaseSettings):
         5.0, gt=0, le=60, description="deadline of one Firestore call, retries included"
     )
 
+    search_budget_s: float = Field(
+        3.0,
+        gt=0,
+        le=60,
+        description=(
+            "time a search waits for its parts (words, meaning, each table); what has not "
+            "answered by then is left out and the answer says `degraded: true` (decision 0048)"
+        ),
+    )
+
     key_cache_ttl_s: float = Field(
         30.0,
         ge=0,
@@ -117,6 +127,19 @@ class Settings(BaseSettings):
         25, ge=1, description="more gives 409 `limit_exceeded`"
     )
 
+    max_concurrent_searches: int = Field(
+        4,
+        ge=1,
+        le=1_000,
+        description=(
+            "searches (and other requests that embed text in this instance) run at once per "
+            "instance; more wait `CAPACITY_WAIT_MS`, then get 503 `overloaded` with "
+            "`Retry-After` (decision 0048)"
+        ),
+    )
+    capacity_wait_ms: int = Field(
+        2000, ge=0, le=10_000, description="how long a request waits for a free search slot"
+    )
     rate_limit_requests: int = Field(60, ge=1, description="requests per window per consumer")
     rate_limit_window_s: int = Field(60, ge=1, le=86_400, description="the window, in seconds")
     auth_failures_per_address: int = Field(

@@ -145,6 +145,21 @@ class SubjectRateLimited(AppError):
     status, code, title = 429, "subject_rate_limited", "Subject profiled too often"
 
 
+class Overloaded(AppError):
+    """This instance is running as many requests of this kind as it can (common.http.capacity):
+    nothing was done and nothing billed; retry after the pause."""
+
+    status, code, title = 503, "overloaded", "Busy"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(
+            detail
+            or "The service is running as many searches as it can at the moment; nothing was "
+            "done or billed. Retry after the pause in Retry-After.",
+            headers={"Retry-After": "1"},
+        )
+
+
 class BackendUnavailable(AppError):
     status, code, title = 502, "backend_unavailable", "Backend unavailable"
 

@@ -7,10 +7,11 @@ gives a prompt 502 instead of the library's default of up to 300 s of retrying.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
@@ -36,6 +37,7 @@ IDEMPOTENCY_KEYS = "idempotency_keys"  # Idempotency-Key records and answers (TT
 CONSENTS = "recipient_consents"  # (consumer, third-party address) -> pending/confirmed/revoked
 SUPPRESSIONS = "email_suppressions"  # sha256(address) -> why no email may go there
 SEARCH_INDEXES = "search_indexes"  # searchable collection -> the embedding model of its vectors
+TEXT_POSTINGS = "text_postings"  # (collection, term, shard) -> postings for BM25 (decision 0048)
 KNOWLEDGE = "knowledge_passages"  # chunks of the knowledge corpus, with their vectors
 OSINT_AUDIT = "osint_audit"  # who asked for a profile of whom, when and why (TTL on expires_at)
 OSINT_OPTOUTS = "osint_optouts"  # people who may not be profiled, by folded name
@@ -174,15 +176,29 @@ def _build_streaming_api(client: Client) -> Any:
 
 
 def is_backend_error(exc: BaseException) -> bool:
-    """True for errors that mean Firestore (or another Google API) is unreachable or failing."""
+    """True for errors that mean Firestore (or another Google API) is unreachable or failing.
+
+    Also the AttributeError google-cloud-firestore raises while handling a query stream that
+    failed (``Query._retry_query_after_exception`` reads ``_retry`` of a gRPC callable that has
+    none, issue 26): its context is the stream's own error."""
     core = sys.modules.get("google.api_core.exceptions")
     if core is not None and isinstance(exc, core.GoogleAPIError):
         return True
     grpc = sys.modules.get("grpc")
-    return grpc is not None and isinstance(exc, grpc.RpcError)
+    if grpc is not None and isinstance(exc, grpc.RpcError):
+        return True
+    cause = exc.__context__
+    return (
+        isinstance(exc, AttributeError)
+        and "_retry" in str(exc)
+        and cause is not None
+        and is_backend_error(cause)
+    )
 
 
 def backend_unavailable(exc: BaseException) -> BackendUnavailable:
+    if isinstance(exc, AttributeError) and exc.__context__ is not None:
+        exc = exc.__context__  # the stream's own error (is_backend_error)
     kind = "did not answer in time" if type(exc).__name__ in _TIMEOUTS else "failed"
     return BackendUnavailable(f"The database {kind}. Retry the request shortly.")
 
@@ -210,6 +226,33 @@ def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 5) -> 
         if cause is not None and is_backend_error(cause):
             raise backend_unavailable(cause) from exc
         raise
+
+
+BATCH_WRITES = 400  # Firestore allows 500 writes per batch
+BATCH_BYTES = 2_000_000  # and gRPC 4 MiB per message
+
+
+def write_batched(
+    writes: Iterable[tuple[Any, dict[str, Any], bool]],
+    estimate: Callable[[dict[str, Any]], int] | None = None,
+) -> int:
+    """Commit ``(reference, data, merge)`` sets in as few batches as Firestore and gRPC accept
+    (at most ``BATCH_WRITES`` writes and about ``BATCH_BYTES`` each; a batch of full text-index
+    heads or of long records passed gRPC's 4 MiB once); returns the count. Not atomic across
+    batches: callers order their writes so that a stop between batches loses nothing.
+    ``estimate`` gives a write's bytes (default: its JSON's length)."""
+    db = get_db()
+    batch, count, size, total = db.batch(), 0, 0, 0
+    for ref, data, merge in writes:
+        weight = (estimate(data) if estimate else len(json.dumps(data, default=str))) + 200
+        if count and (count >= BATCH_WRITES or size + weight > BATCH_BYTES):
+            batch.commit()
+            batch, count, size = db.batch(), 0, 0
+        batch.set(ref, data, merge=merge)
+        count, size, total = count + 1, size + weight, total + 1
+    if count:
+        batch.commit()
+    return total
 
 
 def where_eq(field: str, value: Any) -> Any:

@@ -2,11 +2,9 @@
 
 Each searchable document carries, besides its own fields:
 
-- ``search_terms``: the stemmed terms of its text (``common.text.index``), and ``title_terms``
-  those of its title. Text search asks Firestore for the documents holding any of the query's
-  terms (``array_contains_any``, at most 30 terms), and scores the candidates in memory: the
-  inverse-document-frequency weight of the query terms each one holds (estimated over the
-  candidates), with a bonus for terms in the title, as a share of the query's whole weight.
+- ``term_counts``, ``doc_len`` and ``postings_format``: what the collection's text index
+  (``common.postings``, decision 0048) holds of it. Text search is BM25 over that index: one
+  read per query term and the records returned, whatever the size of the table.
 - ``embedding`` (a Firestore vector), ``embedding_model`` and ``embedding_dim``. Semantic search
   is Firestore vector search (``find_nearest``, cosine) pre-filtered on ``embedding_model``.
 - hybrid fuses the two rankings by reciprocal rank (RRF, k = 60).
@@ -19,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,17 +25,17 @@ from typing import Any
 from common.embeddings import Embedder, get_embedder
 from common.errors import BackendUnavailable
 from common.firestore import SEARCH_INDEXES, get_db, where_eq
-from common.text.index import terms as text_terms
 
 RRF_K = 60
 REINDEXING = "reindexing:"  # the index model while a reindex runs
-MAX_QUERY_TERMS = 30  # Firestore's limit of array_contains_any values
-TEXT_CANDIDATES = 500
-TITLE_BONUS = 0.5  # a query term in the title weighs this much more
 INTERNAL_FIELDS = frozenset(
     {
         "search_terms",
         "title_terms",
+        "term_counts",
+        "doc_len",
+        "postings_format",
+        "filter_keys",
         "embedding",
         "embedding_model",
         "embedding_dim",
@@ -68,19 +65,33 @@ def content_hash(fields: dict[str, Any]) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def index_fields(title: str, text: str, vector: list[float], embedder: Embedder) -> dict[str, Any]:
+def index_fields(
+    title: str, text: str, vector: list[float], embedder: Embedder, indexed: Any
+) -> dict[str, Any]:
     """The search fields stored with a document whose title is ``title`` and whose whole
-    searchable text is ``text``."""
+    searchable text is ``text``; ``indexed`` (a ``postings.Indexed``) is what its postings
+    hold."""
     from google.cloud.firestore_v1.vector import Vector
 
     return {
-        "search_terms": text_terms(f"{title}\n{text}"),
-        "title_terms": text_terms(title),
+        **indexed.fields(),
         "embedding": Vector(vector),
         "embedding_model": embedder.model_id,
         "embedding_dim": embedder.dimension,
         "indexed_at": datetime.now(UTC),
     }
+
+
+def fresh(stored: dict[str, Any], digest: str, embedder: Embedder) -> bool:
+    """Whether a stored document (its ``content_hash``, ``embedding_model`` and text-index
+    fields) is already what an import of content hashing to ``digest`` would write."""
+    from common import postings
+
+    return (
+        stored.get("content_hash") == digest
+        and stored.get("embedding_model") == embedder.model_id
+        and stored.get("postings_format") == postings.FORMAT
+    )
 
 
 def claim_index(collection: str, embedder: Embedder) -> None:
@@ -107,13 +118,22 @@ def reindex(
     embedder: Embedder | None = None,
     progress: Callable[[int, int], None] | None = None,
     page_size: int = 100,
+    embed: bool = True,
+    extra: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> int:
     """Embed every document of ``collection`` again with the current embedder (after a model
-    change); returns the count. While it runs, searches and imports of the collection are
-    refused (its vectors are of two models), and it can be run again after a failure."""
+    change) and rebuild its text index; returns the count. While it runs, searches and
+    imports of the collection are refused (its vectors are of two models), and it can be run
+    again after a failure. ``embed`` False rebuilds the text index only (after an upgrade
+    that changed it): the vectors stay, and semantic search keeps answering. ``extra`` gives
+    more search fields to store with each document (a table's ``filter_keys``)."""
+    from common import postings
+
     embedder = embedder or get_embedder()
     db = get_db()
-    _set_index_model(collection, REINDEXING + embedder.model_id, embedder.dimension)
+    if embed:
+        _set_index_model(collection, REINDEXING + embedder.model_id, embedder.dimension)
+    postings.drop(collection)
     total = db.collection(collection).count().get()[0][0].value
     done, last = 0, None
     while True:
@@ -123,16 +143,34 @@ def reindex(
         docs = list(page.stream())
         if not docs:
             break
-        pairs = [title_and_text(public(doc.to_dict() or {})) for doc in docs]
-        vectors = embedder.embed([f"{title}\n{text}" for title, text in pairs], "document")
+        records = [public(doc.to_dict() or {}) for doc in docs]
+        pairs = [title_and_text(record) for record in records]
+        texts = [f"{title}\n{text}" for title, text in pairs]
+        vectors = embedder.embed(texts, "document") if embed else [None] * len(texts)
+        indexed = [
+            postings.Indexed.of(title, text, content_hash(record))
+            for record, (title, text) in zip(records, pairs, strict=True)
+        ]
+        postings.apply(
+            collection, [postings.Change(d.id, None, i) for d, i in zip(docs, indexed, strict=True)]
+        )
         batch = db.batch()
-        for doc, (title, text), vector in zip(docs, pairs, vectors, strict=True):
-            batch.update(doc.reference, index_fields(title, text, vector, embedder))
+        for doc, record, (title, text), vector, entry in zip(
+            docs, records, pairs, vectors, indexed, strict=True
+        ):
+            fields = (
+                index_fields(title, text, vector, embedder, entry)
+                if vector is not None
+                else entry.fields()
+            )
+            more = extra(record) if extra is not None else {}
+            batch.update(doc.reference, {**fields, **more, "content_hash": content_hash(record)})
         batch.commit()
         done, last = done + len(docs), docs[-1]
         if progress is not None:
             progress(done, max(done, int(total)))
-    _set_index_model(collection, embedder.model_id, embedder.dimension)
+    if embed:
+        _set_index_model(collection, embedder.model_id, embedder.dimension)
     return done
 
 
@@ -165,44 +203,14 @@ def text_search(
     keep: Callable[[dict], bool] | None = None,
     fields: Sequence[str] | None = None,
 ) -> list[Hit]:
-    """Documents holding the query's terms, best first (see the module's doc). ``fields``: the
-    document fields to read besides the terms (default: all of them, the vector included --
-    name them: hundreds of candidates' vectors are most of what a text search would read)."""
-    wanted = text_terms(query)[:MAX_QUERY_TERMS]
-    if not wanted:
-        return []
-    query_ref = (
-        get_db()
-        .collection(collection)
-        .where(filter=_filter("search_terms", "array_contains_any", wanted))
-    )
-    if fields is not None:
-        query_ref = query_ref.select([*fields, "search_terms", "title_terms"])
-    found = query_ref.limit(TEXT_CANDIDATES).stream()
-    candidates = [(doc.id, doc.to_dict() or {}) for doc in found]
-    candidates = [(i, d) for i, d in candidates if keep is None or keep(d)]
-    if not candidates:
-        return []
-    count = len(candidates)
-    holding = {term: 0 for term in wanted}
-    term_sets = []
-    for _, doc in candidates:
-        held = set(doc.get("search_terms") or ())
-        term_sets.append(held)
-        for term in wanted:
-            if term in held:
-                holding[term] += 1
-    weight = {t: math.log(1 + (count - n + 0.5) / (n + 0.5)) + 0.1 for t, n in holding.items()}
-    whole = sum(weight.values()) * (1 + TITLE_BONUS)
-    hits = []
-    for (doc_id, doc), held in zip(candidates, term_sets, strict=True):
-        titled = set(doc.get("title_terms") or ())
-        score = sum(
-            weight[t] * (1 + (TITLE_BONUS if t in titled else 0)) for t in wanted if t in held
-        )
-        hits.append(Hit(doc_id, round(score / whole, 6), doc))
-    hits.sort(key=lambda hit: (-hit.score, hit.id))
-    return hits[:limit]
+    """Documents holding the query's terms, best first, by BM25 over the collection's text
+    index (``common.postings``): its cost is one read per query term plus the records it
+    returns, whatever the table's size. ``fields``: the document fields to read (default: all
+    of them, the vector included -- name them)."""
+    from common import postings
+
+    found = postings.search(collection, query, limit, keep, fields)
+    return [Hit(f.id, f.score, f.doc) for f in found]
 
 
 def semantic_search(

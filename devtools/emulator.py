@@ -16,7 +16,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +119,8 @@ class Emulator:
         import_from: Path | None = None,
         log_path: Path | None = None,
         timeout_s: float = 60.0,
+        loading_timeout_s: float = 900.0,
+        say: Callable[[str], None] | None = None,
     ) -> Emulator:
         if _answers(self.base_url):
             raise EmulatorError(f"Port {self.port} is already in use; set EMULATOR_PORT.")
@@ -151,10 +153,47 @@ class Emulator:
             if self.process.poll() is not None:
                 raise EmulatorError(f"The emulator exited with code {self.process.returncode}.")
             if _answers(self.base_url):
+                if import_from is not None:
+                    self._wait_for_data(import_from, loading_timeout_s, say)
                 return self
             time.sleep(0.1)
         self.stop()
         raise EmulatorError(f"The emulator did not answer within {timeout_s:.0f} s.")
+
+    def _wait_for_data(
+        self, source: Path, timeout_s: float, say: Callable[[str], None] | None
+    ) -> None:
+        """The emulator answers HTTP before it has loaded an export (issue 26: 119 MB after
+        10,000 records took longer than a Firestore call's 5 s deadline, and `make run`
+        failed): read one document, with a long timeout, until a read answers (404: there is
+        no such document, and the data is loaded), saying every few seconds that it loads."""
+        documents = f"{self.base_url}/v1/projects/{self.project}/databases/(default)/documents"
+        url = f"{documents}/_ready/_ready"
+        started = time.monotonic()
+        size = sum(f.stat().st_size for f in source.rglob("*") if f.is_file()) / 1e6
+        told = 0.0
+        while True:
+            waited = time.monotonic() - started
+            if waited > timeout_s:
+                self.stop()
+                raise EmulatorError(
+                    f"The emulator had not loaded its data after {timeout_s:.0f} s."
+                )
+            if self.process is not None and self.process.poll() is not None:
+                raise EmulatorError(f"The emulator exited with code {self.process.returncode}.")
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    response.read()
+                return
+            except urllib.error.HTTPError as exc:
+                if exc.code == 404:
+                    return
+            except (urllib.error.URLError, OSError):
+                pass
+            if say is not None and waited - told >= 5:
+                say(f"The emulator is loading its data ({size:.0f} MB), {waited:.0f} s so far ...")
+                told = waited
+            time.sleep(0.5)
 
     def wipe(self, timeout_s: float = 5.0) -> None:
         """Delete every document of the project's default database. The emulator answers 409

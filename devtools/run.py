@@ -60,7 +60,11 @@ def main() -> int:
             environment=settings.environment,
         )
         print(f"Starting the Firestore emulator on {emulator.address} ...", flush=True)
-        emulator.start(import_from=latest_export(DATA), log_path=LOCAL / "emulator.log")
+        emulator.start(
+            import_from=latest_export(DATA),
+            log_path=LOCAL / "emulator.log",
+            say=lambda line: print(line, flush=True),
+        )
         env = {
             **os.environ,
             "ENVIRONMENT": "local",

@@ -266,3 +266,56 @@ resource "google_firestore_field" "no_index_on_vectors" {
 
   index_config {}
 }
+
+# The text index (common/postings.py, decision 0048): each record's term_counts map is read
+# back by the importers only, never queried, so none of its keys is indexed (a record holds up
+# to 400 terms: 400 index entries a write otherwise); the same for the postings maps of the
+# text_postings documents, read by document id only.
+resource "google_firestore_field" "no_index_on_term_counts" {
+  for_each = local.searchable
+
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = each.key
+  field      = "term_counts"
+
+  index_config {}
+}
+
+resource "google_firestore_field" "no_index_on_postings" {
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = "text_postings"
+  field      = "postings"
+
+  index_config {}
+}
+
+# Semantic search with a filter: pre-filtered on one of the record's filter_keys
+# ("status=active", "topics=cage-free"; decision 0048), so a selective filter still finds the
+# nearest records that can match.
+resource "google_firestore_index" "vectors_by_filter" {
+  for_each = setsubtract(local.searchable, ["knowledge_passages"])
+
+  project    = var.project_id
+  database   = google_firestore_database.db.name
+  collection = each.key
+
+  fields {
+    field_path = "embedding_model"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path   = "filter_keys"
+    array_config = "CONTAINS"
+  }
+
+  fields {
+    field_path = "embedding"
+    vector_config {
+      dimension = var.embeddings_dimension
+      flat {}
+    }
+  }
+}

@@ -31,6 +31,8 @@ _STATUS_TEXT = {
     422: "The Idempotency-Key was used with another request (idempotency_key_reused).",
     429: "Rate limit exceeded.",
     502: "A backend (database, provider) is unreachable, timed out or failed.",
+    503: "This instance is running as many searches as it can (overloaded): nothing was done "
+    "or billed; retry after Retry-After.",
 }
 
 
@@ -106,6 +108,8 @@ def error_statuses(route: Route) -> list[int]:
         statuses |= {408, 413, 415}
     if route.path_params:
         statuses.add(404)
+    if route.capacity:
+        statuses.add(503)
     if _idempotent(route):
         statuses |= {400, 409, 422}
     return sorted(statuses)

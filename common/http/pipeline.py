@@ -14,7 +14,7 @@ from flask import Request, Response
 from common import logging as log
 from common.config import get_settings
 from common.errors import AppError, MethodNotAllowed, NotFound
-from common.http import settle
+from common.http import capacity, settle
 from common.http.auth import authenticate_limited, bearer
 from common.http.body import abandon_body, body_unread, check_declared_length, read_body
 from common.http.responses import CORRELATION_HEADER, correlation_id_of, problem, unexpected
@@ -156,7 +156,8 @@ class Api:
             api_routes=self._api_routes,
             jobs=self._jobs,
         )
-        response = settle.run(route, call, request, raw)
+        with capacity.slot(route.capacity):  # or 503 before the work starts
+            response = settle.run(route, call, request, raw)
         extra_headers.update(call.response_headers)
         return response
 

@@ -112,6 +112,9 @@ class Route(Generic[_B, _Q, _P, _C]):
     # Fields of the answer (dotted paths into its JSON) never kept for an Idempotency-Key's
     # replay, e.g. a new API key: shown once, hashed at rest; a replay answers without it.
     secret_fields: tuple[str, ...] = ()
+    # The capacity pool the work belongs to (common.http.capacity): at most
+    # MAX_CONCURRENT_SEARCHES of a pool run at once per instance, the others get 503.
+    capacity: str | None = None
 
     def pattern(self) -> re.Pattern[str]:
         parts = _PATH_PARAM.split(self.path)  # literal, name, literal, name, ..., literal

@@ -48,8 +48,14 @@ def fold(text: str) -> str:
 
 def terms(text: str) -> list[str]:
     """The distinct search terms of ``text``, in order of first appearance."""
+    return list(term_counts(text))
+
+
+def term_counts(text: str) -> dict[str, int]:
+    """How often each search term of ``text`` occurs, in order of first appearance (at most
+    ``MAX_TERMS`` distinct terms; the text's later new terms are not counted)."""
     stop = _stopwords()
-    found: dict[str, None] = {}
+    found: dict[str, int] = {}
     for match in _WORD.finditer(fold(text)):
         token = match.group()
         parts = token.split("-")
@@ -57,7 +63,11 @@ def terms(text: str) -> list[str]:
         for word in words:
             if word in stop or (len(word) < 2 and not word.isdigit()) or len(word) > MAX_TERM_CHARS:
                 continue
-            found.setdefault(stem(word), None)
+            term = stem(word)
+            if term in found:
+                found[term] += 1
+            elif len(found) < MAX_TERMS:
+                found[term] = 1
         if len(found) >= MAX_TERMS:
             break
-    return list(found)[:MAX_TERMS]
+    return found

@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from common import retrieval
+from common import postings, retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE, get_db, where_eq
 from common.text.citations import Source, listed
@@ -271,37 +271,47 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
         }
         for index, part in enumerate(parts)
     ]
+    compared = ["embedding_model", *postings.STORED_FIELDS]
     stored = {
-        snap.id: snap
-        for snap in db.get_all(
-            [collection.document(i) for i in ids], field_paths=["content_hash", "embedding_model"]
-        )
+        snap.id: snap.to_dict() or {}
+        for snap in db.get_all([collection.document(i) for i in ids], field_paths=compared)
     }
     changed = []
     for passage_id, record in zip(ids, records, strict=True):
         digest = retrieval.content_hash(record)
-        old = stored.get(passage_id)
-        fresh = (
-            old is not None
-            and old.exists
-            and old.get("content_hash") == digest
-            and old.get("embedding_model") == embedder.model_id
-        )
-        if not fresh:
+        if not retrieval.fresh(stored.get(passage_id) or {}, digest, embedder):
             changed.append((passage_id, record, digest))
     vectors = embedder.embed([_embedded(r) for _, r, _ in changed], "document") if changed else []
+    indexed = [postings.Indexed.of(*_title_and_text(r), digest) for _, r, digest in changed]
+    # Passages the new version no longer has (it got shorter).
+    existing = collection.where(filter=where_eq("doc_id", document.id)).select(compared).stream()
+    kept = set(ids)
+    gone = [doc for doc in existing if doc.id not in kept]
+    stale = [doc.reference for doc in gone]
+    postings.apply(  # the postings first (functions.search.importer says why)
+        KNOWLEDGE,
+        [
+            *(
+                postings.Change(pid, postings.Indexed.stored(stored.get(pid) or {}), entry)
+                for (pid, _, _), entry in zip(changed, indexed, strict=True)
+            ),
+            *(
+                postings.Change(d.id, postings.Indexed.stored(d.to_dict() or {}), None)
+                for d in gone
+            ),
+        ],
+    )
     for start in range(0, len(changed), 200):
         batch = db.batch()
-        for (passage_id, record, digest), vector in zip(
-            changed[start : start + 200], vectors[start : start + 200], strict=True
+        for (passage_id, record, digest), vector, entry in zip(
+            changed[start : start + 200],
+            vectors[start : start + 200],
+            indexed[start : start + 200],
+            strict=True,
         ):
-            fields = retrieval.index_fields(*_title_and_text(record), vector, embedder)
+            fields = retrieval.index_fields(*_title_and_text(record), vector, embedder, entry)
             batch.set(collection.document(passage_id), {**record, **fields, "content_hash": digest})
         batch.commit()
-    # Passages the new version no longer has (it got shorter).
-    existing = collection.where(filter=where_eq("doc_id", document.id)).select([]).stream()
-    kept = set(ids)
-    stale = [doc.reference for doc in existing if doc.id not in kept]
     for start in range(0, len(stale), 400):
         batch = db.batch()
         for ref in stale[start : start + 400]:
@@ -319,5 +329,5 @@ def _embedded(record: dict[str, Any]) -> str:
     return f"{title}\n{text}"
 
 
-def reindex(progress: Progress | None = None) -> int:
-    return retrieval.reindex(KNOWLEDGE, _title_and_text, progress=progress)
+def reindex(progress: Progress | None = None, embed: bool = True) -> int:
+    return retrieval.reindex(KNOWLEDGE, _title_and_text, progress=progress, embed=embed)

@@ -26,6 +26,7 @@ ROUTES = (
         body=KnowledgeRequest,
         response=KnowledgeResults,
         price="knowledge.search",
+        capacity="search",
         description="Semantic (vector) and word search over the corpus's passages, fused by "
         "reciprocal rank. Each passage cites its document's title, URL and section.",
     ),

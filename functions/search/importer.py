@@ -20,12 +20,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from common import retrieval
+from common import postings, retrieval
 from common.embeddings import get_embedder
-from common.firestore import get_db
+from common.firestore import get_db, write_batched
 from functions.search.tables import Table
 
-BATCH = 100
+BATCH = 500  # records a batch reads, embeds, indexes and writes (one pass over the index)
 MAX_ROWS = 200_000
 
 Progress = Callable[[int, int], None]  # (rows done, rows in all)
@@ -38,6 +38,7 @@ class ImportReport:
     valid: int = 0
     written: int = 0
     unchanged: int = 0
+    index_writes: int = 0  # documents of the text index written (decision 0048)
     rejected: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
     dry_run: bool = False
 
@@ -48,6 +49,7 @@ class ImportReport:
             "valid": self.valid,
             "written": self.written,
             "unchanged": self.unchanged,
+            "indexWrites": self.index_writes,
             "rejected": [{"line": line, "reason": reason} for line, reason in self.rejected],
             "dryRun": self.dry_run,
         }
@@ -124,77 +126,126 @@ def _reason(error: Any) -> str:
     return f"{where}: {error['msg']}"
 
 
+def count_rows(path: Path) -> int:
+    """The file's data rows, counted without parsing (non-empty lines; a CSV's header and the
+    line breaks inside its quoted cells make this an upper bound): for progress and the
+    ``MAX_ROWS`` check."""
+    try:
+        with path.open("rb") as handle:
+            lines = sum(1 for line in handle if line.strip())
+    except OSError as exc:
+        raise ImportFileError(f"{path}: {exc.strerror or exc}") from None
+    return max(0, lines - 1) if path.suffix.lower() == ".csv" else lines
+
+
 def import_records(
     table: Table, path: Path, *, dry_run: bool = False, progress: Progress | None = None
 ) -> ImportReport:
-    rows = list(read_rows(path))
-    if len(rows) > MAX_ROWS:
+    """Upsert the file's valid rows, streamed: rows are read, validated and written a batch
+    (``BATCH``) at a time, so memory holds one batch and the ids seen. A later row of the same
+    id wins. An import that stops (an interrupt, a failure) can be run again: what it wrote is
+    unchanged and is skipped without embedding, the rest is written; nothing is written
+    twice and nothing lost."""
+    total = count_rows(path)
+    if total > MAX_ROWS:
         raise ImportFileError(f"{path}: at most {MAX_ROWS} rows per file.")
-    report = ImportReport(table.name, rows=len(rows), dry_run=dry_run)
-    valid: dict[str, dict[str, Any]] = {}  # by id: a later row of the same id wins
-    for number, row in rows:
+    report = ImportReport(table.name, dry_run=dry_run)
+    seen: set[str] = set()
+    embedder = None
+    pending: dict[str, dict[str, Any]] = {}  # the batch, by id: a later row of the same id wins
+
+    def flush() -> None:
+        nonlocal embedder
+        if not pending:
+            return
+        if embedder is None:
+            embedder = get_embedder()
+            retrieval.claim_index(table.collection, embedder)
+        records = list(pending.values())
+        written, index_writes = _write(table, records, embedder)
+        report.written += written
+        report.index_writes += index_writes
+        report.unchanged += len(records) - written
+        pending.clear()
+
+    for number, row in read_rows(path):
+        report.rows += 1
         checked = validate(table, row) if isinstance(row, dict) else row
         if isinstance(checked, str):
             report.rejected.append((number, checked))
         else:
-            valid[checked["id"]] = checked
-    report.valid = len(valid)
-    if dry_run or not valid:
-        return report
-    embedder = get_embedder()
-    retrieval.claim_index(table.collection, embedder)
-    records = list(valid.values())
-    for start in range(0, len(records), BATCH):
-        written = _write(table, records[start : start + BATCH], embedder)
-        report.written += written
-        report.unchanged += len(records[start : start + BATCH]) - written
-        if progress is not None:
-            progress(min(start + BATCH, len(records)), len(records))
+            seen.add(checked["id"])
+            if not dry_run:
+                pending[checked["id"]] = checked
+        if len(pending) >= BATCH:
+            flush()
+        if progress is not None and report.rows % BATCH == 0:
+            progress(report.rows, max(total, report.rows))
+    flush()
+    report.valid = len(seen)
+    if progress is not None:
+        progress(report.rows, report.rows)
     return report
 
 
-def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> int:
-    """Upsert one batch; returns how many documents were written."""
+def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[int, int]:
+    """Upsert one batch; returns how many records were written, and index documents."""
     db = get_db()
     collection = db.collection(table.collection)
     refs = [collection.document(record["id"]) for record in records]
-    compared = ["content_hash", "embedding_model"]
-    stored = {snap.id: snap for snap in db.get_all(refs, field_paths=compared)}
+    compared = ["embedding_model", *postings.STORED_FIELDS]
+    stored = {snap.id: snap.to_dict() or {} for snap in db.get_all(refs, field_paths=compared)}
     changed = []
     for record in records:
         digest = retrieval.content_hash(record)
-        old = stored.get(record["id"])
-        if (
-            old is not None
-            and old.exists
-            and old.get("content_hash") == digest
-            and old.get("embedding_model") == embedder.model_id
-        ):
+        old = stored.get(record["id"]) or {}
+        if retrieval.fresh(old, digest, embedder):
             continue
         changed.append((record, digest))
     if not changed:
-        return 0
+        return 0, 0
     texts = [_embedded_text(table, record) for record, _ in changed]
     vectors = embedder.embed(texts, "document")
-    batch = db.batch()
-    for (record, digest), vector in zip(changed, vectors, strict=True):
+    indexed = [
+        postings.Indexed.of(table.title_of(record), table.text_of(record), digest)
+        for record, digest in changed
+    ]
+    # the postings first: a record written without them could not be found by its words,
+    # and an import that stops between the two writes it again (its postings_format is old)
+    index_writes = postings.apply(
+        table.collection,
+        [
+            postings.Change(
+                record["id"], postings.Indexed.stored(stored.get(record["id"]) or {}), i
+            )
+            for (record, _), i in zip(changed, indexed, strict=True)
+        ],
+    )
+    documents = []
+    for (record, digest), vector, entry in zip(changed, vectors, indexed, strict=True):
         fields = retrieval.index_fields(
-            table.title_of(record), table.text_of(record), vector, embedder
+            table.title_of(record), table.text_of(record), vector, embedder, entry
         )
-        batch.set(collection.document(record["id"]), {**record, **fields, "content_hash": digest})
-    batch.commit()
-    return len(changed)
+        document = {**record, **fields, "filter_keys": table.filter_keys(record)}
+        documents.append(
+            (collection.document(record["id"]), {**document, "content_hash": digest}, False)
+        )
+    write_batched(documents)
+    return len(changed), index_writes
 
 
 def _embedded_text(table: Table, record: dict[str, Any]) -> str:
     return f"{table.title_of(record)}\n{table.text_of(record)}"
 
 
-def reindex(table: Table, progress: Progress | None = None) -> int:
+def reindex(table: Table, progress: Progress | None = None, embed: bool = True) -> int:
     """Embed every record of the table again with the current embedder (after a model
-    change); returns the count."""
+    change) and rebuild its text index (``embed`` False: the text index only); returns the
+    count."""
     return retrieval.reindex(
         table.collection,
         lambda record: (table.title_of(record), table.text_of(record)),
         progress=progress,
+        embed=embed,
+        extra=lambda record: {"filter_keys": table.filter_keys(record)},
     )

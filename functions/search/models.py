@@ -132,6 +132,19 @@ class SearchRequest(Input):
         '"country": "GB"}; for a list field (topics, focus_areas) the list must contain '
         "the value. Only fields of the searched tables.",
     )
+    hybrid_weight: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="How much meaning counts against words in hybrid search, 0 (words only) to "
+        "1 (meaning only); default 0.5, both alike. text and semantic ignore it.",
+    )
+    min_score: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Leave out results scoring below this (every score is 0..1: see score).",
+    )
 
 
 class AllTablesRequest(SearchRequest):
@@ -151,8 +164,9 @@ class SearchHit(BaseModel):
     table: TableName
     id: str
     score: float = Field(
-        description="Higher is better. text: share of the query's weight matched (0..1); "
-        "semantic: cosine similarity; hybrid: reciprocal-rank fusion."
+        description="0..1, higher is better. text: BM25 as a share of the best score the "
+        "query's words could reach; semantic: cosine similarity (0 at worst); hybrid: the "
+        "weighted reciprocal-rank fusion of both rankings as a share of first place in both."
     )
     record: dict[str, Any]
 
@@ -161,3 +175,9 @@ class SearchResults(BaseModel):
     data: list[SearchHit]
     total: int = Field(description="Results returned (at most limit).")
     searchType: SearchType
+    degraded: bool = Field(
+        False,
+        description="True when part of the search did not finish within the search's time "
+        "budget or failed (the meaning half, or a table), and the results are those of the "
+        "part that did: fewer or words only.",
+    )

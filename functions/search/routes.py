@@ -12,36 +12,44 @@ from functions.search.models import (
     SearchHit,
     SearchRequest,
     SearchResults,
-    SearchType,
     TablePath,
 )
 
 
 def search_all(call: Call[AllTablesRequest]) -> SearchResults:
-    body = call.body
-    tables = [service.table(name) for name in (body.tables or TABLE_NAMES)]
-    hits = service.search(tables, body.query, body.search_type, body.limit, body.filters)
-    call.billed = bool(hits)  # a search that found nothing is not billed (decision 0039)
-    return _results(hits, body.search_type)
+    tables = [service.table(name) for name in (call.body.tables or TABLE_NAMES)]
+    return _search(call, tables)
 
 
 def search_table(call: Call[SearchRequest, None, TablePath]) -> SearchResults:
-    body = call.body
-    table = service.table(call.path.table)
-    hits = service.search([table], body.query, body.search_type, body.limit, body.filters)
-    call.billed = bool(hits)
-    return _results(hits, body.search_type)
+    return _search(call, [service.table(call.path.table)])
 
 
-def _results(hits: list[dict[str, Any]], search_type: SearchType) -> SearchResults:
-    data = [SearchHit.model_validate(hit) for hit in hits]
-    return SearchResults(data=data, total=len(data), searchType=search_type)
+def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
+    body: SearchRequest = call.body
+    found = service.search_results(
+        tables,
+        body.query,
+        body.search_type,
+        body.limit,
+        body.filters,
+        hybrid_weight=body.hybrid_weight,
+        min_score=body.min_score,
+    )
+    data = [SearchHit.model_validate(hit) for hit in found.hits]
+    call.billed = bool(data)  # a search that found nothing is not billed (decision 0039)
+    return SearchResults(
+        data=data, total=len(data), searchType=body.search_type, degraded=found.degraded
+    )
 
 
 _DESCRIPTION = (
-    "search_type text matches words (stemmed, any of them; more and rarer matched words and "
-    "words in the title rank higher); semantic finds records close in meaning (vector search); "
-    "hybrid (default) fuses both rankings by reciprocal rank. Results carry the whole record."
+    "search_type text matches words (stemmed, any of them; BM25: more and rarer matched words "
+    "and words in the title rank higher); semantic finds records close in meaning (vector "
+    "search); hybrid (default) fuses both rankings by reciprocal rank, weighted by "
+    "hybrid_weight (0 words only, 1 meaning only). min_score leaves out weaker results. A "
+    "search that runs out of its time budget answers with what finished (degraded: true). "
+    "Results carry the whole record."
 )
 
 ROUTES = (
@@ -55,6 +63,7 @@ ROUTES = (
         body=AllTablesRequest,
         response=SearchResults,
         price="search.query",
+        capacity="search",
         description=_DESCRIPTION,
     ),
     Route(
@@ -68,6 +77,7 @@ ROUTES = (
         path_params=TablePath,
         response=SearchResults,
         price="search.query",
+        capacity="search",
         errors=(404,),
         description=_DESCRIPTION + " An unknown table is 404.",
     ),

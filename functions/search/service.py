@@ -1,21 +1,37 @@
 """Search over the tables. No Flask here.
 
-``text`` and ``semantic`` rank by their own score; ``hybrid`` runs both and fuses the two
-rankings by reciprocal rank. Over several tables, each table is searched (in parallel) and the
-per-table rankings are merged: by score for text and semantic, by RRF of the merged text and
-semantic rankings for hybrid. Filters are exact values checked on the candidates, so a filtered
-search looks at more candidates (five times the limit) to fill its page.
+``text`` ranks by BM25 over each table's text index, ``semantic`` by cosine similarity;
+``hybrid`` runs both and fuses the two rankings by weighted reciprocal rank (``hybrid_weight``:
+0 words only, 1 meaning only). Over several tables, each table is searched in parallel and the
+per-table rankings are merged. Filters are exact values checked on the candidates.
+
+Every part (words or meaning, per table) runs on a worker with the search's time budget
+(``SEARCH_BUDGET_S``, below the database deadline): what has not answered by then, or failed,
+is left out, and the results say ``degraded``; a semantic search that gets nothing falls back
+to words. Only when no part answers is the search a 502 (decision 0048).
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import contextvars
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from common import retrieval
+from common.config import get_settings
 from common.embeddings import get_embedder
-from common.errors import FieldError, InvalidRequest, NotFound
+from common.errors import AppError, BackendUnavailable, FieldError, InvalidRequest, NotFound
+from common.firestore import backend_unavailable, is_backend_error
+from common.logging import get_logger
 from functions.search.tables import TABLES, Table
+
+logger = get_logger("ars.search")
+DEFAULT_HYBRID_WEIGHT = 0.5
+WORKERS = 48  # parts of MAX_CONCURRENT_SEARCHES searches over five tables (2 x 5 each) at once
 
 
 def table(name: str) -> Table:
@@ -23,6 +39,12 @@ def table(name: str) -> Table:
     if found is None:
         raise NotFound(f"No table named {name[:64]!r}; the tables are {', '.join(TABLES)}.")
     return found
+
+
+@dataclass
+class Results:
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    degraded: bool = False
 
 
 def search(
@@ -33,46 +55,145 @@ def search(
     filters: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """``[{table, id, score, record}]``, best first, at most ``limit``."""
+    return search_results(tables, query, search_type, limit, filters).hits
+
+
+def search_results(
+    tables: list[Table],
+    query: str,
+    search_type: str,
+    limit: int,
+    filters: dict[str, str] | None = None,
+    hybrid_weight: float | None = None,
+    min_score: float | None = None,
+) -> Results:
+    """The hits (``[{table, id, score, record}]``, best first, at most ``limit``, none below
+    ``min_score``) and whether a part of the search was left out (``degraded``)."""
     keep = _filter(tables, filters) if filters else None
-    embedder = get_embedder() if search_type != "text" else None
-    vector = None
-    if embedder is not None:
+    weight = DEFAULT_HYBRID_WEIGHT if hybrid_weight is None else hybrid_weight
+    words = search_type == "text" or (search_type == "hybrid" and weight < 1)
+    meaning = search_type == "semantic" or (search_type == "hybrid" and weight > 0)
+    deadline = time.monotonic() + get_settings().search_budget_s
+    pool_size = limit * 3 if words and meaning else limit
+    parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]] = []
+    if words:
+        for t in tables:
+            job = _submit(
+                retrieval.text_search, t.collection, query, pool_size, _kept(keep, t), t.fields
+            )
+            parts.append(("words", t, job))
+    if meaning:
+        embedder = get_embedder()
         retrieval.check_index([t.collection for t in tables], embedder)
         vector = retrieval.embed_query(query, embedder)
-    pool_size = limit * 3 if search_type == "hybrid" else limit
-
-    def one(t: Table) -> tuple[list[retrieval.Hit], list[retrieval.Hit]]:
-        texts = (
-            retrieval.text_search(t.collection, query, pool_size, keep and keep(t), t.fields)
-            if search_type != "semantic"
-            else []
-        )
-        nearest = (
-            retrieval.semantic_search(t.collection, vector, embedder, pool_size, keep and keep(t))
-            if vector is not None and embedder is not None
-            else []
-        )
-        return texts, nearest
-
-    if len(tables) == 1:
-        results = [one(tables[0])]
-    else:
-        with ThreadPoolExecutor(max_workers=len(tables), thread_name_prefix="search") as pool:
-            results = list(pool.map(one, tables))
-    texts = _merged([(t, hits) for t, (hits, _) in zip(tables, results, strict=True)])
-    nearest = _merged([(t, hits) for t, (_, hits) in zip(tables, results, strict=True)])
-    if search_type == "text":
+        prefilter = _prefilter(filters)
+        for t in tables:
+            job = _submit(
+                retrieval.semantic_search,
+                t.collection,
+                vector,
+                embedder,
+                pool_size,
+                _kept(keep, t),
+                prefilter,
+            )
+            parts.append(("meaning", t, job))
+    found, failed = _gather(parts, deadline)
+    if search_type == "semantic" and failed and not found["meaning"]:
+        # nothing by meaning in time: words only, within what is left of the budget
+        fallback = [
+            (
+                "words",
+                t,
+                _submit(
+                    retrieval.text_search, t.collection, query, limit, _kept(keep, t), t.fields
+                ),
+            )
+            for t in tables
+        ]
+        more, _ = _gather(fallback, max(deadline, time.monotonic() + 0.5))
+        found["words"] = more["words"]
+    if failed and not found["words"] and not found["meaning"]:
+        raise failed[0]  # no part answered: 502
+    texts, nearest = _merged(found["words"]), _merged(found["meaning"])
+    if search_type == "text" or (search_type == "semantic" and not nearest):
         ranked = [(item, item[1].score) for item in texts[:limit]]
     elif search_type == "semantic":
-        ranked = [(item, item[1].score) for item in nearest[:limit]]
+        ranked = [(item, max(0.0, item[1].score)) for item in nearest[:limit]]
     else:
-        ranked = retrieval.fuse(
-            [texts, nearest], key=lambda item: (item[0].name, item[1].id), limit=limit
+        weights = [2 * (1 - weight), 2 * weight]
+        fused = retrieval.fuse(
+            [texts, nearest],
+            key=lambda item: (item[0].name, item[1].id),
+            limit=limit,
+            weights=weights,
         )
-    return [
+        best = sum(weights) / (retrieval.RRF_K + 1)  # first in both rankings
+        # fuse rounds to 6 places: a first place in both can come out a hair above 1
+        ranked = [(item, min(1.0, round(score / best, 6))) for item, score in fused]
+    hits = [
         {"table": t.name, "id": hit.id, "score": score, "record": _record(t, hit)}
         for (t, hit), score in ranked
+        if min_score is None or score >= min_score
     ]
+    return Results(hits, degraded=bool(failed))
+
+
+@cache
+def _workers() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="search")
+
+
+def _submit(fn: Any, *args: Any) -> Future[list[retrieval.Hit]]:
+    """Run ``fn(*args)`` on a search worker, in this request's context (its log fields)."""
+    context = contextvars.copy_context()
+    return _workers().submit(context.run, fn, *args)
+
+
+def _prefilter(filters: dict[str, str] | None) -> tuple[str, str, str] | None:
+    """A semantic search pre-filters on one of its filters (the vector index holds
+    ``filter_keys``, decision 0048): the nearest records are then those that can match, not
+    the nearest of all, which a selective filter would leave nearly empty. The others, and
+    the exact comparison, are checked on the candidates."""
+    if not filters:
+        return None
+    name, value = sorted(filters.items())[0]
+    return ("filter_keys", "array_contains", f"{name}={value.lower()}")
+
+
+def _kept(keep: Any, t: Table) -> Any:
+    return keep(t) if keep is not None else None
+
+
+def _gather(
+    parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]], deadline: float
+) -> tuple[dict[str, list[tuple[Table, list[retrieval.Hit]]]], list[AppError]]:
+    """The parts that answered by ``deadline``, by kind, and an error for each that did not
+    (late: a timeout; failed: its error, a backend's as 502). A late part keeps running on its
+    worker until its own database deadline ends it; nothing waits for it."""
+    wait_for([job for _, _, job in parts], timeout=max(0.0, deadline - time.monotonic()))
+    found: dict[str, list[tuple[Table, list[retrieval.Hit]]]] = {"words": [], "meaning": []}
+    failed: list[AppError] = []
+    for kind, t, job in parts:
+        if not job.done():
+            failed.append(BackendUnavailable("The search did not finish in time. Retry shortly."))
+            logger.warning("search part late", extra={"part": kind, "table": t.name})
+            continue
+        error = job.exception()
+        if error is None:
+            found[kind].append((t, job.result()))
+            continue
+        if isinstance(error, AppError):
+            failed.append(error)
+        elif is_backend_error(error):
+            failed.append(backend_unavailable(error))
+        else:
+            raise error
+        logger.warning(
+            "search part failed",
+            extra={"part": kind, "table": t.name, "error": type(error).__name__},
+        )
+    return found, failed
 
 
 def _merged(per_table: list[tuple[Table, list[retrieval.Hit]]]) -> list[tuple[Table, Any]]:

@@ -18,6 +18,8 @@ from functions.search.models import (
     TableName,
 )
 
+FILTER_VALUE_CHARS = 200  # the longest value a filter takes (functions.search.models.Filters)
+
 
 @dataclass(frozen=True)
 class Table:
@@ -36,6 +38,21 @@ class Table:
 
     def title_of(self, record: dict[str, Any]) -> str:
         return str(record.get(self.title) or "")
+
+    def filter_keys(self, record: dict[str, Any]) -> list[str]:
+        """``field=value`` for each value a filter can ask for (lower case, each item of a
+        list), stored with the record so that a semantic search pre-filters on one of them
+        (decision 0048); values longer than a filter value can be are left out."""
+        keys = []
+        for name in self.fields:
+            value = record.get(name)
+            if name == "id" or value is None:
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                text = str(item).lower()
+                if len(text) <= FILTER_VALUE_CHARS:
+                    keys.append(f"{name}={text}")
+        return keys
 
     def text_of(self, record: dict[str, Any]) -> str:
         """The record's searchable text: its text fields, lists joined, dates as written."""

@@ -357,3 +357,130 @@ def test_importing_a_document_again_replaces_its_passages(corpus, tmp_path):
     sections = sorted(doc.get("section") for doc in passages.stream())
     assert sections == ["Laying hen welfare > Space"]
     assert (report.embedded, report.removed) == (0, 1)  # the kept passage is not re-embedded
+
+
+# --- tuning, budget and backpressure (issue 26, decision 0048) -------------------------------
+
+
+def test_hybrid_weight_and_min_score_tune_the_ranking(campaigns, auth):
+    words = search(auth, {"query": "mink fur", "hybrid_weight": 0}, "campaigns").get_json()
+    assert words["data"][0]["id"] == "camp-2"
+    assert all(0 <= hit["score"] <= 1 for hit in words["data"])
+    assert words["data"][0]["score"] == 1.0  # first, with words alone
+    strict = search(auth, {"query": "mink fur", "min_score": 0.99}, "campaigns").get_json()
+    assert [hit["id"] for hit in strict["data"]] == ["camp-2"]
+    meaning = search(auth, {"query": "mink fur", "hybrid_weight": 1}, "campaigns").get_json()
+    assert meaning["data"][0]["score"] == 1.0  # first by meaning alone
+    text = {"query": "mink fur", "search_type": "text", "min_score": 0.999}
+    assert search(auth, text, "campaigns").get_json()["data"] == []  # BM25 never reaches 1
+    ignored = search(auth, {"query": "mink", "search_type": "text", "hybrid_weight": 0.3})
+    assert ids(ignored) == ["camp-2"]  # text ignores it, as documented
+    wrong = search(auth, {"query": "mink", "hybrid_weight": 1.5})
+    assert wrong.status_code == 400
+    assert "hybrid_weight" in json.dumps(wrong.get_json())
+
+
+def test_a_part_past_the_budget_is_left_out_and_the_answer_says_degraded(
+    campaigns, auth, monkeypatch, settings_env
+):
+    """The meaning half stalls past the search's budget: the words half answers, with
+    degraded true; when every part stalls the answer is 502, never a 500 or a hang."""
+    import threading
+
+    from functions.search import service
+
+    release = threading.Event()
+    real = retrieval.semantic_search
+
+    def stalled(*args, **kwargs):
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(service.retrieval, "semantic_search", stalled)
+    settings_env(SEARCH_BUDGET_S="0.5")
+    try:
+        body = search(auth, {"query": "mink fur farms"}, "campaigns").get_json()
+        assert body["degraded"] is True
+        assert body["data"][0]["id"] == "camp-2"
+        semantic = search(auth, {"query": "mink fur", "search_type": "semantic"}, "campaigns")
+        assert semantic.get_json()["degraded"] is True  # words stood in for meaning
+        assert ids(semantic)[0] == "camp-2"
+        whole = search(auth, {"query": "mink fur"}, "campaigns").get_json()
+        assert whole["degraded"] is True
+        monkeypatch.setattr(service.retrieval, "text_search", stalled)
+        assert search(auth, {"query": "mink fur"}, "campaigns").status_code == 502
+    finally:
+        release.set()
+
+
+def test_a_burst_beyond_the_instances_capacity_gets_a_quick_503(campaigns, alice, settings_env):
+    """With one search slot, a search that finds it taken waits CAPACITY_WAIT_MS and is
+    answered 503 overloaded with Retry-After, before any work, and is not billed."""
+    from common.http import capacity
+
+    settings_env(MAX_CONCURRENT_SEARCHES="1", CAPACITY_WAIT_MS="100")
+    capacity.reset()
+    consumer, auth = alice
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer["id"]))
+    try:
+        with capacity.slot("search"):  # another request holds the only slot
+            busy = search(auth, {"query": "mink", "search_type": "text"}, "campaigns")
+        assert busy.status_code == 503
+        assert busy.get_json()["code"] == "overloaded"
+        assert busy.headers["Retry-After"] == "1"
+        assert list(usage.stream()) == []
+        assert ids(search(auth, {"query": "mink", "search_type": "text"}, "campaigns"))
+        assert [u.get("operation") for u in usage.stream()] == ["search.query"]
+    finally:
+        capacity.reset()
+
+
+def test_an_interrupted_import_run_again_writes_each_row_once(db, offline, tmp_path, monkeypatch):
+    """Streamed in batches: an import that stops after two batches, run again, skips what it
+    wrote (no embedding), writes the rest, and the text index counts every record once."""
+    from common import postings
+    from functions.search import importer
+
+    rows = [
+        {"id": f"r-{n}", "title": f"Hen welfare report {n}", "description": "Cage-free pledge."}
+        for n in range(7)
+    ]
+    path = write_jsonl(tmp_path / "rows.jsonl", rows)
+    monkeypatch.setattr(importer, "BATCH", 2)
+    real, calls = importer._write, []
+
+    def stops_after_two(*args):
+        calls.append(1)
+        if len(calls) > 2:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(importer, "_write", stops_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        import_records(TABLES["campaigns"], path)
+    assert len(list(get_db().collection("campaigns").stream())) == 4
+    monkeypatch.setattr(importer, "_write", real)
+    seen: list[tuple[int, int]] = []
+    report = import_records(TABLES["campaigns"], path, progress=lambda d, t: seen.append((d, t)))
+    assert (report.rows, report.valid, report.written, report.unchanged) == (7, 7, 3, 4)
+    assert seen[-1] == (7, 7)
+    head = get_db().collection("text_postings").document("campaigns~hen~0").get()
+    assert head.get("df") == 7
+    stats = get_db().collection("text_postings").document("campaigns~~stats").get()
+    assert stats.get("documents") == 7
+    assert len(postings.search("campaigns", "hen welfare", 10)) == 7
+
+
+def test_a_filtered_semantic_search_prefilters_on_the_records_filter_keys(campaigns, auth):
+    """The nearest records among those that can match (decision 0048), not the nearest of
+    all filtered afterwards: the filter is one of the record's filter_keys in the vector query."""
+    stored = get_db().collection("campaigns").document("camp-1").get().to_dict()
+    assert {"status=active", "topics=cage-free", "country=gb"} <= set(stored["filter_keys"])
+    embedder = embeddings.get_embedder()
+    vector = retrieval.embed_query("cage-free eggs", embedder)
+    only = ("filter_keys", "array_contains", "status=won")
+    nearest = retrieval.semantic_search("campaigns", vector, embedder, 1, None, only)
+    assert [hit.id for hit in nearest] == ["camp-2"]  # the only won campaign, though farthest
+    body = {"query": "cage-free eggs", "search_type": "semantic", "filters": {"status": "WON"}}
+    assert ids(search(auth, body, "campaigns")) == ["camp-2"]
+    assert "filter_keys" not in search(auth, body, "campaigns").get_json()["data"][0]["record"]

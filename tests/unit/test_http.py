@@ -195,6 +195,28 @@ def test_backend_failure_is_502_never_500(client):
     assert "connection refused" not in body["detail"]
 
 
+def test_a_failed_query_stream_is_a_backend_error_not_a_bug():
+    """google-cloud-firestore's stream retry reads ``_retry`` of a gRPC callable that has none
+    and raises AttributeError while handling the stream's own error (issue 26): a 502."""
+    from google.api_core.exceptions import DeadlineExceeded
+
+    from common.firestore import backend_unavailable, is_backend_error
+
+    def stream() -> None:
+        try:
+            raise DeadlineExceeded("stream timed out")
+        except DeadlineExceeded:
+            raise AttributeError(  # noqa: B904 -- the library raises it this way
+                "'_UnaryStreamMultiCallable' object has no attribute '_retry'"
+            )
+
+    with pytest.raises(AttributeError) as raised:
+        stream()
+    assert is_backend_error(raised.value)
+    assert "did not answer in time" in str(backend_unavailable(raised.value).detail)
+    assert not is_backend_error(AttributeError("'NoneType' object has no attribute 'x'"))
+
+
 def test_a_bug_is_500_without_internals(client, capsys):
     body = assert_problem(client.get("/boom"), 500, "internal")
     assert "secret internals" not in json.dumps(body)

@@ -286,9 +286,9 @@ EXPECTED = {
         "429",
         "502",
     },
-    ("post", "/v1/search"): KEYED_POST,
-    ("post", "/v1/search/{table}"): KEYED_POST | {"404"},
-    ("post", "/v1/knowledge/search"): KEYED_POST,
+    ("post", "/v1/search"): KEYED_POST | {"503"},  # overloaded (decision 0048)
+    ("post", "/v1/search/{table}"): KEYED_POST | {"404", "503"},
+    ("post", "/v1/knowledge/search"): KEYED_POST | {"503"},
     ("post", "/v1/content/generate"): KEYED_POST,
     ("post", "/v1/osint/personal-profile"): KEYED_POST | {"403"},
     ("post", "/v1/osint/company-profile"): KEYED_POST | {"403"},

@@ -1,0 +1,145 @@
+"""The text index (common.postings, decision 0048) on the real emulator: BM25 ranking, reads
+that do not grow with the collection, and no document found by words it no longer has --
+after an update, a deletion, and when its posting had spilled out of the term's head."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from common import postings, retrieval
+from common.firestore import TEXT_POSTINGS, get_db
+
+pytestmark = pytest.mark.emulator
+
+
+@pytest.fixture
+def collection(emulator) -> str:
+    return f"idx_{uuid.uuid4().hex[:8]}"
+
+
+def put(collection: str, doc_id: str, title: str, text: str) -> None:
+    """Write a document as the importers do: its postings first, then the record."""
+    record = {"title": title, "text": text}
+    digest = retrieval.content_hash(record)
+    ref = get_db().collection(collection).document(doc_id)
+    snapshot = ref.get()
+    old = postings.Indexed.stored(snapshot.to_dict() or {}) if snapshot.exists else None
+    new = postings.Indexed.of(title, text, digest)
+    postings.apply(collection, [postings.Change(doc_id, old, new)])
+    ref.set({**record, **new.fields(), "content_hash": digest})
+
+
+def remove(collection: str, doc_id: str) -> None:
+    ref = get_db().collection(collection).document(doc_id)
+    old = postings.Indexed.stored(ref.get().to_dict() or {})
+    postings.apply(collection, [postings.Change(doc_id, old, None)])
+    ref.delete()
+
+
+def ids(collection: str, query: str, limit: int = 10) -> list[str]:
+    return [found.id for found in postings.search(collection, query, limit)]
+
+
+def head(collection: str, term: str) -> dict:
+    return get_db().collection(TEXT_POSTINGS).document(f"{collection}~{term}~0").get().to_dict()
+
+
+def test_bm25_ranks_the_rare_word_and_the_title_first(collection):
+    put(collection, "a", "Hen welfare", "Hens need space. Hens need perches and nests.")
+    put(collection, "b", "Fish slaughter", "Stunning fish before slaughter reduces suffering.")
+    put(collection, "c", "Cage-free pledges", "Companies pledge to sell cage-free eggs from hens.")
+    put(collection, "d", "Broilers", "Hens and broilers differ; broiler breeds grow fast.")
+    assert ids(collection, "stunning")[0] == "b"
+    assert ids(collection, "hens perches")[0] == "a"  # both words, and hens twice
+    found = postings.search(collection, "cage-free pledge", 10)
+    assert found[0].id == "c"
+    assert 0 < found[-1].score <= found[0].score <= 1
+    assert ids(collection, "unicorn") == []
+
+
+def test_a_document_is_never_found_by_words_it_no_longer_has(collection):
+    put(collection, "a", "Mink farming", "Mink farms in Poland and Denmark.")
+    put(collection, "b", "Fur trade", "Fox fur from Finland.")
+    assert ids(collection, "denmark") == ["a"]
+    put(collection, "a", "Mink farming", "Mink farms in Poland.")  # Denmark is gone
+    assert ids(collection, "denmark") == []
+    assert ids(collection, "poland") == ["a"]
+    assert head(collection, "denmark")["df"] == 0
+    remove(collection, "b")
+    assert ids(collection, "finland") == []
+    stats = get_db().collection(TEXT_POSTINGS).document(f"{collection}~~stats").get()
+    assert stats.get("documents") == 1
+
+
+def test_a_common_terms_head_keeps_its_champions_and_spills_the_rest(collection, monkeypatch):
+    """With heads of 3 postings, 8 documents holding "campaign": the head holds the 3 with
+    the highest impact; the others spill; a spilled document updated to lose the word is not
+    found by it, although its old posting stays in the spill shard."""
+    monkeypatch.setattr(postings, "HEAD", 3)
+    words = ["alpha", "bravo", "charlie", "delta", "echo"]
+    for n, word in enumerate(words):
+        put(collection, f"weak{n}", f"Note {word}", f"A long report on a campaign, {word}. " * 3)
+    for n in range(3):
+        put(collection, f"strong{n}", "Campaign", f"Campaign campaign news {n}.")
+    top = head(collection, "campaign")
+    assert sorted(top["postings"]) == ["strong0", "strong1", "strong2"]
+    assert top["df"] == 8
+    assert top["shards"] >= 2
+    assert set(ids(collection, "campaign")) == {"strong0", "strong1", "strong2"}
+    assert ids(collection, "bravo campaign")[0] == "weak1"  # found by its rarer word
+    put(collection, "weak1", "Note bravo", "A long report on nothing of the kind, bravo.")
+    assert "weak1" not in ids(collection, "campaign")
+    assert ids(collection, "bravo") == ["weak1"]
+    assert head(collection, "campaign")["df"] == 7
+
+
+def test_postings_of_a_version_never_stored_are_no_answer(collection):
+    """An import that stops between the postings and the record: the postings name a version
+    (content hash) the record does not have, and a query passes over them."""
+    put(collection, "a", "Sow stalls", "Sow stalls are banned in the UK.")
+    written = postings.Indexed.of("Sow stalls", "Farrowing crates remain legal.", "f" * 64)
+    old = postings.Indexed.stored(get_db().collection(collection).document("a").get().to_dict())
+    postings.apply(collection, [postings.Change("a", old, written)])  # the record is not written
+    assert ids(collection, "farrowing") == []
+    assert ids(collection, "sow") == []  # its old version's postings are gone from the head
+
+
+def test_a_querys_reads_do_not_grow_with_the_collection(collection):
+    """One read per query term and the statistics, then one page of candidates' records."""
+
+    def reads(query: str) -> int:
+        meter: list[int] = []
+        postings.search(collection, query, 10, meter=meter)
+        return sum(meter)
+
+    for n in range(40):
+        put(collection, f"d{n}", f"Record {n}", f"Campaign about hens number {n} in region {n % 7}")
+    small = reads("hens region campaign")
+    for n in range(40, 160):
+        put(collection, f"d{n}", f"Record {n}", f"Campaign about hens number {n} in region {n % 7}")
+    assert reads("hens region campaign") == small == 1 + 3 + 10 + postings.SPARE
+
+
+def test_an_unindexed_collection_says_to_run_reindex_and_reindex_builds_it(collection):
+    get_db().collection(collection).document("old").set(
+        {"title": "Old record", "description": "Written before the text index existed."}
+    )
+    with pytest.raises(postings.NotIndexed, match="reindex"):
+        postings.search(collection, "old record", 10)
+    count = retrieval.reindex(collection, lambda r: (r["title"], r["description"]), embed=False)
+    assert count == 1
+    assert ids(collection, "existed") == ["old"]
+
+
+def test_writes_are_split_into_batches_firestore_accepts(collection, monkeypatch):
+    """A batch of full heads can pass gRPC's 4 MiB message limit: writes are committed in
+    batches of at most BATCH_BYTES (here tiny, so every write is its own batch)."""
+    from common import firestore
+
+    monkeypatch.setattr(firestore, "BATCH_BYTES", 1)
+    for n in range(5):
+        put(collection, f"d{n}", f"Mink report {n}", f"Fur farms and mink number {n}.")
+    assert sorted(ids(collection, "mink")) == [f"d{n}" for n in range(5)]
+    assert head(collection, "mink")["df"] == 5
