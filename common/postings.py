@@ -79,7 +79,11 @@ class Indexed:
         if doc.get("postings_format") != FORMAT:
             return None
         counts = {t: float(c) for t, c in (doc.get("term_counts") or {}).items()}
-        return cls(counts, float(doc.get("doc_len") or 0.0), str(doc.get("content_hash", ""))[:12])
+        return cls(
+            counts,
+            float(doc.get("doc_len") or 0.0),
+            str(doc.get("content_hash", ""))[:VERSION_CHARS],
+        )
 
     def fields(self) -> dict[str, Any]:
         """Stored on the record, for the next update of its postings."""

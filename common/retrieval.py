@@ -147,16 +147,17 @@ def reindex(
         pairs = [title_and_text(record) for record in records]
         texts = [f"{title}\n{text}" for title, text in pairs]
         vectors = embedder.embed(texts, "document") if embed else [None] * len(texts)
+        digests = [content_hash(record) for record in records]
         indexed = [
-            postings.Indexed.of(title, text, content_hash(record))
-            for record, (title, text) in zip(records, pairs, strict=True)
+            postings.Indexed.of(title, text, digest)
+            for digest, (title, text) in zip(digests, pairs, strict=True)
         ]
         postings.apply(
             collection, [postings.Change(d.id, None, i) for d, i in zip(docs, indexed, strict=True)]
         )
         batch = db.batch()
-        for doc, record, (title, text), vector, entry in zip(
-            docs, records, pairs, vectors, indexed, strict=True
+        for doc, record, (title, text), vector, entry, digest in zip(
+            docs, records, pairs, vectors, indexed, digests, strict=True
         ):
             fields = (
                 index_fields(title, text, vector, embedder, entry)
@@ -164,7 +165,7 @@ def reindex(
                 else entry.fields()
             )
             more = extra(record) if extra is not None else {}
-            batch.update(doc.reference, {**fields, **more, "content_hash": content_hash(record)})
+            batch.update(doc.reference, {**fields, **more, "content_hash": digest})
         batch.commit()
         done, last = done + len(docs), docs[-1]
         if progress is not None:
