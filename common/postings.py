@@ -252,6 +252,19 @@ class Found:
     doc: dict[str, Any]
 
 
+def _diversified(ranked: list[str], group: Callable[[str], str], per_group: int) -> list[str]:
+    """``ranked`` with the documents past the first ``per_group`` of their group moved after
+    all the others (in their order): other groups come first, and a group that is alone (a
+    filter left only it) still fills the list."""
+    taken: dict[str, int] = defaultdict(int)
+    first, later = [], []
+    for doc_id in ranked:
+        key = group(doc_id)
+        taken[key] += 1
+        (first if taken[key] <= per_group else later).append(doc_id)
+    return first + later
+
+
 def search(
     collection: str,
     query: str,
@@ -259,11 +272,15 @@ def search(
     keep: Callable[[dict[str, Any]], bool] | None = None,
     fields: Sequence[str] | None = None,
     meter: list[int] | None = None,
+    group: Callable[[str], str] | None = None,
+    per_group: int = 0,
 ) -> list[Found]:
     """The documents best matching the query's terms by BM25, at most ``limit``: one read of
     the statistics and of each term's head, then the best candidates' records, page by page,
-    each checked against the version its postings were written for (and ``keep``). ``meter``
-    gets the number of documents each read asked for (what Firestore bills)."""
+    each checked against the version its postings were written for (and ``keep``). ``group``
+    and ``per_group``: the documents of one group (by id) past its first ``per_group`` come
+    after every other group's, so one long source cannot fill the list. ``meter`` gets the
+    number of documents each read asked for (what Firestore bills)."""
     wanted = text_terms(query)[:MAX_QUERY_TERMS]
     if not wanted:
         return []
@@ -298,6 +315,8 @@ def search(
     if not scores or whole <= 0:
         return []
     ranked = sorted(scores, key=lambda d: (-scores[d], d))
+    if group is not None and per_group > 0:
+        ranked = _diversified(ranked, group, per_group)
     # a page of candidates: the limit and a few more for postings of an old version; with a
     # filter, ten times the limit (the filter is checked on the records)
     page = limit + SPARE if keep is None else max(limit * 10, 100)

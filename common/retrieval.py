@@ -203,14 +203,19 @@ def text_search(
     limit: int,
     keep: Callable[[dict], bool] | None = None,
     fields: Sequence[str] | None = None,
+    group: Callable[[str], str] | None = None,
+    per_group: int = 0,
 ) -> list[Hit]:
     """Documents holding the query's terms, best first, by BM25 over the collection's text
     index (``common.postings``): its cost is one read per query term plus the records it
     returns, whatever the table's size. ``fields``: the document fields to read (default: all
-    of them, the vector included -- name them)."""
+    of them, the vector included -- name them). ``group``, ``per_group``: a group's documents past
+    that many come after the other groups' (``postings.search``)."""
     from common import postings
 
-    found = postings.search(collection, query, limit, keep, fields)
+    found = postings.search(
+        collection, query, limit, keep, fields, group=group, per_group=per_group
+    )
     return [Hit(f.id, f.score, f.doc) for f in found]
 
 

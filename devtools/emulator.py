@@ -170,7 +170,8 @@ class Emulator:
         documents = f"{self.base_url}/v1/projects/{self.project}/databases/(default)/documents"
         url = f"{documents}/_ready/_ready"
         started = time.monotonic()
-        size = sum(f.stat().st_size for f in source.rglob("*") if f.is_file()) / 1e6
+        folder = source.parent if source.is_file() else source  # the metadata file's export
+        size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
         told = 0.0
         while True:
             waited = time.monotonic() - started
@@ -212,8 +213,9 @@ class Emulator:
                     raise
             time.sleep(0.2)
 
-    def export(self, directory: Path) -> Path | None:
-        """Export all data to ``directory``; returns the metadata file to import it again."""
+    def export(self, directory: Path, timeout_s: float = 600.0) -> Path | None:
+        """Export all data to ``directory``; returns the metadata file to import it again.
+        ``timeout_s``: 100,000 records are several hundred MB to write (issue 26)."""
         directory.mkdir(parents=True, exist_ok=True)
         body = (
             f'{{"database": "projects/{self.project}/databases/(default)", '
@@ -225,7 +227,7 @@ class Emulator:
             method="POST",
             headers={"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
             response.read()
         return latest_export(directory)
 

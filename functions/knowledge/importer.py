@@ -42,6 +42,7 @@ MAX_CHARS = 1200
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _CITATIONS = re.compile(r"^(sources?|references?|further reading)$", re.IGNORECASE)
+PASSAGE_SEPARATOR = "--"  # a passage's id: its document's id, this, its place (000, 001...)
 SUFFIXES = (".md", ".markdown", ".txt", ".jsonl")
 
 Progress = Callable[[int, int], None]
@@ -257,7 +258,7 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
     collection = db.collection(KNOWLEDGE)
     parts = chunks(document)
     listed_sources = [{"title": s.title, "url": s.url} for s in sources(document)]
-    ids = [f"{document.id}--{index:03d}" for index in range(len(parts))]
+    ids = [passage_id(document.id, index) for index in range(len(parts))]
     records = [
         {
             "doc_id": document.id,
@@ -277,10 +278,10 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
         for snap in db.get_all([collection.document(i) for i in ids], field_paths=compared)
     }
     changed = []
-    for passage_id, record in zip(ids, records, strict=True):
+    for key, record in zip(ids, records, strict=True):
         digest = retrieval.content_hash(record)
-        if not retrieval.fresh(stored.get(passage_id) or {}, digest, embedder):
-            changed.append((passage_id, record, digest))
+        if not retrieval.fresh(stored.get(key) or {}, digest, embedder):
+            changed.append((key, record, digest))
     vectors = embedder.embed([_embedded(r) for _, r, _ in changed], "document") if changed else []
     indexed = [postings.Indexed.of(*_title_and_text(r), digest) for _, r, digest in changed]
     # Passages the new version no longer has (it got shorter).
@@ -303,14 +304,14 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
     )
     for start in range(0, len(changed), 200):
         batch = db.batch()
-        for (passage_id, record, digest), vector, entry in zip(
+        for (key, record, digest), vector, entry in zip(
             changed[start : start + 200],
             vectors[start : start + 200],
             indexed[start : start + 200],
             strict=True,
         ):
             fields = retrieval.index_fields(*_title_and_text(record), vector, embedder, entry)
-            batch.set(collection.document(passage_id), {**record, **fields, "content_hash": digest})
+            batch.set(collection.document(key), {**record, **fields, "content_hash": digest})
         batch.commit()
     for start in range(0, len(stale), 400):
         batch = db.batch()
@@ -318,6 +319,16 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
             batch.delete(ref)
         batch.commit()
     return len(parts), len(changed), len(stale)
+
+
+def passage_id(doc_id: str, index: int) -> str:
+    """A passage's document id: its document's id and its place in it."""
+    return f"{doc_id}{PASSAGE_SEPARATOR}{index:03d}"
+
+
+def document_of(passage: str) -> str:
+    """The id of the document a passage (by ``passage_id``) belongs to."""
+    return passage.rsplit(PASSAGE_SEPARATOR, 1)[0]
 
 
 def _title_and_text(record: dict[str, Any]) -> tuple[str, str]:

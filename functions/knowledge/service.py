@@ -3,13 +3,16 @@ No Flask here. Both rankings are fused by reciprocal rank (the answer's ``score`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from common import retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
+from functions.knowledge.importer import document_of
 
 POOL = 3  # each ranking looks at this many times the wanted passages
+PER_DOCUMENT = 3  # a document's passages before the others' in the words ranking (0049)
 FIELDS = ("doc_id", "title", "url", "section", "passage", "tags", "sources")  # what is used
 
 
@@ -33,7 +36,7 @@ def search_scored(
         return not wanted or bool(wanted & set(doc.get("tags") or ()))
 
     pool = limit * POOL
-    words = retrieval.text_search(KNOWLEDGE, query, pool, keep if wanted else None, FIELDS)
+    words = text_search(query, pool, keep if wanted else None)
     vector = retrieval.embed_query(query, embedder)
     prefilter = ("tags", "array_contains_any", sorted(wanted)) if wanted else None
     meaning = retrieval.semantic_search(KNOWLEDGE, vector, embedder, pool, prefilter=prefilter)
@@ -51,6 +54,19 @@ def search_scored(
         for hit, score in fused
     ]
     return hits, nearest
+
+
+def text_search(
+    query: str, limit: int, keep: Callable[[dict[str, Any]], bool] | None = None
+) -> list[retrieval.Hit]:
+    """The passages best matching the query's words, with a document's passages past its first
+    ``PER_DOCUMENT`` after every other document's (decision 0049): a long guide that repeats a
+    query word in every passage would otherwise fill the list and hide the other documents
+    that answer it. A search that only one document matches (a tag filter) still gets all of
+    its passages."""
+    return retrieval.text_search(
+        KNOWLEDGE, query, limit, keep, FIELDS, group=document_of, per_group=PER_DOCUMENT
+    )
 
 
 def coverage(query: str) -> float:

@@ -10,6 +10,7 @@ import pytest
 
 from common import embeddings, retrieval
 from common.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
+from functions.knowledge import service as knowledge_service
 from functions.knowledge.importer import import_knowledge
 from functions.search.importer import import_records, reindex
 from functions.search.tables import TABLES
@@ -347,6 +348,26 @@ def test_tags_narrow_the_passages(corpus, auth):
     assert {p["title"] for p in response.get_json()["data"]} == {"Planning a peaceful protest"}
 
 
+def test_a_words_ranking_shows_other_documents_than_the_longest(db, offline, tmp_path, monkeypatch):
+    """A guide whose every passage repeats the query's word has its first ``PER_DOCUMENT``
+    passages in the words ranking, then the other document that answers (decision 0049)."""
+    sections = "".join(
+        f"## Part {n}\n\nMarches and marches: a march route, march {n}.\n\n" for n in range(6)
+    )
+    (tmp_path / "guide.md").write_text(f"---\nid: march-guide\ntitle: Marches\n---\n{sections}")
+    (tmp_path / "notice.md").write_text(
+        "---\nid: notice\ntitle: Notice rules\n---\nOrganisers give six days' notice of a march."
+    )
+    assert import_knowledge([tmp_path]).rejected == []
+
+    def documents() -> list[str]:
+        return [hit.doc["doc_id"] for hit in knowledge_service.text_search("march", 5)]
+
+    assert documents() == ["march-guide"] * 3 + ["notice", "march-guide"]
+    monkeypatch.setattr(knowledge_service, "PER_DOCUMENT", 0)  # none: the guide fills it
+    assert documents() == ["march-guide"] * 5
+
+
 def test_importing_a_document_again_replaces_its_passages(corpus, tmp_path):
     shorter = KNOWLEDGE_DOCS["hens.md"].split("## Enrichment")[0]
     (corpus / "hens.md").write_text(shorter)
@@ -381,13 +402,17 @@ def test_hybrid_weight_and_min_score_tune_the_ranking(campaigns, auth):
 
 
 def test_a_part_past_the_budget_is_left_out_and_the_answer_says_degraded(
-    campaigns, auth, monkeypatch, settings_env
+    campaigns, alice, monkeypatch, settings_env
 ):
     """The meaning half stalls past the search's budget: the words half answers, with
-    degraded true; when every part stalls the answer is 502, never a 500 or a hang."""
+    degraded true, billed as the results it delivered; when every part stalls the answer is
+    502, never a 500 or a hang, and not billed."""
     import threading
 
     from functions.search import service
+
+    consumer, auth = alice
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer["id"]))
 
     release = threading.Event()
     real = retrieval.semantic_search
@@ -407,8 +432,10 @@ def test_a_part_past_the_budget_is_left_out_and_the_answer_says_degraded(
         assert ids(semantic)[0] == "camp-2"
         whole = search(auth, {"query": "mink fur"}, "campaigns").get_json()
         assert whole["degraded"] is True
+        assert [u.get("operation") for u in usage.stream()] == ["search.query"] * 3
         monkeypatch.setattr(service.retrieval, "text_search", stalled)
         assert search(auth, {"query": "mink fur"}, "campaigns").status_code == 502
+        assert len(list(usage.stream())) == 3  # the 502 is not billed
     finally:
         release.set()
 

@@ -143,3 +143,20 @@ def test_writes_are_split_into_batches_firestore_accepts(collection, monkeypatch
         put(collection, f"d{n}", f"Mink report {n}", f"Fur farms and mink number {n}.")
     assert sorted(ids(collection, "mink")) == [f"d{n}" for n in range(5)]
     assert head(collection, "mink")["df"] == 5
+
+
+def test_a_groups_documents_past_its_share_come_after_the_others(collection):
+    """``per_group``: one source repeating a word in every part cannot fill the list: the
+    other groups' documents come next, then the rest of the source in its BM25 order."""
+    for n in range(5):
+        put(collection, f"guide--{n:03d}", "Protest guide", f"Protest protest part {n}.")
+    put(collection, "law--000", "Assembly law", "A protest needs notice.")
+
+    def group(doc_id: str) -> str:
+        return doc_id.rsplit("--", 1)[0]
+
+    everything = ids(collection, "protest", 4)
+    assert everything == [f"guide--{n:03d}" for n in range(4)]  # the guide fills the list
+    diverse = postings.search(collection, "protest", 5, group=group, per_group=2)
+    expected = ["guide--000", "guide--001", "law--000", "guide--002", "guide--003"]
+    assert [found.id for found in diverse] == expected
