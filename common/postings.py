@@ -257,7 +257,8 @@ def _diversified(ranked: list[str], group: Callable[[str], str], per_group: int)
     all the others (in their order): other groups come first, and a group that is alone (a
     filter left only it) still fills the list."""
     taken: dict[str, int] = defaultdict(int)
-    first, later = [], []
+    first: list[str] = []
+    later: list[str] = []
     for doc_id in ranked:
         key = group(doc_id)
         taken[key] += 1
