@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_validator
 
+from common.text.safety import NOT_BLANK
 from common.topics import ids as topic_ids
 from common.topics import is_topic
 
@@ -39,7 +40,7 @@ class _TopicIdsSchema:
 
 Topic = Annotated[str, AfterValidator(_known_topic), _TopicIdsSchema()]
 Keyword = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"\S")
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=NOT_BLANK)
 ]
 Topics = Annotated[list[Topic], Field(max_length=MAX_TOPICS), AfterValidator(_unique)]
 Keywords = Annotated[list[Keyword], Field(max_length=MAX_KEYWORDS), AfterValidator(_unique)]

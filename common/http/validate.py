@@ -1,15 +1,20 @@
-"""Validating a request's inputs against its route's models: strict JSON for bodies, callers'
-text checked for control and bidi characters, and every failure a 400 naming its fields.
+"""Validating a request's inputs against its route's models: strict JSON for bodies (a field
+sent twice in one object is refused, not "last wins"), callers' text checked for control and
+bidi characters, and every failure a 400 naming its fields.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from common.errors import FieldError, InvalidRequest
+from common.text.safety import MAX_ERRORS, NOT_BLANK, NOT_BLANK_MESSAGE
+
+DUPLICATE_MESSAGE = "Sent more than once in the same object; send each field once."
 
 
 def validate_json(model: type[BaseModel], raw: bytes, *, check_text: bool = False) -> BaseModel:
@@ -18,13 +23,50 @@ def validate_json(model: type[BaseModel], raw: bytes, *, check_text: bool = Fals
         validated = model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
         raise _invalid(model, exc, "body") from None
+    data = json.loads(raw, object_pairs_hook=_Object)
+    if errors := _duplicates(data, []):
+        raise _refused(errors)
     if check_text:  # callers' text: no control or bidi characters (common.text.safety)
         from common.text.safety import unsafe_text
 
-        if errors := unsafe_text(json.loads(raw)):
-            shown = "; ".join(f"{e.field}: {e.message}".rstrip(".") for e in errors[:3])
-            raise InvalidRequest(f"Invalid body: {shown}.", errors=errors)
+        if errors := unsafe_text(data):
+            raise _refused(errors)
     return validated
+
+
+class _Object(dict):
+    """A JSON object as parsed, with the names it held more than once (pydantic, like most
+    parsers, keeps the last value: a caller, or a proxy that reads the first, would see
+    another request than the one the service runs)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.repeated: list[str] = []
+        if len(self) < len(pairs):
+            counts = Counter(name for name, _ in pairs)
+            self.repeated = [name for name, n in counts.items() if n > 1]
+
+
+def _duplicates(value: Any, path: list[str]) -> list[FieldError]:
+    found: list[FieldError] = []
+    if isinstance(value, _Object):
+        for name in value.repeated:
+            found.append(FieldError(".".join([*path, name]), DUPLICATE_MESSAGE))
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = [(str(index), item) for index, item in enumerate(value)]
+    else:
+        return found
+    for name, item in items:
+        if len(found) >= MAX_ERRORS:
+            break
+        found += _duplicates(item, [*path, name])
+    return found[:MAX_ERRORS]
+
+
+def _refused(errors: list[FieldError]) -> InvalidRequest:
+    shown = "; ".join(f"{e.field}: {e.message}".rstrip(".") for e in errors[:3])
+    return InvalidRequest(f"Invalid body: {shown}.", errors=errors)
 
 
 def validate(model: type[BaseModel], data: dict[str, Any], where: str) -> BaseModel:
@@ -51,6 +93,8 @@ def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
         return FieldError(name, f"Malformed JSON: {err['ctx'].get('error', err['msg'])}.")
     if kind in {"model_type", "model_attributes_type"}:
         return FieldError(name, "Expected a JSON object.")
+    if kind == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == NOT_BLANK:
+        return FieldError(name, NOT_BLANK_MESSAGE)
     if kind == "extra_forbidden":
         allowed = ", ".join(f.alias or n for n, f in model.model_fields.items())
         return FieldError(name, f"Unknown field. Allowed fields: {allowed}.")

@@ -18,10 +18,24 @@ from common.errors import FieldError
 # valid Python and ECMA-262 (JSON Schema) class.
 UNSAFE_CLASS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
 _UNSAFE = re.compile(f"[{UNSAFE_CLASS}]")
-# What /openapi.json documents for request text: any text without them, and (for fields that
-# must not be blank, documented elsewhere as the pattern \S) with a non-space character.
+# Characters that show nothing: format characters (the soft hyphen, zero-width spaces and
+# joiners, directional marks, word joiner and invisible operators, byte order mark, variation
+# selectors, interlinear annotation) and the letters and pattern that render as a blank (Hangul
+# fillers, Khmer inherent vowels, the blank Braille cell). A name or a query made only of them
+# and spaces is blank (issue 27: such API key names were accepted).
+INVISIBLE_CLASS = (
+    r"\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    r"\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+)
+# The pattern of request text that must not be blank: it holds a visible character.
+NOT_BLANK = rf"[^\s{INVISIBLE_CLASS}]"
+NOT_BLANK_MESSAGE = "Must contain a visible character, not only spaces or invisible characters."
+# What /openapi.json documents for request text: any text without the refused characters, and
+# (for fields that must not be blank, ``NOT_BLANK``) with a visible character.
 SAFE_TEXT_PATTERN = f"^[^{UNSAFE_CLASS}]*$"
-SAFE_NONBLANK_PATTERN = rf"^[^{UNSAFE_CLASS}]*[^\s{UNSAFE_CLASS}][^{UNSAFE_CLASS}]*$"
+SAFE_NONBLANK_PATTERN = (
+    rf"^[^{UNSAFE_CLASS}]*[^\s{UNSAFE_CLASS}{INVISIBLE_CLASS}][^{UNSAFE_CLASS}]*$"
+)
 _NAMES = {
     "\x00": "NUL",
     "\u202a": "LEFT-TO-RIGHT EMBEDDING",
@@ -71,8 +85,8 @@ def _message(char: str) -> str:
 
 def document_rule(schema: Any) -> None:
     """Add the rule to the JSON Schema of a request body, in place: every string without a
-    pattern, format or enum gets ``SAFE_TEXT_PATTERN``; the not-blank pattern ``\\S`` becomes
-    ``SAFE_NONBLANK_PATTERN``. (Patterns of identifiers and emails already exclude them.)"""
+    pattern, format or enum gets ``SAFE_TEXT_PATTERN``; the not-blank pattern ``NOT_BLANK``
+    becomes ``SAFE_NONBLANK_PATTERN``. (Patterns of identifiers and emails already exclude them.)"""
     if isinstance(schema, list):
         for item in schema:
             document_rule(item)
@@ -82,7 +96,7 @@ def document_rule(schema: Any) -> None:
     if schema.get("type") == "string" and not {"format", "enum", "const"} & set(schema):
         if "pattern" not in schema:
             schema["pattern"] = SAFE_TEXT_PATTERN
-        elif schema["pattern"] == r"\S":
+        elif schema["pattern"] == NOT_BLANK:
             schema["pattern"] = SAFE_NONBLANK_PATTERN
     for key, value in schema.items():
         if key not in ("pattern", "description", "title", "examples", "default"):

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from common.http.streams import Event
 from common.models import Citation, Input
+from common.text.safety import NOT_BLANK
 
 ContentType = Literal[
     "social_post",
@@ -30,7 +31,7 @@ class ContentRequest(Input):
     topic: str = Field(
         min_length=1,
         max_length=500,
-        pattern=r"\S",
+        pattern=NOT_BLANK,
         description="What the content is about, e.g. 'cage-free eggs'. Facts are drawn from "
         "the knowledge base passages that match it.",
     )
@@ -46,7 +47,7 @@ class ContentRequest(Input):
         None,
         min_length=1,
         max_length=100,
-        pattern=r"\S",
+        pattern=NOT_BLANK,
         description="Who it is for, e.g. 'the CEO of Harlow Foods'. Letters are addressed "
         "and petitions directed to it.",
     )
@@ -55,7 +56,7 @@ class ContentRequest(Input):
         None,
         min_length=1,
         max_length=MAX_CTA,
-        pattern=r"\S",
+        pattern=NOT_BLANK,
         description="The action readers are asked to take, used as written. A default one "
         "for the content type when absent.",
     )

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from common.fields import JsonInt
 from common.models import Input
+from common.text.safety import NOT_BLANK
 
 DocId = Annotated[
     str, StringConstraints(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9-]*$")
@@ -30,7 +31,7 @@ class KnowledgeDocument(BaseModel):
 
 
 class KnowledgeRequest(Input):
-    query: str = Field(min_length=1, max_length=500, pattern=r"\S", description="A question.")
+    query: str = Field(min_length=1, max_length=500, pattern=NOT_BLANK, description="A question.")
     limit: JsonInt = Field(5, ge=1, le=20, description="Most passages, 1..20.")
     tags: list[Tag] | None = Field(
         None,

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from common.models import Input
+from common.text.safety import NOT_BLANK
 
 MAX_TEXT = 2000
 MAX_TIMELINE = 200
@@ -14,16 +15,19 @@ MAX_JURISDICTION = 100
 
 # Whitespace is stripped first, so a blank string is too short: invalid, never "missing".
 Text = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT, pattern=r"\S")
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK),
 ]
 Timeline = Annotated[
     str,
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TIMELINE, pattern=r"\S"),
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=MAX_TIMELINE, pattern=NOT_BLANK
+    ),
 ]
 Jurisdiction = Annotated[
     str,
     StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=MAX_JURISDICTION, pattern=r"\S"
+        strip_whitespace=True, min_length=1, max_length=MAX_JURISDICTION, pattern=NOT_BLANK
     ),
 ]
 

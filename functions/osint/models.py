@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from common.http.streams import Event, StreamError
 from common.models import Input
+from common.text.safety import NOT_BLANK
 
 NAME_MAX = 60
 COMPANY_MAX = 120
@@ -25,7 +26,7 @@ GOAL_MAX = 500
 PERSON_NAME = r"^[^\W\d_]+(?:(?:\. ?|[ '\u2019-])[^\W\d_]+)*\.?$"
 COMPANY_NAME = r"^[^\W_][\w &'\u2019.,+()!/-]*$"
 DOMAIN = r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$"
-GOAL = r"\S"
+GOAL = NOT_BLANK
 
 
 def _matches(pattern: str, message: str) -> AfterValidator:

@@ -9,11 +9,12 @@ from pydantic import BaseModel, Field, field_validator
 
 from common.fields import JsonInt
 from common.models import Input
+from common.text.safety import NOT_BLANK
 from functions.usage.models import Usage
 
 
 class KeyCreate(Input):
-    name: str = Field(min_length=1, max_length=100, pattern=r"\S")
+    name: str = Field(min_length=1, max_length=100, pattern=NOT_BLANK)
     expires_in_days: JsonInt | None = Field(None, ge=1, le=365, description="Never, when omitted.")
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, WithJsonSc
 
 from common.fields import JsonInt
 from common.models import Input
+from common.text.safety import NOT_BLANK
 
 TableName = Literal["campaigns", "organizations", "public_figures", "actions", "content"]
 TABLE_NAMES: tuple[TableName, ...] = (
@@ -119,7 +120,7 @@ Filters = Annotated[
 
 
 class SearchRequest(Input):
-    query: str = Field(min_length=1, max_length=500, pattern=r"\S", description="What to find.")
+    query: str = Field(min_length=1, max_length=500, pattern=NOT_BLANK, description="What to find.")
     search_type: SearchType = Field(
         "hybrid",
         description="text: words (stemmed); semantic: meaning (vector search); hybrid: both, "

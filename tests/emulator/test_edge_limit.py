@@ -83,11 +83,29 @@ def test_without_the_limit_every_forged_key_is_a_read(http, db, settings_env, mo
 
 
 def test_the_client_address_is_taken_from_trusted_forwarded_hops(settings_env):
-    headers = {"X-Forwarded-For": "6.6.6.6, 203.0.113.5, 10.0.0.1"}
+    """The header as API Gateway's ESPv2 forwards it: what the client sent, then the client's
+    address as Google's front end saw it, then the front end's; ESPv2 itself trusts two hops
+    from the right by default, and Terraform sets CLIENT_ADDRESS_HOPS to 2."""
+    headers = {"X-Forwarded-For": "6.6.6.6, 203.0.113.5, 35.191.3.4"}
     assert edgelimit.client_address("10.9.9.9", headers) == "10.9.9.9"
     settings_env(CLIENT_ADDRESS_HOPS="2")
     assert edgelimit.client_address("10.9.9.9", headers) == "203.0.113.5"  # not the spoofed one
     assert edgelimit.client_address("10.9.9.9", {}) == "10.9.9.9"
+    six = {"X-Forwarded-For": "2001:db8::1,2001:db8:5:6:a:b:c:d, 35.191.3.4"}
+    assert edgelimit.client_address("10.9.9.9", six) == "2001:db8:5:6:a:b:c:d"
+
+
+def test_an_ipv6_client_is_counted_by_its_64_prefix(settings_env):
+    """One subscriber's /64 holds 2^64 addresses: changing the low bits gains no failures."""
+    settings_env(AUTH_FAILURES_PER_ADDRESS="3")
+    for address in ("2001:db8:5:6::1", "2001:db8:5:6::2", "2001:db8:5:6:a:b:c:d"):
+        edgelimit.failed(address, now=0.0)
+    assert edgelimit.closed_for("2001:db8:5:6:ffff::9", now=0.0) is not None
+    assert edgelimit.closed_for("2001:db8:5:7::1", now=0.0) is None  # the next /64
+    for _ in range(3):
+        edgelimit.failed("::ffff:203.0.113.9", now=0.0)  # an IPv4 client on a dual stack
+    assert edgelimit.closed_for("203.0.113.9", now=0.0) is not None
+    assert edgelimit.closed_for("203.0.113.10", now=0.0) is None
 
 
 def test_the_limiter_forgets_full_buckets_first_and_stays_bounded(settings_env):
@@ -97,4 +115,4 @@ def test_the_limiter_forgets_full_buckets_first_and_stays_bounded(settings_env):
     for n in range(50):
         edgelimit.failed(f"visitor-{n}", now=0.0)
     assert edgelimit.closed_for("attacker", now=0.0) is not None  # kept: its bucket is empty
-    assert len(edgelimit._buckets._state) == 10
+    assert len(edgelimit._buckets) == 10

@@ -64,3 +64,38 @@ def test_rotating_another_users_key_is_404_and_leaves_it_working(db, local_idp):
     assert response.status_code == 404
     key = created.get_json()["data"]["key"]
     assert client().get("/v1/tracking/topics", headers=bearer(key)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ('{"query": "cage-free", "query": "fur farms"}', "query"),
+        ('{"query": "eggs", "filters": {"status": "won", "status": "lost"}}', "filters.status"),
+        ('{"query": "eggs", "tables": ["campaigns"], "limit": 3, "limit": 50}', "limit"),
+    ],
+)
+def test_a_field_sent_twice_in_one_object_is_a_400_naming_it(auth, raw, field):
+    """Last-wins parsing would run another request than a reader of the first value sees."""
+    response = client().post(
+        "/v1/search", data=raw, headers={**auth, "Content-Type": "application/json"}
+    )
+    assert response.status_code == 400, response.get_json()
+    [error] = response.get_json()["errors"]
+    assert error["field"] == field
+    assert "more than once" in error["message"]
+    assert list(get_db().collection(USAGE).stream()) == []
+
+
+@pytest.mark.parametrize("blank", ["\u200b\u200c", " \u3164 ", "\u00ad\ufeff\u2060", "\u2800"])
+def test_text_made_only_of_invisible_characters_is_blank(db, auth, local_idp, blank):
+    """A key name or a query that shows nothing is refused like an empty one, naming it."""
+    local_idp.provision("alice@example.org")
+    alice = bearer(local_idp.token("alice@example.org"))
+    named = client("portal").post("/v1/portal/keys", json={"name": blank}, headers=alice)
+    asked = client().post("/v1/knowledge/search", json={"query": blank}, headers=auth)
+    for response, field in ((named, "name"), (asked, "query")):
+        assert response.status_code == 400, response.get_json()
+        [error] = response.get_json()["errors"]
+        assert (error["field"], "visible character" in error["message"]) == (field, True)
+    visible = client("portal").post("/v1/portal/keys", json={"name": "\u200bci"}, headers=alice)
+    assert visible.status_code == 201
