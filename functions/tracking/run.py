@@ -87,6 +87,7 @@ class _Run:
         self.task_id = task_id
         self.owner_id = owner_id
         self.owner_email = ""
+        self.address = ""  # the address the digest is built for, checked again as it is sent
         self.sub_ref = get_db().collection(SUBSCRIPTIONS).document(sub_id)
 
     def subscription(self) -> dict[str, Any] | None:
@@ -141,17 +142,20 @@ class _Run:
         )
 
     def still_wanted(self, transaction: Any) -> str | None:
-        """Checked as the send begins: a subscription paused or deleted, or an address
-        suppressed or no longer confirmed, during the research gets no digest (the run ends
-        skipped, not metered)."""
+        """Checked as the send begins: a subscription paused or deleted, its address changed,
+        or the address suppressed or no longer confirmed, during the research gets no digest
+        (the run ends skipped, not metered). The address checked is the one the digest goes
+        to: a digest is never sent to an address its owner has just replaced."""
         snapshot = self.sub_ref.get(transaction=transaction)
         if not snapshot.exists:
             return "deleted"
         subscription = snapshot.to_dict() or {}
         if not subscription.get("active"):
             return "paused"
-        address = subscription.get("delivery_email") or ""
-        return recipients.blocked(transaction, self.owner_id, self.owner_email, address)
+        current = subscription.get("delivery_email") or ""
+        if current.strip().lower() != self.address.strip().lower():
+            return "address_changed"
+        return recipients.blocked(transaction, self.owner_id, self.owner_email, self.address)
 
     def already_sent(self, ids: list[str]) -> set[str]:
         if not ids:
@@ -170,7 +174,7 @@ class _Run:
         if not get_settings().public_base_url:
             raise BackendUnavailable("PUBLIC_BASE_URL is not set: a digest needs its pause link.")
         link = pause_url(make_token(subscription["id"], self.task_id))
-        address = subscription["delivery_email"]
+        address = self.address = subscription["delivery_email"]
         subject, text, html = render_digest(
             subscription,
             [

@@ -110,7 +110,14 @@
   function signOut(message) {
     session = null;
     sessionStorage.removeItem(SESSION);
+    // Nothing of a key stays on the page for the next person at this screen: the key shown
+    // once, the key for "Try it out", and the reference's requests (their curl lines hold it).
+    // Signing in again loads the page anew.
     $("try-key").value = "";
+    $("new-key-value").textContent = "";
+    $("copy-status").textContent = "";
+    $("new-key").hidden = true;
+    $("swagger").replaceChildren();
     render();
     say(message || "Signed out.");
   }

@@ -115,6 +115,13 @@ def test_api_reference_tries_an_operation_with_the_users_key(page, portal: Porta
     assert answer.value.status == 200
     assert answer.value.request.headers["authorization"].startswith("Bearer ars_")
     screenshot(page, "6-api-reference")
+    key = answer.value.request.headers["authorization"].removeprefix("Bearer ")
+    assert key in page.content()  # the reference shows the request it made (curl)
+
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_text("Signed out.").wait_for()
+    assert key not in page.content()  # nothing of it stays for the next person at the screen
+    assert page.locator("#new-key-value").inner_text() == ""
 
 
 def test_phone_layout_and_keyboard_sign_in(browser, portal: Portal) -> None:

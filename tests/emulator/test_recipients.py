@@ -110,6 +110,33 @@ def confirm_carol(auth, queue, sendgrid) -> dict:
     return sub
 
 
+def test_a_digest_is_not_sent_to_an_address_replaced_during_the_research(
+    alice, queue, feeds, sendgrid, monkeypatch
+):
+    """Built for Carol's (confirmed) address, the digest finds the subscription moved to the
+    owner's own address as it is sent: it goes to neither (the next run sends to the new
+    one), and nothing is billed."""
+    from functions.research import summaries
+
+    _, auth = alice
+    sub = confirm_carol(auth, queue, sendgrid)
+    sent_before = len(sendgrid.messages)
+    real = summaries.summarise_items
+
+    def move_meanwhile(items, *args):
+        moved = {"delivery_email": "alice@example.org"}
+        assert client().patch(f"{URL}/{sub['id']}", json=moved, headers=auth).status_code == 200
+        return real(items, *args)
+
+    monkeypatch.setattr(summaries, "summarise_items", move_meanwhile)
+
+    assert execute(run_now(sub)) == "skipped_address_changed"
+    assert len(sendgrid.messages) == sent_before
+    monkeypatch.setattr(summaries, "summarise_items", real)
+    assert execute(run_now(sub)) == "sent"
+    assert sendgrid.messages[-1]["personalizations"][0]["to"][0]["email"] == "alice@example.org"
+
+
 def test_the_owners_own_address_needs_no_confirmation(alice, queue):
     _, auth = alice
     own = create_subscription(auth, {"topics": ["fur"]})
