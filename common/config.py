@@ -390,6 +390,16 @@ class Settings(BaseSettings):
             "often; its confirm link is valid as long"
         ),
     )
+    confirmations_per_day: int = Field(
+        20,
+        ge=0,
+        le=100_000,
+        description=(
+            "confirmation emails one account may cause per UTC day (each to a new third-party "
+            "address); a subscription that would need one more gets 429 "
+            "`confirmation_limit`, nothing saved (`0`: no limit)"
+        ),
+    )
     sendgrid_webhook_public_key: str = Field(
         "",
         description=(

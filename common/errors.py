@@ -145,6 +145,14 @@ class SubjectRateLimited(AppError):
     status, code, title = 429, "subject_rate_limited", "Subject profiled too often"
 
 
+class ConfirmationLimit(AppError):
+    """This account caused as many confirmation emails today as a day allows
+    (CONFIRMATIONS_PER_DAY): nothing was saved; the owner's own and confirmed addresses still
+    work."""
+
+    status, code, title = 429, "confirmation_limit", "Too many new recipients today"
+
+
 class Overloaded(AppError):
     """This instance is running as many requests of this kind as it can (common.http.capacity):
     nothing was done and nothing billed; retry after the pause."""

@@ -35,6 +35,7 @@ TASKS = "tasks"  # task records: status and result of async jobs (TTL on expires
 PAUSE_TOKENS = "pause_tokens"  # used one-click pause links (TTL on expires_at)
 IDEMPOTENCY_KEYS = "idempotency_keys"  # Idempotency-Key records and answers (TTL on expires_at)
 CONSENTS = "recipient_consents"  # (consumer, third-party address) -> pending/confirmed/revoked
+CONFIRMATION_COUNTS = "confirmation_counts"  # confirmation emails per account per day (TTL)
 SUPPRESSIONS = "email_suppressions"  # sha256(address) -> why no email may go there
 SEARCH_INDEXES = "search_indexes"  # searchable collection -> the embedding model of its vectors
 TEXT_POSTINGS = "text_postings"  # (collection, term, shard) -> postings for BM25 (decision 0048)
@@ -253,6 +254,24 @@ def write_batched(
     if count:
         batch.commit()
     return total
+
+
+def add_to_counters(refs: list[Any], amount: int, expires_at: Any) -> list[int]:
+    """Add ``amount`` to each counter document (its ``count``, with ``expires_at`` for the TTL
+    policy) in one batch of atomic increments, without a read or a transaction; the counts
+    after it, which the commit returns: concurrent callers get distinct counts."""
+    from google.cloud.firestore import Increment
+
+    if not refs:
+        return []
+    batch = get_db().batch()
+    for ref in refs:
+        batch.set(ref, {"count": Increment(amount), "expires_at": expires_at}, merge=True)
+    counts = []
+    for result in batch.commit():
+        value = result.transform_results[0]
+        counts.append(int(value.integer_value or value.double_value))
+    return counts
 
 
 def where_eq(field: str, value: Any) -> Any:

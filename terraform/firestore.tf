@@ -179,6 +179,7 @@ locals {
     idempotency_keys     = "expires_at" # Idempotency-Key records and answers, 24 h
     osint_audit          = "expires_at" # OSINT audit entries (OSINT_AUDIT_RETENTION_DAYS)
     osint_subject_counts = "expires_at" # profiles per subject per day, kept two days
+    confirmation_counts  = "expires_at" # confirmation emails per account per day, two days
   }
 }
 

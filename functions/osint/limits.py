@@ -26,7 +26,7 @@ from typing import Any
 
 from common.config import get_settings
 from common.errors import SubjectRateLimited
-from common.firestore import OSINT_SUBJECT_COUNTS, get_db
+from common.firestore import OSINT_SUBJECT_COUNTS, add_to_counters, get_db
 from common.logging import get_logger
 from functions.osint import names
 
@@ -46,7 +46,7 @@ class Reservation:
             self.released = True
             return
         self.released = True
-        _add(self.refs, -1, self.expires_at)
+        add_to_counters(self.refs, -1, self.expires_at)
 
 
 def admit(name: str, now: datetime | None = None) -> Reservation:
@@ -62,9 +62,9 @@ def admit(name: str, now: datetime | None = None) -> Reservation:
     pseudonyms = [names.subject_hash(key) for key in names.pair_keys(name)]
     refs = [collection.document(f"{p}_{day.isoformat()}") for p in pseudonyms]
     expires_at = midnight + timedelta(days=1)
-    counts = _add(refs, 1, expires_at)
+    counts = add_to_counters(refs, 1, expires_at)
     if max(counts, default=0) > limit:
-        _add(refs, -1, expires_at)
+        add_to_counters(refs, -1, expires_at)
         retry = max(1, int((midnight - now).total_seconds()) + 1)
         # The subject by pseudonym only: a name in a log line is personal data.
         logger.warning(
@@ -77,20 +77,3 @@ def admit(name: str, now: datetime | None = None) -> Reservation:
             headers={"Retry-After": str(retry)},
         )
     return Reservation(refs, expires_at)
-
-
-def _add(refs: list[Any], amount: int, expires_at: datetime | None) -> list[int]:
-    """Add ``amount`` to each counter in one batch; the counts after it."""
-    from google.cloud.firestore import Increment
-
-    if not refs:
-        return []
-    batch = get_db().batch()
-    for ref in refs:
-        batch.set(ref, {"count": Increment(amount), "expires_at": expires_at}, merge=True)
-    results = batch.commit()
-    counts = []
-    for result in results:
-        value = result.transform_results[0]
-        counts.append(int(value.integer_value or value.double_value))
-    return counts

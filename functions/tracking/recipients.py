@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -26,8 +27,14 @@ from pydantic import BaseModel, Field
 
 from common import suppressions
 from common.config import get_settings
-from common.errors import BackendUnavailable, Gone, NotFound
-from common.firestore import CONSENTS, get_db, run_transaction
+from common.errors import BackendUnavailable, ConfirmationLimit, Gone, NotFound
+from common.firestore import (
+    CONFIRMATION_COUNTS,
+    CONSENTS,
+    add_to_counters,
+    get_db,
+    run_transaction,
+)
 from common.tasks import Enqueued, Job, Task, enqueue
 from functions.tasks import records
 
@@ -100,16 +107,98 @@ def blocked(transaction: Any, consumer_id: str, owner_email: str, address: str) 
 # --- asking for consent ----------------------------------------------------------------------
 
 
-def request_confirmation(
+@dataclass
+class Place:
+    """One confirmation email of the account's day, taken before it is sent; ``release``
+    gives it back when none was sent (once)."""
+
+    ref: Any = None  # the day's counter (None: none taken: no email due, no limit, none left)
+    expires_at: datetime | None = None
+    full: bool = False  # none was left today: no email may be sent
+
+    def release(self) -> None:
+        if self.ref is not None:
+            ref, self.ref = self.ref, None
+            add_to_counters([ref], -1, self.expires_at)
+
+
+def take_place(
     consumer_id: str, owner_email: str, address: str, *, unless_asked: bool = False
+) -> Place:
+    """Before a subscription is saved with ``address``: if the address would get a
+    confirmation email, take one of the account's ``CONFIRMATIONS_PER_DAY``, raising
+    ConfirmationLimit when none is left (nothing saved, nothing sent), so that one account
+    cannot make the service mail thousands of strangers. No place is taken when the address
+    gets no email (the owner's own, confirmed, suppressed, or asked within
+    ``CONSENT_RESEND_HOURS``; with ``unless_asked``, asked ever)."""
+    return _take(consumer_id, owner_email, address, unless_asked=unless_asked, strict=True)
+
+
+def _take(
+    consumer_id: str, owner_email: str, address: str, *, unless_asked: bool, strict: bool
+) -> Place:
+    limit = get_settings().confirmations_per_day
+    if is_own(address, owner_email) or not _would_ask(consumer_id, address, unless_asked):
+        return Place()
+    if limit <= 0:
+        return Place()
+    now = datetime.now(UTC)
+    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
+    ref = get_db().collection(CONFIRMATION_COUNTS).document(f"{consumer_id}_{now.date()}")
+    expires_at = midnight + timedelta(days=1)
+    [count] = add_to_counters([ref], 1, expires_at)
+    if count <= limit:
+        return Place(ref, expires_at)
+    add_to_counters([ref], -1, expires_at)
+    if not strict:
+        return Place(full=True)
+    retry = max(1, int((midnight - now).total_seconds()) + 1)
+    logger.warning("confirmation limit reached", extra={"limit": limit})
+    raise ConfirmationLimit(
+        f"This account has sent {limit} confirmation emails to new recipients today, the most "
+        f"a day allows (CONFIRMATIONS_PER_DAY); nothing was saved. Your own and already "
+        f"confirmed addresses still work; retry after midnight UTC (in {retry} s).",
+        headers={"Retry-After": str(retry)},
+    )
+
+
+def _would_ask(consumer_id: str, address: str, unless_asked: bool) -> bool:
+    """Whether ``request_confirmation`` would email the address now (read outside its
+    transaction: a race costs a place given back, or one email over the limit at most)."""
+    if suppressions.is_suppressed(address):
+        return False
+    snapshot = _consent_ref(consumer_id, address).get()
+    consent = snapshot.to_dict() if snapshot.exists else None
+    if consent is None:
+        return True
+    if consent.get("state") == "confirmed":
+        return False
+    last = consent.get("requested_at")
+    resend = timedelta(hours=get_settings().consent_resend_hours)
+    return last is None or (not unless_asked and datetime.now(UTC) - last >= resend)
+
+
+def request_confirmation(
+    consumer_id: str,
+    owner_email: str,
+    address: str,
+    *,
+    unless_asked: bool = False,
+    place: Place | None = None,
 ) -> str:
     """The address's ``delivery_status``; for an unconfirmed third-party address, also send it
     a confirmation email -- at most one per (consumer, address) per ``CONSENT_RESEND_HOURS``,
-    so an owner cannot make the service mail anyone repeatedly. With ``unless_asked`` (a
-    tracking run finding the address unconfirmed) only an address never successfully asked is
-    asked: an unanswered confirmation is not repeated by the service on its own."""
+    so an owner cannot make the service mail anyone repeatedly, and only with a ``place`` of
+    the account's day (``take_place``; without one, a place is taken here, and a run with none
+    left asks on a later run). With ``unless_asked`` (a tracking run finding the address
+    unconfirmed) only an address never successfully asked is asked: an unanswered confirmation
+    is not repeated by the service on its own."""
     if is_own(address, owner_email):
         return SUPPRESSED if suppressions.is_suppressed(address) else CONFIRMED
+    if place is None:
+        place = _take(consumer_id, owner_email, address, unless_asked=unless_asked, strict=False)
+    if place.full:
+        return status(consumer_id, owner_email, address)  # no place left today: a later run
     db = get_db()
     suppression_ref, ref = suppressions.ref(address), _consent_ref(consumer_id, address)
     resend = timedelta(hours=get_settings().consent_resend_hours)
@@ -140,9 +229,13 @@ def request_confirmation(
         return PENDING, int(now.timestamp())
 
     result, nonce = run_transaction(ask)
+    if nonce is None and place is not None:
+        place.release()  # asked meanwhile, confirmed or suppressed: no email
     if nonce is not None:
         task = confirmation_task(consumer_id, ref.id, nonce)
         if enqueue(task) is Enqueued.FAILED:
+            if place is not None:
+                place.release()
             # Forget the request, so the next run of a subscription asks again. (If even this
             # fails, the owner's next change asks again once CONSENT_RESEND_HOURS have passed.)
             logger.warning("confirmation email not queued", extra={"consentId": ref.id})

@@ -30,6 +30,11 @@ if TYPE_CHECKING:
     from common.internal import InternalCaller
 
 BASE = "/v1/tracking/subscriptions"
+CONFIRMATION_LIMIT = (
+    "A `delivery_email` that is not yours and not yet confirmed gets one confirmation email; "
+    "an account may cause CONFIRMATIONS_PER_DAY of them per UTC day (default 20). Past it: 429 "
+    "`confirmation_limit` with `Retry-After` (until midnight UTC), and nothing is saved."
+)
 
 
 def list_topics(call: Call) -> TopicCatalog:
@@ -51,8 +56,16 @@ def list_subscriptions(call: Call[None, ListQuery]) -> SubscriptionList:
 
 def create_subscription(call: Call[SubscriptionCreate]) -> SubscriptionEnvelope:
     consumer_id, email = call.principal.consumer_id, call.principal.email
-    record = service.create_subscription(consumer_id, email, call.body.model_dump())
-    status = recipients.request_confirmation(consumer_id, email, record["delivery_email"])
+    # A new recipient's confirmation email is counted before anything is saved (429 past
+    # CONFIRMATIONS_PER_DAY), and given back if none is sent.
+    place = recipients.take_place(consumer_id, email, call.body.delivery_email or email)
+    try:
+        record = service.create_subscription(consumer_id, email, call.body.model_dump())
+    except BaseException:
+        place.release()
+        raise
+    address = record["delivery_email"]
+    status = recipients.request_confirmation(consumer_id, email, address, place=place)
     return SubscriptionEnvelope(data=_view(record, status))
 
 
@@ -61,10 +74,18 @@ def update_subscription(
 ) -> SubscriptionEnvelope:
     consumer_id, email = call.principal.consumer_id, call.principal.email
     changes = call.body.changes()
-    record = service.update_subscription(consumer_id, str(call.path.id), changes)
+    place = None
+    if changes.get("delivery_email"):  # a new recipient: counted before anything is saved
+        place = recipients.take_place(consumer_id, email, changes["delivery_email"])
+    try:
+        record = service.update_subscription(consumer_id, str(call.path.id), changes)
+    except BaseException:
+        if place is not None:
+            place.release()
+        raise
     address = record["delivery_email"]
     if "delivery_email" in changes or changes.get("active") is True:
-        status = recipients.request_confirmation(consumer_id, email, address)
+        status = recipients.request_confirmation(consumer_id, email, address, place=place)
     else:
         status = recipients.status(consumer_id, email, address)
     return SubscriptionEnvelope(data=_view(record, status))
@@ -152,7 +173,8 @@ ROUTES = (
         body=SubscriptionCreate,
         response=SubscriptionEnvelope,
         status=201,
-        errors=(409,),
+        errors=(409, 429),
+        description=CONFIRMATION_LIMIT,
     ),
     Route(
         method="PATCH",
@@ -164,7 +186,8 @@ ROUTES = (
         body=SubscriptionPatch,
         path_params=SubscriptionPath,
         response=SubscriptionEnvelope,
-        errors=(409,),
+        errors=(409, 429),
+        description=CONFIRMATION_LIMIT,
     ),
     Route(
         method="DELETE",

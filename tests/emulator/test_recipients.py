@@ -477,3 +477,45 @@ def test_sendgrid_events_with_a_bad_or_missing_signature_change_nothing(
 
     subscription = subscribe_carol(auth, delivery_email="bounced@example.net")
     assert subscription["delivery_status"] == "pending_confirmation"
+
+
+def test_new_recipients_per_day_are_capped_before_anything_is_saved(alice, queue, settings_env):
+    """CONFIRMATIONS_PER_DAY=2: two new addresses get their confirmation; a third is 429
+    confirmation_limit with Retry-After, saves nothing and mails nobody; the owner's own
+    address and one already asked still work; a run finding the day full asks later."""
+    settings_env(CONFIRMATIONS_PER_DAY="2")
+    _, auth = alice
+    for n in (1, 2):
+        sub = create_subscription(auth, {"topics": ["fur"], "delivery_email": f"r{n}@x.org"})
+        assert sub["delivery_status"] == "pending_confirmation"
+    assert len(queue.tasks) == 2
+    listed = client().get(URL, headers=auth).get_json()["total"]
+
+    third = {"topics": ["fur"], "delivery_email": "r3@x.org"}
+    refused = client().post(URL, json=third, headers=auth)
+    assert refused.status_code == 429
+    assert refused.get_json()["code"] == "confirmation_limit"
+    assert 0 < int(refused.headers["Retry-After"]) <= 86_400
+    assert client().get(URL, headers=auth).get_json()["total"] == listed  # nothing saved
+    assert len(queue.tasks) == 2  # nobody mailed
+
+    moved = client().patch(f"{URL}/{sub['id']}", json={"delivery_email": "r3@x.org"}, headers=auth)
+    assert moved.status_code == 429
+    assert sub_doc(sub["id"])["delivery_email"] == "r2@x.org"  # unchanged
+    create_subscription(auth, {"topics": ["fur"]})  # the owner's own address
+    again = create_subscription(auth, {"topics": ["cage-free"], "delivery_email": "r1@x.org"})
+    assert again["delivery_status"] == "pending_confirmation"  # asked already: no new email
+    assert len(queue.tasks) == 2
+
+
+def test_a_run_on_a_full_day_leaves_the_asking_to_a_later_run(alice, queue, settings_env):
+    settings_env(CONFIRMATIONS_PER_DAY="1")
+    _, auth = alice
+    queue.answer = Enqueued.FAILED  # the first asking could not be queued: a run asks again
+    sub = create_subscription(auth, {"topics": ["fur"], "delivery_email": "r1@x.org"})
+    queue.answer = Enqueued.CREATED
+    create_subscription(auth, {"topics": ["cage-free"], "delivery_email": "r2@x.org"})  # the place
+    asked = len(queue.tasks)
+
+    assert execute(run_now(sub)) == "skipped_unconfirmed"
+    assert len(queue.tasks) == asked  # no place left today: nobody mailed
