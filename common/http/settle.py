@@ -10,6 +10,7 @@ releases the key so that a retry runs again (``common.http.idempotency``, decisi
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -173,10 +174,18 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
             "stream ended", extra={"route": settlement.route.operation_id, "failed": stream.failed}
         )
     finally:
+        # A client gone: the handler's own stream ends now (its audit, its reservation), not
+        # whenever the collector finds it (a traceback could hold it for good).
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
         settlement.stream_undelivered()  # a no-op once the stream was settled
         settlement.release()  # a no-op once the stream was settled
         for var, token in reversed(tokens):
-            var.reset(token)
+            # closed from another context than the first chunk's: the values set there went
+            # with it, and there is nothing left to restore
+            with contextlib.suppress(ValueError):
+                var.reset(token)
 
 
 def _without(body: bytes, fields: tuple[str, ...]) -> bytes:

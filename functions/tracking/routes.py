@@ -76,7 +76,7 @@ def update_subscription(
     changes = call.body.changes()
     place = None
     if changes.get("delivery_email"):  # a new recipient: counted before anything is saved
-        place = recipients.take_place(consumer_id, email, changes["delivery_email"])
+        place = recipients.take_place(consumer_id, email, str(changes["delivery_email"]))
     try:
         record = service.update_subscription(consumer_id, str(call.path.id), changes)
     except BaseException:

@@ -712,3 +712,19 @@ def test_operators_keep_the_opt_out_list_and_read_the_audit(alice, osint, capsys
     with pytest.raises(SystemExit) as absent:
         admin.main(["osint-optout", "remove", "--name", "Dana Whitfield"])
     assert absent.value.code == 1
+
+
+def test_a_profile_cut_off_from_another_context_is_audited_abandoned(alice, osint, caplog):
+    """The server may take the first chunk inside one context and close the stream from
+    another (issue 27: the audit entry stayed started, and the log had 24 ValueErrors from
+    resetting the request's context variables)."""
+    import contextvars
+
+    consumer, auth = alice
+    for path, body in ((PERSON, DANA), (COMPANY, {"companyName": "Harlow Foods"})):
+        answer = client().post(path, json=body, headers=auth, buffered=False)
+        assert json.loads(next(iter(answer.response)))["type"] == "begin"
+        contextvars.copy_context().run(answer.close)  # the client gone, seen from elsewhere
+    outcomes = sorted(e["outcome"] for e in audit_entries(consumer["id"]))
+    assert outcomes == ["abandoned", "abandoned"]
+    assert "different Context" not in caplog.text
