@@ -251,6 +251,17 @@ class Settings(BaseSettings):
     )
     llm_timeout_s: float = Field(30.0, gt=0, le=300, description="per attempt")
     llm_max_retries: int = Field(2, ge=0, le=5, description="retries on 429, 5xx, timeouts")
+    llm_input_token_budget: int = Field(
+        8000,
+        ge=500,
+        le=200_000,
+        description=(
+            "the most a request sends to the provider, in tokens (counted as 4 characters "
+            "each): longer conversations keep their instructions and latest turns; a schema "
+            "failure is asked again with half (so a call's input costs at most 1.5 times the "
+            "provider's price of this many tokens)"
+        ),
+    )
     llm_deadline_s: float = Field(
         60.0,
         gt=0,

@@ -10,6 +10,12 @@ up to ``LLM_MAX_RETRIES`` times with exponential backoff and jitter (a numeric `
 is honoured up to ``BACKOFF_CAP_S``); any other failure is a ``ProviderError`` (502) at once.
 Error messages and logs name the status or error type and the attempt, never the key, the
 token, the prompt or the provider's response body (which may echo either).
+
+What is sent is bounded by ``LLM_INPUT_TOKEN_BUDGET`` (``fit``): a conversation of 200 turns of
+5,000 characters (1 MiB, what ``chat.summarize`` accepts) would otherwise cost its whole size in
+tokens, twice when the answer failed its schema. The instructions (system messages) and the
+latest turns are kept, the oldest turns left out and the cut said in the text; a schema failure
+is asked again with half the budget (decision 0050).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("ars.llm")
 
+CHARS_PER_TOKEN = 4  # a rough count of tokens, without the provider's tokenizer
+OMITTED = "[{count} earlier messages left out: the conversation was longer than this service sends]"
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 8.0
 CONNECT_TIMEOUT_CAP_S = 5.0
@@ -140,6 +148,8 @@ class OpenAICompatibleProvider:
             "json_schema": {"name": schema_name, "strict": True, "schema": json_schema},
         }
         deadline = self._deadline()
+        budget = get_settings().llm_input_token_budget
+        messages = fit(messages, budget)
         payload = self._payload(messages, max_tokens, temperature)
         payload["response_format"] = response_format
         content = _content(self._complete(payload, deadline), attempt=1)
@@ -149,7 +159,9 @@ class OpenAICompatibleProvider:
         correction = _CORRECTION.format(
             name=schema_name, schema=json.dumps(json_schema, separators=(",", ":"))
         )
-        retry_messages = [*messages]
+        # asked again with half the budget: the failed answer (at most max_tokens) and the
+        # correction come on top, and a failure is not worth the whole input twice
+        retry_messages = [*fit(messages, budget // 2)]
         if content:
             retry_messages.append({"role": "assistant", "content": content})
         retry_messages.append({"role": "user", "content": correction})
@@ -217,6 +229,7 @@ class OpenAICompatibleProvider:
     # -- transport --------------------------------------------------------------------------
 
     def _payload(self, messages: list[Message], max_tokens: int, temperature: float) -> dict:
+        messages = fit(messages, get_settings().llm_input_token_budget)
         return {
             "model": self.model,
             "messages": [dict(message) for message in messages],
@@ -292,6 +305,39 @@ class OpenAICompatibleProvider:
         if attempt > self._max_retries or time.monotonic() + delay >= deadline:
             raise ProviderError(transient.detail)
         _sleep(delay)
+
+
+def tokens(text: str) -> int:
+    """About how many tokens ``text`` is (``CHARS_PER_TOKEN`` characters each)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def fit(messages: list[Message], budget: int) -> list[Message]:
+    """``messages`` within ``budget`` tokens: every system message and the last message kept
+    (the last cut to what is left, from its start, if it alone is too long), then the latest
+    turns that fit; what was left out is said in place of the oldest turns."""
+    if sum(tokens(m["content"]) for m in messages) <= budget:
+        return messages
+    system = [m for m in messages if m["role"] == "system"]
+    turns = [m for m in messages if m["role"] != "system"]
+    left = budget - sum(tokens(m["content"]) for m in system) - tokens(OMITTED) - 8
+    kept: list[Message] = []
+    for message in reversed(turns):
+        size = tokens(message["content"])
+        if size > left:
+            if not kept:  # the last message alone is too long: its start is kept
+                kept.append(
+                    {**message, "content": message["content"][: max(0, left) * CHARS_PER_TOKEN]}
+                )
+            break
+        kept.append(message)
+        left -= size
+    kept.reverse()
+    omitted = len(turns) - len(kept)
+    note: list[Message] = (
+        [{"role": "user", "content": OMITTED.format(count=omitted)}] if omitted else []
+    )
+    return [*system, *note, *kept]
 
 
 def backoff_delay(attempt: int, retry_after: float | None = None) -> float:

@@ -271,6 +271,41 @@ def test_content_that_is_not_json_gets_one_corrective_request(provider, server):
     assert second.body["response_format"] == first.body["response_format"]
 
 
+def test_a_long_conversation_is_sent_within_the_budget_and_its_retry_within_half(
+    provider, server, settings_env
+):
+    """200 turns of 5,000 characters (1 MiB, what chat.summarize accepts): the instructions
+    and the latest turns go, the cut is said; a schema failure is asked again with half."""
+    settings_env(LLM_INPUT_TOKEN_BUDGET="2000")
+    turns = [
+        {"role": "user" if n % 2 else "assistant", "content": f"turn {n} " + "x" * 4990}
+        for n in range(200)
+    ]
+    system = {"role": "system", "content": "Summarise the conversation."}
+    server.script(reply("not json"), reply(VALID))
+
+    provider.complete_json([system, *turns], Verdict, schema_name="verdict")
+
+    first, second = server.requests
+    sent = [sum(len(m["content"]) for m in r.messages) for r in (first, second)]
+    assert sent[0] <= 2000 * llm.CHARS_PER_TOKEN
+    correction = sum(len(m["content"]) for m in second.messages[-2:])
+    assert sent[1] - correction <= 1000 * llm.CHARS_PER_TOKEN
+    assert first.messages[0] == system
+    assert first.messages[-1] == turns[-1]  # the latest turn, whole
+    omitted = 200 - (len(first.messages) - 2)
+    assert first.messages[1]["content"].startswith(f"[{omitted} earlier messages left out")
+    assert second.messages[0] == system
+
+
+def test_fit_keeps_short_conversations_and_cuts_a_single_long_message():
+    short = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    assert llm.fit(short, 100) == short
+    long = [{"role": "user", "content": "y" * 10_000}]
+    [cut] = llm.fit(long, 100)  # its start: the question's own words
+    assert 0 < llm.tokens(cut["content"]) <= 100
+
+
 def test_empty_json_content_also_gets_the_corrective_request(provider, server):
     server.script(reply(""), reply(VALID))
 
