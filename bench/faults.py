@@ -1,0 +1,200 @@
+"""Faults of the database, printed as JSON (issue 27, decision 0050): what the service answers
+while Firestore stalls or restarts, how soon it recovers by itself, and what was lost.
+
+Each scenario runs the real pipeline in process (functions-framework's app of ``main.api``,
+one Flask test client per client thread) on a Firestore emulator of its own, with the
+production deadlines (``FIRESTORE_TIMEOUT_S`` 5 s). Three clients loop over the scenario:
+``GET /health``, ``GET /v1/tracking/subscriptions`` (keyed, metered) and
+``POST /v1/tracking/subscriptions`` (a write, with an ``Idempotency-Key`` each). The fault:
+
+- ``firestore_stall``: the emulator's process stopped (SIGSTOP) for ``--stall`` seconds (10),
+  then continued;
+- ``firestore_restart``: the emulator stopped and started again on its exported data (what
+  ``make run`` does), the requests running meanwhile.
+
+For each route: requests, statuses, p50/p99 and the longest request during the fault, and
+the recovery: seconds from the fault's end to the route's first 2xx. ``lost``: subscriptions
+answered 201 (before or during the fault) that are missing afterwards; it must be 0. The
+emulator keeps its data in memory, so a restart keeps what its export held: writes answered
+after the export began are counted apart (``created_after_the_export``; production Firestore
+has no such window). ``saved_unanswered``: subscriptions stored although their request was
+answered with an error (a client retrying without its Idempotency-Key would make a duplicate
+of each). SendGrid, the LLM provider, the feeds and a sustained mixed load are not measured
+here yet (issue 27).
+
+Run: ``.venv/bin/python bench/faults.py [--stall 10] [--after 10]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import emulated  # noqa: E402
+from devtools.emulator import Emulator, free_port, latest_export  # noqa: E402
+
+URL = "/v1/tracking/subscriptions"
+
+
+class Clients:
+    """Three client threads looping until stopped, each request noted as
+    ``(route, started, ended, status)`` in seconds since ``t0``."""
+
+    def __init__(self, key: str) -> None:
+        import functions_framework
+
+        self.app = functions_framework.create_app(target="api", source=str(ROOT / "main.py"))
+        self.auth = {"Authorization": f"Bearer {key}"}
+        self.t0 = time.monotonic()
+        self.log: list[tuple[str, float, float, int]] = []
+        self.created: list[tuple[str, float]] = []  # (id, when) of each 201
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._loop, args=(route,), daemon=True)
+            for route in ("health", "list", "create")
+        ]
+
+    def start(self) -> Clients:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(60)
+
+    def now(self) -> float:
+        return time.monotonic() - self.t0
+
+    def _loop(self, route: str) -> None:
+        client = self.app.test_client()
+        while not self._stop.is_set():
+            started = self.now()
+            if route == "health":
+                status = client.get("/health").status_code
+            elif route == "list":
+                status = client.get(URL, headers=self.auth).status_code
+            else:
+                headers = {**self.auth, "Idempotency-Key": str(uuid.uuid4())}
+                answer = client.post(URL, json={"topics": ["fur"]}, headers=headers)
+                status = answer.status_code
+                if status == 201:
+                    self.created.append((answer.get_json()["data"]["id"], self.now()))
+            self.log.append((route, started, self.now(), status))
+            time.sleep(0.2)
+
+
+def summary(clients: Clients, fault_start: float, fault_end: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for route in ("health", "list", "create"):
+        rows = [r for r in clients.log if r[0] == route]
+        during = [r for r in rows if r[2] >= fault_start and r[1] <= fault_end]
+        latencies = sorted((r[2] - r[1]) * 1000 for r in during) or [0.0]
+        first_ok = min((r[2] for r in rows if r[1] >= fault_end and r[3] < 300), default=None)
+        out[route] = {
+            "requests_during_fault": len(during),
+            "statuses_during_fault": dict(Counter(str(r[3]) for r in during)),
+            "p50_ms": round(statistics.median(latencies), 1),
+            "p99_ms": round(latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))], 1),
+            "longest_ms": round(latencies[-1], 1),
+            "statuses_after": dict(Counter(str(r[3]) for r in rows if r[1] > fault_end)),
+            "recovery_s": None if first_ok is None else round(first_ok - fault_end, 2),
+        }
+    return out
+
+
+def stored_subscriptions(owner: str) -> Counter[str]:
+    from common.firestore import SUBSCRIPTIONS, get_db, where_eq
+
+    query = get_db().collection(SUBSCRIPTIONS).where(filter=where_eq("user_id", owner))
+    return Counter(doc.id for doc in query.select([]).stream())
+
+
+def scenario(
+    name: str, emulator: Emulator, owner: str, key: str, fault: Any, after: float
+) -> dict[str, Any]:
+    before = stored_subscriptions(owner)
+    clients = Clients(key).start()
+    time.sleep(3)  # before the fault: every route answers
+    started = clients.now()
+    durable_until = fault(clients)  # writes answered after this may go with the fault
+    ended = clients.now()
+    time.sleep(after)
+    clients.stop()
+    stored = stored_subscriptions(owner)
+    created = Counter(sub_id for sub_id, _ in clients.created)
+    kept = [sub_id for sub_id, at in clients.created if durable_until is None or at < durable_until]
+    out = {
+        "fault_s": round(ended - started, 1),
+        "routes": summary(clients, started, ended),
+        "created": len(created),
+        "lost": sum(1 for sub_id in kept if sub_id not in stored),
+        "saved_unanswered": sum(1 for i in stored if i not in created and i not in before),
+    }
+    if durable_until is not None:
+        out["created_after_the_export"] = len(created) - len(kept)
+        out["of_which_gone_with_the_emulator"] = sum(
+            1 for sub_id, at in clients.created if at >= durable_until and sub_id not in stored
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stall", type=float, default=10.0, help="seconds the emulator stops")
+    parser.add_argument("--after", type=float, default=10.0, help="seconds measured after")
+    args = parser.parse_args()
+    emulator = Emulator("127.0.0.1", free_port(), "demo-bench-faults").start()
+    emulated.environment(emulator, MAX_SUBSCRIPTIONS_PER_CONSUMER="100000")
+    results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}}
+    try:
+        with redirect_stdout(sys.stderr):  # the service's logs; stdout keeps the results
+            key = emulated.api_key("bench-faults@example.org")
+            from common.consumers import get_or_create_by_email
+
+            owner = get_or_create_by_email("bench-faults@example.org")[0]["id"]
+
+            def stall(clients: Clients) -> None:
+                assert emulator.process is not None
+                os.kill(emulator.process.pid, signal.SIGSTOP)
+                time.sleep(args.stall)
+                os.kill(emulator.process.pid, signal.SIGCONT)
+
+            def restart(clients: Clients) -> float:
+                """The emulator keeps its data in memory: what it holds at the export comes
+                back; a write acknowledged after it is gone with the process (production
+                Firestore has no such window), so it is counted apart."""
+                with tempfile.TemporaryDirectory() as tmp:
+                    exported = clients.now()
+                    emulator.export(Path(tmp))
+                    emulator.stop()
+                    emulator.start(import_from=latest_export(Path(tmp)))
+                return exported
+
+            results["firestore_stall"] = scenario("stall", emulator, owner, key, stall, args.after)
+            results["firestore_restart"] = scenario(
+                "restart", emulator, owner, key, restart, args.after
+            )
+        print(json.dumps(results, indent=2))
+    finally:
+        emulator.stop()
+
+
+if __name__ == "__main__":
+    main()
