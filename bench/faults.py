@@ -19,8 +19,14 @@ emulator keeps its data in memory, so a restart keeps what its export held: writ
 after the export began are counted apart (``created_after_the_export``; production Firestore
 has no such window). ``saved_unanswered``: subscriptions stored although their request was
 answered with an error (a client retrying without its Idempotency-Key would make a duplicate
-of each). SendGrid, the LLM provider, the feeds and a sustained mixed load are not measured
-here yet (issue 27).
+of each).
+
+``sustained_load``: ``--load-seconds`` (60) of requests from ``--consumers`` (4) threads, each
+its own consumer, cycling over text search of a table, knowledge search, intent and the
+topic list (free): statuses, p50/p99 and the longest request, and per operation the requests
+that delivered (2xx with results) next to what ``GET /v1/usage`` bills; the two must be equal
+(decision 0039), with no 5xx. SendGrid, the LLM provider and the feeds are not measured here
+yet (issue 27).
 
 Run: ``.venv/bin/python bench/faults.py [--stall 10] [--after 10]``.
 """
@@ -155,13 +161,93 @@ def scenario(
     return out
 
 
+LOAD_CALLS = (
+    ("search.query", "POST", "/v1/search/campaigns", {"query": "fur farm", "search_type": "text"}),
+    ("knowledge.search", "POST", "/v1/knowledge/search", {"query": "how to plan a safe protest"}),
+    ("chat.intent", "POST", "/v1/chat/intent", {"message": "Which laws protect hens in Ohio?"}),
+    (None, "GET", "/v1/tracking/topics", None),
+)
+
+
+def sustained_load(seconds: float, consumers: int) -> dict[str, Any]:
+    """Each consumer's thread cycles over ``LOAD_CALLS`` for ``seconds``; then each
+    consumer's usage is read and compared with what its answers delivered."""
+    import functions_framework
+
+    from functions.knowledge.importer import import_knowledge
+    from functions.search.importer import import_records
+    from functions.search.tables import TABLES
+
+    import_knowledge([ROOT / "data" / "knowledge"])
+    import_records(TABLES["campaigns"], ROOT / "data" / "sample" / "campaigns.jsonl")
+    app = functions_framework.create_app(target="api", source=str(ROOT / "main.py"))
+    keys = [emulated.api_key(f"load-{n}@example.org") for n in range(consumers)]
+    latencies: list[float] = []
+    statuses: Counter[str] = Counter()
+    delivered: list[Counter[str]] = [Counter() for _ in keys]
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def consumer(n: int) -> None:
+        client = app.test_client()
+        auth = {"Authorization": f"Bearer {keys[n]}"}
+        i = n
+        while time.monotonic() < deadline:
+            operation, method, path, body = LOAD_CALLS[i % len(LOAD_CALLS)]
+            i += 1
+            started = time.perf_counter()
+            answer = client.open(path, method=method, json=body, headers=auth)
+            elapsed = (time.perf_counter() - started) * 1000
+            data = answer.get_json(silent=True) or {}
+            with lock:
+                latencies.append(elapsed)
+                statuses[str(answer.status_code)] += 1
+                results = data.get("total", 1)  # searches deliver results; intent an answer
+                if operation and 200 <= answer.status_code < 300 and results:
+                    delivered[n][operation] += 1
+
+    threads = [threading.Thread(target=consumer, args=(n,)) for n in range(consumers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    billed: list[dict[str, int]] = []
+    client = app.test_client()
+    for key in keys:
+        usage = client.get("/v1/usage", headers={"Authorization": f"Bearer {key}"}).get_json()
+        billed.append({line["operation"]: line["requests"] for line in usage["operations"]})
+    ordered = sorted(latencies)
+    mismatches = {
+        f"consumer {n}": {"delivered": dict(delivered[n]), "billed": billed[n]}
+        for n in range(consumers)
+        if {op: c for op, c in billed[n].items() if c} != dict(delivered[n])
+    }
+    return {
+        "seconds": seconds,
+        "consumers": consumers,
+        "requests": len(ordered),
+        "requests_per_s": round(len(ordered) / seconds, 1),
+        "statuses": dict(statuses),
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 1),
+        "longest_ms": round(ordered[-1], 1),
+        "delivered_per_operation": dict(sum(delivered, Counter())),
+        "billed_per_operation": dict(sum((Counter(b) for b in billed), Counter()) - Counter()),
+        "billing_mismatches": mismatches,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stall", type=float, default=10.0, help="seconds the emulator stops")
     parser.add_argument("--after", type=float, default=10.0, help="seconds measured after")
+    parser.add_argument("--load-seconds", type=float, default=60.0, help="sustained load")
+    parser.add_argument("--consumers", type=int, default=4, help="consumers of the load")
     args = parser.parse_args()
     emulator = Emulator("127.0.0.1", free_port(), "demo-bench-faults").start()
-    emulated.environment(emulator, MAX_SUBSCRIPTIONS_PER_CONSUMER="100000")
+    emulated.environment(
+        emulator, MAX_SUBSCRIPTIONS_PER_CONSUMER="100000", EMBEDDINGS_BACKEND="offline"
+    )
     results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}}
     try:
         with redirect_stdout(sys.stderr):  # the service's logs; stdout keeps the results
@@ -191,6 +277,7 @@ def main() -> None:
             results["firestore_restart"] = scenario(
                 "restart", emulator, owner, key, restart, args.after
             )
+            results["sustained_load"] = sustained_load(args.load_seconds, args.consumers)
         print(json.dumps(results, indent=2))
     finally:
         emulator.stop()
