@@ -37,7 +37,7 @@ from common.firestore import TEXT_POSTINGS, get_db, write_batched
 from common.text.index import term_counts
 from common.text.index import terms as text_terms
 
-HEAD = 1000  # postings in a head shard (about 30 KB): what a query reads per term at most
+HEAD = 500  # postings in a head shard (about 15 KB): what a query reads per term at most (0049)
 # BM25's usual parameters, and title words three times. b 0.3 and titles twice did as well on
 # the chat sets' knowledge questions (bench/data/quality_holdout_chat_2.jsonl; differences
 # there were within a question) but lost the notice rule from a guide about a march in London
@@ -48,7 +48,7 @@ B = 0.75
 TITLE_WEIGHT = 3
 VERSION_CHARS = 12
 MAX_QUERY_TERMS = 30
-HEADS_PER_READ = 100  # heads asked for in one batched read (a full head is about 30 KB)
+HEADS_PER_READ = 100  # heads asked for in one batched read (a full head is about 15 KB)
 SPARE = 5  # candidates read beyond the limit, for postings of an old version
 READ_ROUNDS = 4  # pages of candidates checked against their records before giving up
 WRITE_CHUNK = 400  # Firestore allows 500 writes per batch
