@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
@@ -272,6 +273,20 @@ def add_to_counters(refs: list[Any], amount: int, expires_at: Any) -> list[int]:
         value = result.transform_results[0]
         counts.append(int(value.integer_value or value.double_value))
     return counts
+
+
+@dataclass
+class CounterPlaces:
+    """Places taken in counters with ``add_to_counters``; ``release`` gives them back, once
+    (a daily limit that counts only what was delivered)."""
+
+    refs: list[Any] = field(default_factory=list)
+    expires_at: Any = None
+
+    def release(self) -> None:
+        refs, self.refs = self.refs, []
+        if refs:
+            add_to_counters(refs, -1, self.expires_at)
 
 
 def where_eq(field: str, value: Any) -> Any:

@@ -256,38 +256,25 @@ resource "google_firestore_index" "knowledge_vectors_by_tags" {
   }
 }
 
-# The vectors themselves need no single-field index (vector search uses the indexes above).
-resource "google_firestore_field" "no_index_on_vectors" {
-  for_each = local.searchable
-
-  project    = var.project_id
-  database   = google_firestore_database.db.name
-  collection = each.key
-  field      = "embedding"
-
-  index_config {}
+# Fields never queried get no single-field index: the vectors (vector search uses the indexes
+# above) and the text index's maps (common/postings.py, decision 0048): each record's
+# term_counts is read back by the importers only (a record holds up to 400 terms: 400 index
+# entries a write otherwise), and the postings maps of text_postings are read by document id.
+locals {
+  unindexed_fields = merge(
+    { for c in local.searchable : "${c}.embedding" => { collection = c, field = "embedding" } },
+    { for c in local.searchable : "${c}.term_counts" => { collection = c, field = "term_counts" } },
+    { "text_postings.postings" = { collection = "text_postings", field = "postings" } },
+  )
 }
 
-# The text index (common/postings.py, decision 0048): each record's term_counts map is read
-# back by the importers only, never queried, so none of its keys is indexed (a record holds up
-# to 400 terms: 400 index entries a write otherwise); the same for the postings maps of the
-# text_postings documents, read by document id only.
-resource "google_firestore_field" "no_index_on_term_counts" {
-  for_each = local.searchable
+resource "google_firestore_field" "unindexed" {
+  for_each = local.unindexed_fields
 
   project    = var.project_id
   database   = google_firestore_database.db.name
-  collection = each.key
-  field      = "term_counts"
-
-  index_config {}
-}
-
-resource "google_firestore_field" "no_index_on_postings" {
-  project    = var.project_id
-  database   = google_firestore_database.db.name
-  collection = "text_postings"
-  field      = "postings"
+  collection = each.value.collection
+  field      = each.value.field
 
   index_config {}
 }

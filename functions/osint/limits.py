@@ -20,33 +20,18 @@ delivered. Documents expire two days later (Firestore TTL on ``expires_at``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from common.config import get_settings
 from common.errors import SubjectRateLimited
-from common.firestore import OSINT_SUBJECT_COUNTS, add_to_counters, get_db
+from common.firestore import OSINT_SUBJECT_COUNTS, CounterPlaces, add_to_counters, get_db
 from common.logging import get_logger
 from functions.osint import names
 
 logger = get_logger("ars.osint")
 
 
-@dataclass
-class Reservation:
-    """A place taken in the subject's day; ``release`` gives it back (once)."""
-
-    refs: list[Any] = field(default_factory=list)
-    expires_at: datetime | None = None
-    released: bool = False
-
-    def release(self) -> None:
-        if self.released or not self.refs:
-            self.released = True
-            return
-        self.released = True
-        add_to_counters(self.refs, -1, self.expires_at)
+Reservation = CounterPlaces  # a place taken in the subject's day; ``release`` gives it back
 
 
 def admit(name: str, now: datetime | None = None) -> Reservation:

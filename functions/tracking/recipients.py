@@ -31,6 +31,7 @@ from common.errors import BackendUnavailable, ConfirmationLimit, Gone, NotFound
 from common.firestore import (
     CONFIRMATION_COUNTS,
     CONSENTS,
+    CounterPlaces,
     add_to_counters,
     get_db,
     run_transaction,
@@ -108,18 +109,11 @@ def blocked(transaction: Any, consumer_id: str, owner_email: str, address: str) 
 
 
 @dataclass
-class Place:
-    """One confirmation email of the account's day, taken before it is sent; ``release``
-    gives it back when none was sent (once)."""
+class Place(CounterPlaces):
+    """One confirmation email of the account's day, taken before it is sent (no counter: no
+    email due, or no limit); ``release`` gives it back when none was sent (once)."""
 
-    ref: Any = None  # the day's counter (None: none taken: no email due, no limit, none left)
-    expires_at: datetime | None = None
     full: bool = False  # none was left today: no email may be sent
-
-    def release(self) -> None:
-        if self.ref is not None:
-            ref, self.ref = self.ref, None
-            add_to_counters([ref], -1, self.expires_at)
 
 
 def take_place(
@@ -148,7 +142,7 @@ def _take(
     expires_at = midnight + timedelta(days=1)
     [count] = add_to_counters([ref], 1, expires_at)
     if count <= limit:
-        return Place(ref, expires_at)
+        return Place([ref], expires_at)
     add_to_counters([ref], -1, expires_at)
     if not strict:
         return Place(full=True)
