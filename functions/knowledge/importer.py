@@ -35,6 +35,7 @@ from common import postings, retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE, get_db, where_eq
 from common.text.citations import Source, listed
+from functions.knowledge.ids import passage_id
 from functions.knowledge.models import KnowledgeDocument
 
 TARGET_CHARS = 700
@@ -42,7 +43,6 @@ MAX_CHARS = 1200
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _CITATIONS = re.compile(r"^(sources?|references?|further reading)$", re.IGNORECASE)
-PASSAGE_SEPARATOR = "--"  # a passage's id: its document's id, this, its place (000, 001...)
 SUFFIXES = (".md", ".markdown", ".txt", ".jsonl")
 
 Progress = Callable[[int, int], None]
@@ -319,16 +319,6 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
             batch.delete(ref)
         batch.commit()
     return len(parts), len(changed), len(stale)
-
-
-def passage_id(doc_id: str, index: int) -> str:
-    """A passage's document id: its document's id and its place in it."""
-    return f"{doc_id}{PASSAGE_SEPARATOR}{index:03d}"
-
-
-def document_of(passage: str) -> str:
-    """The id of the document a passage (by ``passage_id``) belongs to."""
-    return passage.rsplit(PASSAGE_SEPARATOR, 1)[0]
 
 
 def _title_and_text(record: dict[str, Any]) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 from common import retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
-from functions.knowledge.importer import document_of
+from functions.knowledge.ids import document_of
 
 POOL = 3  # each ranking looks at this many times the wanted passages
 PER_DOCUMENT = 3  # a document's passages before the others' in the words ranking (0049)
