@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -230,6 +231,43 @@ def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 5) -> 
         raise
 
 
+BULK_ATTEMPTS = 4  # tries of one step of an import or reindex (1 + 2 + 4 s between them)
+_TRANSIENT = {
+    "DeadlineExceeded",
+    "RetryError",
+    "ServiceUnavailable",
+    "InternalServerError",
+    "Aborted",
+    "ResourceExhausted",
+}
+
+
+def retried(call: Callable[[], T], attempts: int = BULK_ATTEMPTS) -> T:
+    """``call()``, made again after a transient backend error (a deadline passed, the backend
+    busy or restarting), up to ``attempts`` times with backoff: for the steps of operator bulk
+    work (imports, ``reindex``), which would otherwise stop a 100,000-row import at its first
+    slow commit. Only for idempotent steps: reads, and sets of data fixed before the call
+    (a commit that timed out may have been applied; applying it again changes nothing).
+    Never on a request's path, whose deadline is ``FIRESTORE_TIMEOUT_S`` in all."""
+    for attempt in range(attempts):
+        try:
+            return call()
+        except Exception as exc:
+            if attempt == attempts - 1 or not is_transient(exc):
+                raise
+            time.sleep(2**attempt)
+    raise AssertionError("unreachable")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A backend error that a later try of the same call may not meet."""
+    if not is_backend_error(exc):
+        return False
+    if isinstance(exc, AttributeError) and exc.__context__ is not None:
+        exc = exc.__context__
+    return type(exc).__name__ in _TRANSIENT
+
+
 BATCH_WRITES = 400  # Firestore allows 500 writes per batch
 BATCH_BYTES = 2_000_000  # and gRPC 4 MiB per message
 
@@ -242,18 +280,20 @@ def write_batched(
     (at most ``BATCH_WRITES`` writes and about ``BATCH_BYTES`` each; a batch of full text-index
     heads or of long records passed gRPC's 4 MiB once); returns the count. Not atomic across
     batches: callers order their writes so that a stop between batches loses nothing.
-    ``estimate`` gives a write's bytes (default: its JSON's length)."""
+    ``estimate`` gives a write's bytes (default: its JSON's length). Each commit is
+    ``retried`` after a transient error: these are sets of fixed data, so a commit applied
+    twice changes nothing (only operator bulk work calls this)."""
     db = get_db()
     batch, count, size, total = db.batch(), 0, 0, 0
     for ref, data, merge in writes:
         weight = (estimate(data) if estimate else len(json.dumps(data, default=str))) + 200
         if count and (count >= BATCH_WRITES or size + weight > BATCH_BYTES):
-            batch.commit()
+            retried(batch.commit)
             batch, count, size = db.batch(), 0, 0
         batch.set(ref, data, merge=merge)
         count, size, total = count + 1, size + weight, total + 1
     if count:
-        batch.commit()
+        retried(batch.commit)
     return total
 
 

@@ -30,10 +30,11 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from common.errors import BackendUnavailable
-from common.firestore import TEXT_POSTINGS, get_db, write_batched
+from common.firestore import TEXT_POSTINGS, get_db, retried, write_batched
 from common.text.index import term_counts
 from common.text.index import terms as text_terms
 
@@ -124,7 +125,7 @@ def apply(collection: str, changes: Sequence[Change]) -> int:
     db = get_db()
     postings = db.collection(TEXT_POSTINGS)
     stats_ref = postings.document(_stats_id(collection))
-    stats = stats_ref.get()
+    stats = retried(stats_ref.get)
     documents = float(stats.get("documents") or 0) if stats.exists else 0.0
     length = float(stats.get("length") or 0) if stats.exists else 0.0
     added: dict[str, dict[str, list[Any]]] = defaultdict(dict)
@@ -151,7 +152,7 @@ def apply(collection: str, changes: Sequence[Change]) -> int:
     for start in range(0, len(touched), HEADS_PER_READ):
         chunk = touched[start : start + HEADS_PER_READ]
         refs = [postings.document(_head_id(collection, t)) for t in chunk]
-        for snap in db.get_all(refs):
+        for snap in retried(partial(_read, db, refs)):
             heads[snap.id] = snap.to_dict() or {} if snap.exists else {}
     writes: list[tuple[Any, dict[str, Any], bool]] = []  # (ref, data, merge)
     for term in touched:
@@ -206,6 +207,10 @@ def apply(collection: str, changes: Sequence[Change]) -> int:
         )
     )
     return write_batched(writes, estimate=_size)
+
+
+def _read(db: Any, refs: list[Any]) -> list[Any]:
+    return list(db.get_all(refs))
 
 
 def _size(data: dict[str, Any]) -> int:

@@ -20,11 +20,12 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from common.embeddings import Embedder, get_embedder
 from common.errors import BackendUnavailable
-from common.firestore import SEARCH_INDEXES, get_db, where_eq
+from common.firestore import SEARCH_INDEXES, get_db, retried, where_eq
 
 RRF_K = 60
 REINDEXING = "reindexing:"  # the index model while a reindex runs
@@ -140,7 +141,7 @@ def reindex(
         page = db.collection(collection).order_by("__name__").limit(page_size)
         if last is not None:
             page = page.start_after(last)
-        docs = list(page.stream())
+        docs: list[Any] = retried(partial(_listed, page))
         if not docs:
             break
         records = [public(doc.to_dict() or {}) for doc in docs]
@@ -166,13 +167,17 @@ def reindex(
             )
             more = extra(record) if extra is not None else {}
             batch.update(doc.reference, {**fields, **more, "content_hash": digest})
-        batch.commit()
+        retried(batch.commit)
         done, last = done + len(docs), docs[-1]
         if progress is not None:
             progress(done, max(done, int(total)))
     if embed:
         _set_index_model(collection, embedder.model_id, embedder.dimension)
     return done
+
+
+def _listed(query: Any) -> list[Any]:
+    return list(query.stream())
 
 
 def check_index(collections: Iterable[str], embedder: Embedder) -> None:

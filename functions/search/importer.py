@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from common import postings, retrieval
 from common.embeddings import get_embedder
-from common.firestore import get_db, write_batched
+from common.firestore import get_db, retried, write_batched
 from functions.search.tables import Table
 
 BATCH = 500  # records a batch reads, embeds, indexes and writes (one pass over the index)
@@ -194,7 +194,8 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[
     collection = db.collection(table.collection)
     refs = [collection.document(record["id"]) for record in records]
     compared = ["embedding_model", *postings.STORED_FIELDS]
-    stored = {snap.id: snap.to_dict() or {} for snap in db.get_all(refs, field_paths=compared)}
+    read = retried(lambda: list(db.get_all(refs, field_paths=compared)))
+    stored = {snap.id: snap.to_dict() or {} for snap in read}
     changed = []
     for record in records:
         digest = retrieval.content_hash(record)
