@@ -51,7 +51,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import emulated  # noqa: E402
+from bench import emulated, provider_faults  # noqa: E402
 from devtools.emulator import Emulator, free_port, latest_export  # noqa: E402
 
 URL = "/v1/tracking/subscriptions"
@@ -237,13 +237,72 @@ def sustained_load(seconds: float, consumers: int) -> dict[str, Any]:
     }
 
 
+def delivery_during_stall(
+    emulator: Emulator, stall_s: float, digests: int, stall_after_s: float
+) -> dict[str, Any]:
+    """A dispatch tick and its deliveries while the emulator stalls: it stops
+    ``stall_after_s`` after the tick began (0.2 s: while the tick reads and enqueues; 2 s:
+    while the runs research and send), for ``stall_s``. A tick that failed is run again after
+    the stall (Cloud Scheduler retries a failed tick once; the next minute's tick would do the
+    same). Every due digest must be accepted by SendGrid exactly once."""
+    from datetime import UTC, datetime, timedelta
+
+    from functions.tracking import dispatch
+
+    with provider_faults.mail_and_feeds() as sendgrid:
+        client = provider_faults.app().test_client()
+        owner = provider_faults.subscribe_many(client, digests)
+        queue = provider_faults.use_queue()
+        ticks: list[str] = []
+
+        def tick() -> None:
+            try:
+                report = dispatch.dispatch(datetime.now(UTC) + timedelta(seconds=1))
+                ticks.append(f"enqueued {report.enqueued}, failed {report.failed}")
+            except Exception as exc:
+                ticks.append(f"raised {type(exc).__name__}")
+
+        first = threading.Thread(target=tick)
+        started = time.monotonic()
+        first.start()
+        time.sleep(stall_after_s)
+        assert emulator.process is not None
+        os.kill(emulator.process.pid, signal.SIGSTOP)
+        time.sleep(stall_s)
+        os.kill(emulator.process.pid, signal.SIGCONT)
+        first.join()
+        tick()  # the scheduler's retry, or the next tick: a no-op when the first one finished
+        settled = queue.drain(timeout_s=300)
+        return {
+            "stall_s": stall_s,
+            "stall_after_s": stall_after_s,
+            "ticks": ticks,
+            "settled": settled,
+            "seconds_to_settle": round(time.monotonic() - started, 1),
+            "task_attempts_that_failed": sum(
+                1 for outcomes in queue.outcomes.values() for o in outcomes if o.startswith("error")
+            ),
+            **provider_faults.delivered(owner, sendgrid),
+        }
+
+
+SCENARIOS = ("stall", "restart", "load", "delivery_stall", "email", "llm", "feeds")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--only", default=",".join(SCENARIOS), help=f"scenarios, comma-separated: {SCENARIOS}"
+    )
+    parser.add_argument("--digests", type=int, default=100, help="due digests while it stalls")
     parser.add_argument("--stall", type=float, default=10.0, help="seconds the emulator stops")
     parser.add_argument("--after", type=float, default=10.0, help="seconds measured after")
     parser.add_argument("--load-seconds", type=float, default=60.0, help="sustained load")
     parser.add_argument("--consumers", type=int, default=4, help="consumers of the load")
     args = parser.parse_args()
+    only = set(args.only.split(","))
+    if only - set(SCENARIOS):
+        parser.error(f"unknown scenarios: {sorted(only - set(SCENARIOS))}")
     emulator = Emulator("127.0.0.1", free_port(), "demo-bench-faults").start()
     emulated.environment(
         emulator, MAX_SUBSCRIPTIONS_PER_CONSUMER="100000", EMBEDDINGS_BACKEND="offline"
@@ -273,11 +332,27 @@ def main() -> None:
                     emulator.start(import_from=latest_export(Path(tmp)))
                 return exported
 
-            results["firestore_stall"] = scenario("stall", emulator, owner, key, stall, args.after)
-            results["firestore_restart"] = scenario(
-                "restart", emulator, owner, key, restart, args.after
-            )
-            results["sustained_load"] = sustained_load(args.load_seconds, args.consumers)
+            if "stall" in only:
+                results["firestore_stall"] = scenario(
+                    "stall", emulator, owner, key, stall, args.after
+                )
+            if "restart" in only:
+                results["firestore_restart"] = scenario(
+                    "restart", emulator, owner, key, restart, args.after
+                )
+            if "load" in only:
+                results["sustained_load"] = sustained_load(args.load_seconds, args.consumers)
+            if "delivery_stall" in only:
+                for where, after in (("tick", 0.2), ("runs", 2.0)):
+                    results[f"stall_during_the_{where}"] = delivery_during_stall(
+                        emulator, args.stall, args.digests, after
+                    )
+            if "email" in only:
+                results.update(provider_faults.email_faults())
+            if "llm" in only:
+                results.update(provider_faults.llm_faults())
+            if "feeds" in only:
+                results["feeds"] = provider_faults.feed_faults()
         print(json.dumps(results, indent=2))
     finally:
         emulator.stop()

@@ -368,6 +368,16 @@ def _transport_reason(deadline: float) -> str:
 
 
 # A DTD internal subset ("<!DOCTYPE rss [ ... ]>") or an entity declaration, in the prolog.
+# What expat says of a document that ends inside an element or a tag: a feed cut off in
+# transfer (a proxy's limit, a server that stopped writing) rather than one with a markup slip.
+_CUT_OFF = ("no element found", "unclosed token")
+
+
+def _cut_off(error: Any) -> bool:
+    message = str(getattr(error, "getMessage", lambda: "")() or "")
+    return any(message.startswith(sign) for sign in _CUT_OFF)
+
+
 _DTD = re.compile(rb"<!DOCTYPE[^>\[]*\[|<!ENTITY", re.IGNORECASE)
 _FIRST_ELEMENT = re.compile(rb"<\w")  # where feedparser ends the prolog it reads entities from
 
@@ -407,6 +417,10 @@ def _parse(body: bytes, base_url: str, content_type: str) -> list[FeedItem]:
     feed_title = _plain(feed.get("title", ""), TITLE_MAX_CHARS)
     if not entries and not feed_title and (parsed.get("bozo") or not parsed.get("version")):
         raise _FetchError("not a feed")
+    if parsed.get("bozo") and _cut_off(parsed.get("bozo_exception")):
+        # What the lenient parser recovered may end in a half item; the whole feed comes
+        # with the next fetch, so the source is reported as failed rather than half used.
+        raise _FetchError("cut off")
     items: list[FeedItem] = []
     for entry in entries:
         item = _item(entry, feed_title, base_url)

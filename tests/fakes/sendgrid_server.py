@@ -6,8 +6,10 @@ It checks ``Authorization: Bearer <key>`` (401 otherwise) and the minimal shape 
 
     with FakeSendGridServer(api_key="SG.test") as server:
         server.fail_next(500)             # the next request gets a 500, the one after a 202
+        server.fail_next(429, headers={"Retry-After": "2"})  # a rate limit, with its headers
         server.hang_next(2.0)             # accept, then answer only after 2 s (client timeout)
         server.drop_next()                # accept, then close the connection without answering
+        server.outage(5.0, status=503)    # for 5 s every request gets a 503 (or: hang_s=2.0)
         ... SENDGRID_HOST=server.url ...
         assert server.messages[0]["subject"] == "..."
 
@@ -21,6 +23,7 @@ import json
 import secrets
 import socket
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -36,6 +39,7 @@ class _Plan:
     """What to do with one request: fail with ``status``, or accept and then hang or drop."""
 
     status: int | None = None
+    headers: dict[str, str] | None = None  # sent with ``status``
     hang_s: float = 0.0
     drop: bool = False
 
@@ -56,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         plan = fake._take_plan()
         if plan.status is not None:
-            self._errors(plan.status, f"scripted failure {plan.status}", None)
+            self._errors(plan.status, f"scripted failure {plan.status}", None, plan.headers)
             return
         try:
             body = json.loads(raw_body)
@@ -79,10 +83,14 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self._send(202, b"", {"X-Message-Id": message_id})
 
-    def _errors(self, status: int, message: str, field: str | None) -> None:
+    def _errors(
+        self, status: int, message: str, field: str | None, headers: dict[str, str] | None = None
+    ) -> None:
         body = json.dumps({"errors": [{"message": message, "field": field, "help": None}]})
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            self._send(status, body.encode(), {"Content-Type": "application/json"})
+            self._send(
+                status, body.encode(), {"Content-Type": "application/json", **(headers or {})}
+            )
 
     def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
         self.send_response(status)
@@ -132,6 +140,7 @@ class FakeSendGridServer(LoopbackFake):
         self.request_headers: list[dict[str, str]] = []
         self.requests = 0
         self._plans: deque[_Plan] = deque()
+        self._outage: tuple[float, _Plan] | None = None  # (until, what each request gets)
         self._lock = threading.Lock()
 
     @property
@@ -139,16 +148,33 @@ class FakeSendGridServer(LoopbackFake):
         """What SENDGRID_HOST would be: ``http://127.0.0.1:<port>``."""
         return self.origin
 
-    def fail_next(self, status: int, count: int = 1) -> FakeSendGridServer:
-        """Answer the next ``count`` requests with ``status`` (nothing accepted)."""
+    def fail_next(
+        self, status: int, count: int = 1, headers: dict[str, str] | None = None
+    ) -> FakeSendGridServer:
+        """Answer the next ``count`` requests with ``status`` and ``headers`` (nothing
+        accepted)."""
         with self._lock:
-            self._plans.extend(_Plan(status=status) for _ in range(count))
+            self._plans.extend(_Plan(status=status, headers=headers) for _ in range(count))
         return self
 
     def hang_next(self, seconds: float) -> FakeSendGridServer:
         """Accept the next message, then wait ``seconds`` before answering 202."""
         with self._lock:
             self._plans.append(_Plan(hang_s=seconds))
+        return self
+
+    def outage(
+        self,
+        seconds: float,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+        hang_s: float = 0.0,
+    ) -> FakeSendGridServer:
+        """For the next ``seconds``, every request not scripted otherwise gets ``status`` (and
+        ``headers``), or, with ``hang_s``, is accepted and answered only after ``hang_s``."""
+        plan = _Plan(status=status, headers=headers, hang_s=hang_s)
+        with self._lock:
+            self._outage = (time.monotonic() + seconds, plan)
         return self
 
     def drop_next(self) -> FakeSendGridServer:
@@ -163,7 +189,11 @@ class FakeSendGridServer(LoopbackFake):
 
     def _take_plan(self) -> _Plan:
         with self._lock:
-            return self._plans.popleft() if self._plans else _Plan()
+            if self._plans:
+                return self._plans.popleft()
+            if self._outage is not None and time.monotonic() < self._outage[0]:
+                return self._outage[1]
+            return _Plan()
 
     def _accept(self, body: dict[str, Any], message_id: str, headers: dict[str, str]) -> None:
         with self._lock:

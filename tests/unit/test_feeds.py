@@ -246,6 +246,35 @@ def test_pages_that_are_not_feeds(body, error):
     assert result.items == []
 
 
+def test_a_feed_cut_off_in_transfer_is_a_failed_source_not_half_an_item():
+    """Cut inside an item's text, inside a tag, or before the closing tags: the lenient parser
+    recovers a half item (a title cut mid-word, no description) or all of them, but the whole
+    feed comes with the next fetch, so the source is reported as failed (issue 27)."""
+    whole = rss_document(
+        [
+            {"title": f"Item {n}", "link": f"https://news.example.org/{n}", "description": "Text."}
+            for n in range(3)
+        ]
+    )
+    for cut in (whole.index(b"Item 2") + 3, whole.index(b"<link>https") + 3, len(whole) - 5):
+        with FakeFeedServer(raw_body=whole[:cut]) as fake:
+            result = fetch_feed(f"{fake.url}/raw.xml")
+        assert (result.error, result.items) == ("cut off", []), whole[:cut][-30:]
+
+    with FakeFeedServer(raw_body=whole) as fake:
+        assert len(fetch_feed(f"{fake.url}/raw.xml").items) == 3
+
+
+def test_a_complete_feed_with_a_markup_slip_still_gives_its_items():
+    body = rss_document(
+        [{"title": "Fish & chips", "link": "https://news.example.org/1", "description": "A & B"}]
+    )
+    with FakeFeedServer(raw_body=body) as fake:
+        result = fetch_feed(f"{fake.url}/raw.xml")
+    assert result.error is None
+    assert [item.title for item in result.items] == ["Fish & chips"]
+
+
 def test_http_error_is_reported(server):
     result = fetch_feed(f"{server.url}/error.xml")
 
