@@ -280,6 +280,15 @@ def reindex(args: argparse.Namespace) -> None:
     print(json.dumps(counts))
 
 
+def move_restricted(args: argparse.Namespace) -> None:
+    """Once, when upgrading a deployment made before decision 0051: move the suppression
+    list, recipients' consents and the OSINT opt-out list, audit log and counts from the main
+    database to the restricted ones (run it again after a failure; it moves what is left)."""
+    from common.firestore import move_restricted as move
+
+    print(json.dumps(move()))
+
+
 def osint_audit(args: argparse.Namespace) -> None:
     """OSINT audit entries, newest first, one JSON line each: all, one consumer's (--email),
     or those about one person or company (--subject)."""
@@ -395,6 +404,11 @@ def parser() -> argparse.ArgumentParser:
         "--text-only", action="store_true", help="rebuild the text indexes only (no embedding)"
     )
     cmd.set_defaults(run=reindex)
+
+    cmd = commands.add_parser(
+        "move-restricted", help="upgrade: move sensitive collections to their databases"
+    )
+    cmd.set_defaults(run=move_restricted)
 
     cmd = commands.add_parser("osint-audit", help="OSINT audit entries, newest first (JSONL)")
     cmd.add_argument("--email", type=email_arg, help="only this consumer's requests")

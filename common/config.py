@@ -74,6 +74,20 @@ class Settings(BaseSettings):
         description="project id; a `demo-` id is refused in `prod`",
     )
     firestore_database: str = Field("(default)", description="Firestore database id")
+    firestore_recipients_database: str = Field(
+        "recipients",
+        description=(
+            "Firestore database of the email suppression list and third-party recipients' "
+            "consents: only the functions that mail or manage recipients reach it (0051)"
+        ),
+    )
+    firestore_osint_database: str = Field(
+        "osint",
+        description=(
+            "Firestore database of the OSINT opt-out list, audit log and subject counts: only "
+            "the osint function reaches it (0051)"
+        ),
+    )
     firestore_emulator_host: str | None = Field(
         None,
         description="emulator address; must be unset in `prod`",

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
@@ -48,40 +49,73 @@ OSINT_SUBJECT_COUNTS = "osint_subject_counts"  # profiles per subject per day (T
 # The searchable tables are collections named after themselves: campaigns, organizations,
 # public_figures, actions, content (functions/search/tables.py).
 
+# Databases (decision 0051). The main one holds every collection but these: the suppression
+# list and third-party recipients' consents are in the recipients database, which only the
+# functions that mail or manage recipients may reach; the OSINT opt-out list, audit log and
+# subject counts in the osint database, which only the osint function may reach (IAM
+# conditions on each database, terraform/iam.tf). A transaction stays within one database.
+MAIN = "main"
+RECIPIENTS = "recipients"
+OSINT = "osint"
+DATABASE_OF = {
+    SUPPRESSIONS: RECIPIENTS,
+    CONSENTS: RECIPIENTS,
+    CONFIRMATION_COUNTS: RECIPIENTS,
+    OSINT_OPTOUTS: OSINT,
+    OSINT_AUDIT: OSINT,
+    OSINT_SUBJECT_COUNTS: OSINT,
+}
+
 T = TypeVar("T")
 
 _lock = threading.Lock()
-_client: Client | None = None
+_clients: dict[str, Client] = {}
 _stream_api: Any = None  # see stream_documents
 
 
-def get_db() -> Client:
-    """The process's Firestore client, built on first use."""
-    global _client
-    if _client is None:
+def get_db(database: str = MAIN) -> Client:
+    """The process's Firestore client of ``database`` (``MAIN``, ``RECIPIENTS``, ``OSINT``),
+    built on first use."""
+    client = _clients.get(database)
+    if client is None:
         with _lock:
-            if _client is None:
-                _client = _build_client()
-    return _client
+            client = _clients.get(database)
+            if client is None:
+                client = _clients[database] = _build_client(database_id(database))
+    return client
+
+
+def collection(name: str) -> Any:
+    """The collection ``name``, in the database that holds it (``DATABASE_OF``)."""
+    return get_db(DATABASE_OF.get(name, MAIN)).collection(name)
+
+
+def database_id(database: str) -> str:
+    """The Firestore database id of ``MAIN``, ``RECIPIENTS`` or ``OSINT`` (settings)."""
+    settings = get_settings()
+    return {
+        MAIN: settings.firestore_database,
+        RECIPIENTS: settings.firestore_recipients_database,
+        OSINT: settings.firestore_osint_database,
+    }[database]
 
 
 def reset_client() -> None:
-    """Forget the client (tests point the process at another emulator or port)."""
-    global _client, _stream_api
+    """Forget the clients (tests point the process at another emulator or port)."""
+    global _stream_api
     with _lock:
-        _client = _stream_api = None
+        _clients.clear()
+        _stream_api = None
 
 
-def _build_client() -> Client:
+def _build_client(database: str) -> Client:
     from google.cloud import firestore
 
     settings = get_settings()
     if settings.firestore_emulator_host:
         # The client library reads the emulator address from the environment only.
         os.environ["FIRESTORE_EMULATOR_HOST"] = settings.firestore_emulator_host
-    client = firestore.Client(
-        project=settings.google_cloud_project, database=settings.firestore_database
-    )
+    client = firestore.Client(project=settings.google_cloud_project, database=database)
     _bound_rpc_deadlines(client, settings.firestore_timeout_s)
     return client
 
@@ -209,8 +243,10 @@ def backend_unavailable(exc: BaseException) -> BackendUnavailable:
 _TIMEOUTS = {"DeadlineExceeded", "RetryError"}
 
 
-def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 5) -> T:
-    """Run ``fn(transaction, *args)`` in a Firestore transaction.
+def run_transaction(
+    fn: Callable[..., T], *args: Any, max_attempts: int = 5, database: str = MAIN
+) -> T:
+    """Run ``fn(transaction, *args)`` in a Firestore transaction on ``database``.
 
     The library reports exhausted attempts as a ValueError chained to the backend's error.
     Contention (Aborted) is 409 ``conflict`` with Retry-After, since a retry succeeds; any
@@ -219,7 +255,7 @@ def run_transaction(fn: Callable[..., T], *args: Any, max_attempts: int = 5) -> 
     from google.api_core.exceptions import Aborted
     from google.cloud import firestore
 
-    transaction = get_db().transaction(max_attempts=max_attempts)
+    transaction = get_db(database).transaction(max_attempts=max_attempts)
     try:
         return firestore.transactional(fn)(transaction, *args)
     except ValueError as exc:
@@ -305,7 +341,7 @@ def add_to_counters(refs: list[Any], amount: int, expires_at: Any) -> list[int]:
 
     if not refs:
         return []
-    batch = get_db().batch()
+    batch = get_db(DATABASE_OF.get(refs[0].parent.id, MAIN)).batch()
     for ref in refs:
         batch.set(ref, {"count": Increment(amount), "expires_at": expires_at}, merge=True)
     counts = []
@@ -329,6 +365,34 @@ class CounterPlaces:
             add_to_counters(refs, -1, self.expires_at)
 
 
+def move_restricted(page_size: int = 400) -> dict[str, int]:
+    """Move the documents of the restricted collections (``DATABASE_OF``) that are still in
+    the main database, written before decision 0051, to their databases: a page is copied,
+    then deleted from the main database. Returns the count per collection. A run that stops
+    can be run again: a page copied twice is the same data; nothing is deleted before it is
+    copied. For the operator's upgrade (``admin move-restricted``)."""
+    moved = {}
+    for name, database in DATABASE_OF.items():
+        source, target, count = get_db().collection(name), get_db(database), 0
+        while True:
+            docs = retried(partial(_page, source, page_size))
+            if not docs:
+                break
+            copy, delete = target.batch(), get_db().batch()
+            for doc in docs:
+                copy.set(target.collection(name).document(doc.id), doc.to_dict() or {})
+                delete.delete(doc.reference)
+            retried(copy.commit)
+            retried(delete.commit)
+            count += len(docs)
+        moved[name] = count
+    return moved
+
+
+def _page(query: Any, size: int) -> list[Any]:
+    return list(query.limit(size).stream())
+
+
 def where_eq(field: str, value: Any) -> Any:
     """A ``field == value`` filter for ``Query.where(filter=...)``."""
     return field_filter(field, "==", value)
@@ -341,9 +405,10 @@ def field_filter(field: str, op: str, value: Any) -> Any:
     return FieldFilter(field, op, value)
 
 
-def delete_matching(query: Any, batch_size: int = 400) -> int:
-    """Delete every document a query or collection matches, in batches; returns the count."""
-    db = get_db()
+def delete_matching(query: Any, batch_size: int = 400, database: str = MAIN) -> int:
+    """Delete every document a query or collection of ``database`` matches, in batches;
+    returns the count."""
+    db = get_db(database)
     deleted = 0
     while True:
         docs = list(query.limit(batch_size).select([]).stream())

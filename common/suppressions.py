@@ -12,7 +12,7 @@ import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
-from common.firestore import SUPPRESSIONS, get_db
+from common.firestore import RECIPIENTS, SUPPRESSIONS, collection, get_db
 
 BATCH = 400
 
@@ -23,7 +23,7 @@ def address_key(address: str) -> str:
 
 
 def ref(address: str) -> Any:
-    return get_db().collection(SUPPRESSIONS).document(address_key(address))
+    return collection(SUPPRESSIONS).document(address_key(address))
 
 
 def is_suppressed(address: str) -> bool:
@@ -37,13 +37,13 @@ def suppress_addresses(reasons: dict[str, str], source: str) -> int:
 
 def suppress_keys(reasons: dict[str, str], source: str) -> int:
     """Put address keys on the list (``{key: reason}``), in batches; idempotent."""
-    db = get_db()
+    db = get_db(RECIPIENTS)
     now = datetime.now(UTC)
     items = list(reasons.items())
     for start in range(0, len(items), BATCH):
         batch = db.batch()
         for key, reason in items[start : start + BATCH]:
             entry = {"reason": reason[:50], "source": source, "at": now}
-            batch.set(db.collection(SUPPRESSIONS).document(key), entry)
+            batch.set(collection(SUPPRESSIONS).document(key), entry)
         batch.commit()
     return len(items)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import json
 import os
 import shutil
 import signal
@@ -155,6 +156,7 @@ class Emulator:
             if _answers(self.base_url):
                 if import_from is not None:
                     self._wait_for_data(import_from, loading_timeout_s, say)
+                    self._import_named(import_from)
                 return self
             time.sleep(0.1)
         self.stop()
@@ -196,11 +198,25 @@ class Emulator:
                 told = waited
             time.sleep(0.5)
 
+    def _import_named(self, source: Path) -> None:
+        """The ``--import-data`` flag loads the default database only: the named ones
+        (``databases()``), exported beside it by ``export``, are loaded through the API."""
+        folder = source.parent if source.is_file() else source
+        for name in databases()[1:]:
+            found = latest_export(folder / NAMED / name)
+            if found is not None:
+                self._post(":import", name, found, 600.0)
+
     def wipe(self, timeout_s: float = 5.0) -> None:
-        """Delete every document of the project's default database. The emulator answers 409
-        while a transaction it still holds open (one a test abandoned) locks a document: the
-        delete is asked again until the lock expires or ``timeout_s`` passes."""
-        url = f"{self.base_url}/emulator/v1/projects/{self.project}/databases/(default)/documents"
+        """Delete every document of the service's databases (``databases()``)."""
+        for name in databases():
+            self._wipe(name, timeout_s)
+
+    def _wipe(self, database: str, timeout_s: float) -> None:
+        """The emulator answers 409 while a transaction it still holds open (one a test
+        abandoned) locks a document: the delete is asked again until the lock expires or
+        ``timeout_s`` passes."""
+        url = f"{self.base_url}/emulator/v1/projects/{self.project}/databases/{database}/documents"
         deadline = time.monotonic() + timeout_s
         while True:
             request = urllib.request.Request(url, method="DELETE")
@@ -214,22 +230,35 @@ class Emulator:
             time.sleep(0.2)
 
     def export(self, directory: Path, timeout_s: float = 600.0) -> Path | None:
-        """Export all data to ``directory``; returns the metadata file to import it again.
-        ``timeout_s``: 100,000 records are several hundred MB to write (issue 26)."""
+        """Export all data to ``directory``; returns the metadata file to import it again
+        (``start(import_from=...)``). The default database's export holds the named ones'
+        under ``NAMED/<database>/``. ``timeout_s``: 100,000 records are several hundred MB
+        to write (issue 26)."""
+        main, *named = databases()
         directory.mkdir(parents=True, exist_ok=True)
-        body = (
-            f'{{"database": "projects/{self.project}/databases/(default)", '
-            f'"export_directory": "{directory.resolve()}"}}'
+        self._post(":export", main, directory.resolve(), timeout_s)
+        saved = latest_export(directory)
+        if saved is not None:
+            for name in named:
+                (saved.parent / NAMED / name).mkdir(parents=True, exist_ok=True)
+                self._post(":export", name, (saved.parent / NAMED / name).resolve(), timeout_s)
+        return saved
+
+    def _post(self, verb: str, database: str, path: Path, timeout_s: float) -> None:
+        body = json.dumps(
+            {
+                "database": f"projects/{self.project}/databases/{database}",
+                "export_directory": str(path),
+            }
         ).encode()
         request = urllib.request.Request(
-            f"{self.base_url}/emulator/v1/projects/{self.project}:export",
+            f"{self.base_url}/emulator/v1/projects/{self.project}{verb}",
             data=body,
             method="POST",
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
             response.read()
-        return latest_export(directory)
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
@@ -242,6 +271,16 @@ class Emulator:
             self.process.wait(timeout=10)
         except ProcessLookupError:
             pass
+
+
+NAMED = "databases"  # where an export keeps the named databases' exports
+
+
+def databases() -> list[str]:
+    """The service's Firestore databases, the main one first (``common.firestore``)."""
+    from common.firestore import MAIN, OSINT, RECIPIENTS, database_id
+
+    return [database_id(kind) for kind in (MAIN, RECIPIENTS, OSINT)]
 
 
 def latest_export(directory: Path) -> Path | None:

@@ -15,6 +15,31 @@ resource "google_firestore_database" "db" {
   depends_on = [google_project_service.enabled]
 }
 
+# The sensitive collections live in databases of their own, which only the functions that need
+# them may reach (iam.tf, decision 0051): the suppression list and third-party recipients'
+# consents (recipients), and the OSINT opt-out list, audit log and subject counts (osint).
+locals {
+  restricted_databases = {
+    recipients = var.firestore_recipients_database
+    osint      = var.firestore_osint_database
+  }
+}
+
+resource "google_firestore_database" "restricted" {
+  for_each = local.restricted_databases
+
+  project     = var.project_id
+  name        = each.value
+  location_id = var.firestore_location
+  type        = "FIRESTORE_NATIVE"
+
+  delete_protection_state           = "DELETE_PROTECTION_ENABLED"
+  deletion_policy                   = "ABANDON"
+  point_in_time_recovery_enablement = "POINT_IN_TIME_RECOVERY_ENABLED"
+
+  depends_on = [google_project_service.enabled]
+}
+
 # ---------------------------------------------------------------------------
 # Recovery: a daily backup kept firestore_backup_retention_days, and no client SDK access
 # ---------------------------------------------------------------------------
@@ -22,6 +47,17 @@ resource "google_firestore_database" "db" {
 resource "google_firestore_backup_schedule" "daily" {
   project  = var.project_id
   database = google_firestore_database.db.name
+
+  retention = "${var.firestore_backup_retention_days * 86400}s"
+
+  daily_recurrence {}
+}
+
+resource "google_firestore_backup_schedule" "restricted" {
+  for_each = google_firestore_database.restricted
+
+  project  = var.project_id
+  database = each.value.name
 
   retention = "${var.firestore_backup_retention_days * 86400}s"
 
@@ -50,6 +86,14 @@ resource "google_firebaserules_ruleset" "firestore" {
 resource "google_firebaserules_release" "firestore" {
   project      = var.project_id
   name         = var.firestore_database == "(default)" ? "cloud.firestore" : "cloud.firestore/${var.firestore_database}"
+  ruleset_name = "projects/${var.project_id}/rulesets/${google_firebaserules_ruleset.firestore.name}"
+}
+
+resource "google_firebaserules_release" "restricted" {
+  for_each = google_firestore_database.restricted
+
+  project      = var.project_id
+  name         = "cloud.firestore/${each.value.name}"
   ruleset_name = "projects/${var.project_id}/rulesets/${google_firebaserules_ruleset.firestore.name}"
 }
 
@@ -131,7 +175,7 @@ moved {
 # document name), and for operators the entries about one subject (admin osint-audit).
 resource "google_firestore_index" "osint_audit_by_consumer" {
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.restricted["osint"].name
   collection = "osint_audit"
 
   fields {
@@ -152,7 +196,7 @@ resource "google_firestore_index" "osint_audit_by_consumer" {
 
 resource "google_firestore_index" "osint_audit_by_subject" {
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.restricted["osint"].name
   collection = "osint_audit"
 
   fields {
@@ -171,15 +215,16 @@ resource "google_firestore_index" "osint_audit_by_subject" {
 # ---------------------------------------------------------------------------
 
 locals {
+  # collection => database (main: the main one; else a key of restricted_databases)
   ttl_fields = {
-    webhook_receipts     = "expires_at"
-    ratelimit_windows    = "expires_at"
-    tasks                = "expires_at" # task records (TASK_RECORD_TTL_DAYS)
-    pause_tokens         = "expires_at" # used pause links, kept until the link expires
-    idempotency_keys     = "expires_at" # Idempotency-Key records and answers, 24 h
-    osint_audit          = "expires_at" # OSINT audit entries (OSINT_AUDIT_RETENTION_DAYS)
-    osint_subject_counts = "expires_at" # profiles per subject per day, kept two days
-    confirmation_counts  = "expires_at" # confirmation emails per account per day, two days
+    webhook_receipts     = "main"
+    ratelimit_windows    = "main"
+    tasks                = "main"       # task records (TASK_RECORD_TTL_DAYS)
+    pause_tokens         = "main"       # used pause links, kept until the link expires
+    idempotency_keys     = "main"       # Idempotency-Key records and answers, 24 h
+    osint_audit          = "osint"      # OSINT audit entries (OSINT_AUDIT_RETENTION_DAYS)
+    osint_subject_counts = "osint"      # profiles per subject per day, kept two days
+    confirmation_counts  = "recipients" # confirmation emails per account per day, two days
   }
 }
 
@@ -187,9 +232,9 @@ resource "google_firestore_field" "ttl" {
   for_each = local.ttl_fields
 
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = each.value == "main" ? google_firestore_database.db.name : google_firestore_database.restricted[each.value].name
   collection = each.key
-  field      = each.value
+  field      = "expires_at"
 
   # An empty block enables the TTL policy on this field.
   ttl_config {}

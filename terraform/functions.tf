@@ -56,6 +56,9 @@ locals {
     ENVIRONMENT          = var.environment
     GOOGLE_CLOUD_PROJECT = var.project_id
     FIRESTORE_DATABASE   = var.firestore_database
+    # The databases of the sensitive collections (decision 0051); IAM decides who reaches them.
+    FIRESTORE_RECIPIENTS_DATABASE = var.firestore_recipients_database
+    FIRESTORE_OSINT_DATABASE      = var.firestore_osint_database
     FIRESTORE_TIMEOUT_S  = tostring(var.firestore_timeout_s)
     KEY_CACHE_TTL_S      = tostring(var.key_cache_ttl_s)
     # Per-address limit of failed authentication, before any Firestore read (decision 0034).

@@ -58,7 +58,11 @@ resource "google_service_account" "build" {
 # ---------------------------------------------------------------------------
 
 locals {
-  datastore = "roles/datastore.user"      # Firestore read/write
+  datastore = "roles/datastore.user"      # Firestore read/write, on the main database only
+  # roles/datastore.user on one restricted database (firestore.tf, decision 0051): the email
+  # suppression list and third-party consents; the OSINT opt-out list, audit log and counts.
+  recipients = "recipients"
+  osint      = "osint"
   vertex    = "roles/aiplatform.user"     # Vertex AI: embeddings, and the LLM with llm_auth = "google"
   enqueuer  = "roles/cloudtasks.enqueuer" # creates tasks (with an OIDC token for the invoker SA)
 
@@ -71,20 +75,20 @@ locals {
   #   LLM_API_KEY       : the functions that call the LLM (chat, content, research, task_worker).
   function_access = {
     health            = { sa = "health", secrets = [], roles = [] }
-    api               = { sa = "api", secrets = keys(local.secrets), roles = [local.datastore, local.vertex, local.enqueuer] }
-    chat              = { sa = "chat", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.vertex] }
-    tracking          = { sa = "tracking", secrets = ["PAUSE_LINK_SECRET"], roles = [local.datastore, local.enqueuer] }
+    api               = { sa = "api", secrets = keys(local.secrets), roles = [local.datastore, local.recipients, local.osint, local.vertex, local.enqueuer] }
+    chat              = { sa = "chat", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
+    tracking          = { sa = "tracking", secrets = ["PAUSE_LINK_SECRET"], roles = [local.datastore, local.recipients, local.enqueuer] }
     search            = { sa = "search", secrets = [], roles = [local.datastore, local.vertex] }
     knowledge         = { sa = "knowledge", secrets = [], roles = [local.datastore, local.vertex] }
     content           = { sa = "content", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.vertex] }
     legal             = { sa = "legal", secrets = [], roles = [local.datastore, local.enqueuer] }
     research          = { sa = "research", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.vertex] }
-    osint             = { sa = "osint", secrets = [], roles = [local.datastore, local.vertex] }
-    webhooks          = { sa = "webhooks", secrets = ["IDP_WEBHOOK_SECRET"], roles = [local.datastore] }
+    osint             = { sa = "osint", secrets = [], roles = [local.datastore, local.osint, local.vertex] }
+    webhooks          = { sa = "webhooks", secrets = ["IDP_WEBHOOK_SECRET"], roles = [local.datastore, local.recipients] }
     portal            = { sa = "portal", secrets = [], roles = [local.datastore] }
     usage             = { sa = "usage", secrets = [], roles = [local.datastore] }
     tracking_dispatch = { sa = "dispatch", secrets = [], roles = [local.datastore, local.enqueuer] }
-    task_worker       = { sa = "worker", secrets = ["SENDGRID_API_KEY", "PAUSE_LINK_SECRET", "LLM_API_KEY"], roles = [local.datastore, local.vertex, local.enqueuer] }
+    task_worker       = { sa = "worker", secrets = ["SENDGRID_API_KEY", "PAUSE_LINK_SECRET", "LLM_API_KEY"], roles = [local.datastore, local.recipients, local.vertex, local.enqueuer] }
   }
 
   # Deployed function -> its secrets that exist (LLM_API_KEY only with enable_llm_api_key).
@@ -94,9 +98,15 @@ locals {
     ]
   }
 
+  # "<function> <role>" => the project role and, for Firestore, the one database it is
+  # conditioned on (main, recipients or osint).
   function_roles = merge([
     for fn, _ in local.functions : {
-      for role in local.function_access[fn].roles : "${fn} ${role}" => { function = fn, role = role }
+      for role in local.function_access[fn].roles : "${fn} ${role}" => {
+        function = fn
+        role     = contains(keys(local.restricted_databases), role) ? local.datastore : role
+        database = role == local.datastore ? var.firestore_database : lookup(local.restricted_databases, role, null)
+      }
     }
   ]...)
 
@@ -112,6 +122,17 @@ resource "google_project_iam_member" "fn" {
   project = var.project_id
   role    = each.value.role
   member  = "serviceAccount:${google_service_account.fn[each.value.function].email}"
+
+  # Firestore access is per database (IAM conditions on resource.name): a function reaches
+  # the restricted databases only where its access row names them (decision 0051).
+  dynamic "condition" {
+    for_each = each.value.database == null ? [] : [each.value.database]
+    content {
+      title       = "firestore-${replace(condition.value, "/[()]/", "")}"
+      description = "Only the ${condition.value} Firestore database"
+      expression  = "resource.name == \"projects/${var.project_id}/databases/${condition.value}\""
+    }
+  }
 }
 
 # Creating a task with an OIDC token for the invoker SA requires actAs on it: only the

@@ -58,6 +58,18 @@ variable "firestore_database" {
   default     = "(default)"
 }
 
+variable "firestore_recipients_database" {
+  description = "Firestore database of the email suppression list and third-party recipients' consents (FIRESTORE_RECIPIENTS_DATABASE): only the functions that mail or manage recipients may reach it (decision 0051)."
+  type        = string
+  default     = "recipients"
+}
+
+variable "firestore_osint_database" {
+  description = "Firestore database of the OSINT opt-out list, audit log and subject counts (FIRESTORE_OSINT_DATABASE): only the osint function may reach it (decision 0051)."
+  type        = string
+  default     = "osint"
+}
+
 variable "firestore_backup_retention_days" {
   description = "How long each daily Firestore backup is kept, in days (1-49: daily backups are kept at most 7 weeks)."
   type        = number

@@ -18,7 +18,7 @@ from typing import Any
 
 from common import cursors
 from common.config import get_settings
-from common.firestore import OSINT_AUDIT, get_db, where_eq
+from common.firestore import OSINT, OSINT_AUDIT, collection, get_db, where_eq
 
 MAX_SOURCES = 100  # URLs kept per entry
 
@@ -39,7 +39,7 @@ def start(
     now = datetime.now(UTC)
     entry_id = str(uuid.uuid4())
     retention = timedelta(days=get_settings().osint_audit_retention_days)
-    get_db().collection(OSINT_AUDIT).document(entry_id).set(
+    collection(OSINT_AUDIT).document(entry_id).set(
         {
             "id": entry_id,
             "consumer_id": consumer_id,
@@ -72,7 +72,7 @@ def finish(
     claims_dropped: int,
     sources_left_out: int,
 ) -> None:
-    get_db().collection(OSINT_AUDIT).document(entry_id).update(
+    collection(OSINT_AUDIT).document(entry_id).update(
         {
             "outcome": outcome,
             "finished_at": datetime.now(UTC),
@@ -90,7 +90,7 @@ def list_for_consumer(
     """One page of the consumer's entries, newest first, the total and the next cursor."""
     from google.cloud.firestore import Query
 
-    db = get_db()
+    db = get_db(OSINT)
     owned = db.collection(OSINT_AUDIT).where(filter=where_eq("consumer_id", consumer_id))
     page = owned.order_by("created_at", direction=Query.DESCENDING).order_by(
         "__name__", direction=Query.DESCENDING
@@ -125,7 +125,7 @@ def search(
     from common.firestore import field_filter
     from functions.osint import names
 
-    query: Any = get_db().collection(OSINT_AUDIT)
+    query: Any = collection(OSINT_AUDIT)
     if subject_key and person:
         asked = names.canonical(subject_key)
         query = query.where(

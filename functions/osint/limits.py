@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from common.config import get_settings
 from common.errors import SubjectRateLimited
-from common.firestore import OSINT_SUBJECT_COUNTS, CounterPlaces, add_to_counters, get_db
+from common.firestore import OSINT_SUBJECT_COUNTS, CounterPlaces, add_to_counters, collection
 from common.logging import get_logger
 from functions.osint import names
 
@@ -43,9 +43,9 @@ def admit(name: str, now: datetime | None = None) -> Reservation:
     now = now or datetime.now(UTC)
     day = now.date()
     midnight = datetime.combine(day + timedelta(days=1), datetime.min.time(), UTC)
-    collection = get_db().collection(OSINT_SUBJECT_COUNTS)
+    counters = collection(OSINT_SUBJECT_COUNTS)
     pseudonyms = [names.subject_hash(key) for key in names.pair_keys(name)]
-    refs = [collection.document(f"{p}_{day.isoformat()}") for p in pseudonyms]
+    refs = [counters.document(f"{p}_{day.isoformat()}") for p in pseudonyms]
     expires_at = midnight + timedelta(days=1)
     counts = add_to_counters(refs, 1, expires_at)
     if max(counts, default=0) > limit:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from common.firestore import OSINT_OPTOUTS, get_db
+from common.firestore import OSINT, OSINT_OPTOUTS, collection, get_db
 from functions.osint import names
 
 MAX_CANDIDATES = 1000  # entries sharing a token with a request, read to compare
@@ -49,7 +49,7 @@ def add(name: str) -> tuple[OptOut, bool]:
     world)."""
     tokens = _tokens(name)
     key = " ".join(tokens)
-    ref = get_db().collection(OSINT_OPTOUTS).document(_doc_id(key))
+    ref = collection(OSINT_OPTOUTS).document(_doc_id(key))
     snapshot = ref.get()
     if snapshot.exists:
         return _entry(snapshot.to_dict() or {}), False
@@ -60,7 +60,7 @@ def add(name: str) -> tuple[OptOut, bool]:
 
 def remove(name: str) -> bool:
     """Take a person off the list; False when they were not on it."""
-    ref = get_db().collection(OSINT_OPTOUTS).document(_doc_id(" ".join(_tokens(name))))
+    ref = collection(OSINT_OPTOUTS).document(_doc_id(" ".join(_tokens(name))))
     if not ref.get().exists:
         return False
     ref.delete()
@@ -69,7 +69,7 @@ def remove(name: str) -> bool:
 
 def entries() -> list[OptOut]:
     """The whole list, by name."""
-    docs = get_db().collection(OSINT_OPTOUTS).stream()
+    docs = collection(OSINT_OPTOUTS).stream()
     return sorted((_entry(doc.to_dict() or {}) for doc in docs), key=lambda e: e.key)
 
 
@@ -82,8 +82,7 @@ def is_opted_out(name: str) -> bool:
     if len(asked) < 2:
         return False
     query = (
-        get_db()
-        .collection(OSINT_OPTOUTS)
+        collection(OSINT_OPTOUTS)
         .where(filter=field_filter("tokens", "array_contains_any", sorted(set(asked))))
         .limit(MAX_CANDIDATES)
     )
@@ -97,7 +96,7 @@ def is_opted_out(name: str) -> bool:
 def reindex() -> int:
     """Rewrite entries made before names were canonical (keyed by first and last word, without
     tokens) under their canonical key; returns how many were rewritten."""
-    db = get_db()
+    db = get_db(OSINT)
     moved = 0
     for doc in db.collection(OSINT_OPTOUTS).stream():
         data = doc.to_dict() or {}

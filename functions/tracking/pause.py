@@ -38,22 +38,19 @@ def pause(token: str) -> PauseClaim:
     used_ref = db.collection(PAUSE_TOKENS).document(claim.token_id)
     sub_ref = db.collection(SUBSCRIPTIONS).document(claim.subscription_id)
 
+    # Paused by someone other than the owner: resuming asks them again. The consent is in the
+    # recipients database, so it is revoked first, outside the pause's transaction (0051).
+    revoked = _third_party(sub_ref, db)
+    if revoked is not None and not used_ref.get().exists:
+        recipients.revoke(*revoked)
+
     def apply(transaction: Any) -> None:
         if used_ref.get(transaction=transaction).exists:
             raise Gone(_GONE)
         snapshot = sub_ref.get(transaction=transaction)
         if not snapshot.exists:
             raise NotFound(_NOT_FOUND)
-        subscription = snapshot.to_dict() or {}
-        owner = (
-            db.collection(CONSUMERS).document(subscription["user_id"]).get(transaction=transaction)
-        )
-        owner_email = (owner.to_dict() or {}).get("email", "") if owner.exists else ""
-        address = subscription.get("delivery_email") or ""
         now = datetime.now(UTC)
-        if address and not recipients.is_own(address, owner_email):
-            # Paused by someone other than the owner: resuming asks them again.
-            recipients.revoke_in(transaction, subscription["user_id"], address)
         transaction.create(
             used_ref,
             {
@@ -67,3 +64,15 @@ def pause(token: str) -> PauseClaim:
 
     run_transaction(apply)
     return claim
+
+
+def _third_party(sub_ref: Any, db: Any) -> tuple[str, str] | None:
+    """(owner id, address) of a subscription that mails someone other than its owner."""
+    snapshot = sub_ref.get()
+    subscription = snapshot.to_dict() or {} if snapshot.exists else {}
+    address = subscription.get("delivery_email") or ""
+    if not address:
+        return None
+    owner = db.collection(CONSUMERS).document(subscription["user_id"]).get()
+    owner_email = (owner.to_dict() or {}).get("email", "") if owner.exists else ""
+    return None if recipients.is_own(address, owner_email) else (subscription["user_id"], address)

@@ -31,8 +31,10 @@ from common.errors import BackendUnavailable, ConfirmationLimit, Gone, NotFound
 from common.firestore import (
     CONFIRMATION_COUNTS,
     CONSENTS,
+    RECIPIENTS,
     CounterPlaces,
     add_to_counters,
+    collection,
     get_db,
     run_transaction,
 )
@@ -61,7 +63,7 @@ def is_own(address: str, owner_email: str) -> bool:
 
 
 def _consent_ref(consumer_id: str, address: str) -> Any:
-    return get_db().collection(CONSENTS).document(consent_id(consumer_id, address))
+    return collection(CONSENTS).document(consent_id(consumer_id, address))
 
 
 # --- status ------------------------------------------------------------------------------
@@ -76,7 +78,7 @@ def statuses(
         return {}
     refs = [suppressions.ref(a) for a in wanted]
     refs += [_consent_ref(consumer_id, a) for a in wanted if not is_own(a, owner_email)]
-    found = {snap.reference.path: snap for snap in get_db().get_all(refs) if snap.exists}
+    found = {snap.reference.path: snap for snap in get_db(RECIPIENTS).get_all(refs) if snap.exists}
     result = {}
     for address in wanted:
         if suppressions.ref(address).path in found:
@@ -94,14 +96,16 @@ def status(consumer_id: str, owner_email: str, address: str) -> DeliveryStatus:
     return statuses(consumer_id, owner_email, [address])[address.strip().lower()]
 
 
-def blocked(transaction: Any, consumer_id: str, owner_email: str, address: str) -> str | None:
-    """Why nothing may be sent to ``address`` now (``suppressed`` / ``unconfirmed``), read in
-    ``transaction`` -- the check made as a digest's send begins."""
-    if suppressions.ref(address).get(transaction=transaction).exists:
+def blocked(consumer_id: str, owner_email: str, address: str) -> str | None:
+    """Why nothing may be sent to ``address`` now (``suppressed`` / ``unconfirmed``): the
+    check made as a digest's send begins. Read from the recipients database, outside the
+    task's transaction (a transaction holds one database; decision 0051): an entry written
+    after this read and before the send is missed, as one written during the send is."""
+    if suppressions.ref(address).get().exists:
         return "suppressed"
     if is_own(address, owner_email):
         return None
-    consent = _consent_ref(consumer_id, address).get(transaction=transaction)
+    consent = _consent_ref(consumer_id, address).get()
     return None if consent.exists and consent.get("state") == "confirmed" else "unconfirmed"
 
 
@@ -138,7 +142,7 @@ def _take(
         return Place()
     now = datetime.now(UTC)
     midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
-    ref = get_db().collection(CONFIRMATION_COUNTS).document(f"{consumer_id}_{now.date()}")
+    ref = collection(CONFIRMATION_COUNTS).document(f"{consumer_id}_{now.date()}")
     expires_at = midnight + timedelta(days=1)
     [count] = add_to_counters([ref], 1, expires_at)
     if count <= limit:
@@ -168,8 +172,10 @@ def _would_ask(consumer_id: str, address: str, unless_asked: bool) -> bool:
     if consent.get("state") == "confirmed":
         return False
     last = consent.get("requested_at")
+    if last is None or _never_sent(consumer_id, snapshot.id, last):
+        return True
     resend = timedelta(hours=get_settings().consent_resend_hours)
-    return last is None or (not unless_asked and datetime.now(UTC) - last >= resend)
+    return not unless_asked and datetime.now(UTC) - last >= resend
 
 
 def request_confirmation(
@@ -193,7 +199,6 @@ def request_confirmation(
         place = _take(consumer_id, owner_email, address, unless_asked=unless_asked, strict=False)
     if place.full:
         return status(consumer_id, owner_email, address)  # no place left today: a later run
-    db = get_db()
     suppression_ref, ref = suppressions.ref(address), _consent_ref(consumer_id, address)
     resend = timedelta(hours=get_settings().consent_resend_hours)
 
@@ -207,6 +212,10 @@ def request_confirmation(
             return CONFIRMED, None
         now = datetime.now(UTC)
         last = (consent or {}).get("requested_at")
+        if last is not None and _never_sent(consumer_id, ref.id, last):
+            # its email failed after every attempt: not asked, in truth; the new request
+            # needs its own second (the task's id and the link's nonce are whole seconds)
+            now, last = max(now, last + timedelta(seconds=1)), None
         if last is not None and (unless_asked or now - last < resend):
             return PENDING, None  # asked recently: wait for the answer
         transaction.set(
@@ -222,7 +231,7 @@ def request_confirmation(
         )
         return PENDING, int(now.timestamp())
 
-    result, nonce = run_transaction(ask)
+    result, nonce = run_transaction(ask, database=RECIPIENTS)
     if nonce is None and place is not None:
         place.release()  # asked meanwhile, confirmed or suppressed: no email
     if nonce is not None:
@@ -234,10 +243,18 @@ def request_confirmation(
             # fails, the owner's next change asks again once CONSENT_RESEND_HOURS have passed.)
             logger.warning("confirmation email not queued", extra={"consentId": ref.id})
             try:
-                db.collection(CONSENTS).document(ref.id).update({"requested_at": None})
+                ref.update({"requested_at": None})
             except Exception:
                 logger.exception("confirmation request not reset", extra={"consentId": ref.id})
     return result
+
+
+def _never_sent(consumer_id: str, consent: str, requested_at: datetime) -> bool:
+    """The confirmation email of this request ended ``failed`` (SendGrid down past its last
+    attempt; decision 0051). Read from the main database, outside the transaction."""
+    task = confirmation_task(consumer_id, consent, int(requested_at.timestamp()))
+    snapshot = records.ref(task.task_id).get()
+    return snapshot.exists and (snapshot.to_dict() or {}).get("status") == "failed"
 
 
 def confirmation_task(consumer_id: str, consent: str, nonce: int) -> Task:
@@ -248,13 +265,14 @@ def confirmation_task(consumer_id: str, consent: str, nonce: int) -> Task:
     )
 
 
-def revoke_in(transaction: Any, consumer_id: str, address: str) -> None:
+def revoke(consumer_id: str, address: str) -> None:
     """The recipient paused a digest sent to them: the owner's resuming needs a new consent.
-    (Only reads before this in ``transaction``; it writes.)"""
+    (Written before the pause itself, which is in the main database: a pause that then
+    fails leaves the consent revoked, never a pause without it; decision 0051.)"""
     ref = _consent_ref(consumer_id, address)
     # merge: a consent that was never asked for stays a stub without an address
     stub = {"consumer_id": consumer_id, "state": "revoked", "updated_at": datetime.now(UTC)}
-    transaction.set(ref, stub, merge=True)
+    ref.set(stub, merge=True)
 
 
 # --- the recipient's answers -----------------------------------------------------------------
@@ -290,7 +308,7 @@ def check_confirm(token: str) -> dict[str, Any]:
 def confirm(token: str) -> None:
     """The recipient said yes: the (consumer, address) consent is confirmed (idempotent)."""
     claims = check_confirm(token)
-    ref = get_db().collection(CONSENTS).document(claims["c"])
+    ref = collection(CONSENTS).document(claims["c"])
 
     def apply(transaction: Any) -> None:
         snapshot = ref.get(transaction=transaction)
@@ -305,7 +323,7 @@ def confirm(token: str) -> None:
         now = datetime.now(UTC)
         transaction.update(ref, {"state": "confirmed", "confirmed_at": now, "updated_at": now})
 
-    run_transaction(apply)
+    run_transaction(apply, database=RECIPIENTS)
 
 
 def check_unsubscribe(token: str) -> str:
@@ -352,7 +370,7 @@ def run_confirmation(task: Task) -> str:
 
     if record["email"]["state"] == "sending":
         return recover(task.task_id, record, finish_sent)
-    ref = get_db().collection(CONSENTS).document(payload.consentId)
+    ref = collection(CONSENTS).document(payload.consentId)
     snapshot = ref.get()
     consent = snapshot.to_dict() if snapshot.exists else None
     consumer = get_consumer(owner_id)
@@ -364,9 +382,10 @@ def run_confirmation(task: Task) -> str:
         return f"skipped_{reason}"
 
     def still_wanted(transaction: Any) -> str | None:
-        if suppressions.ref(consent["address"]).get(transaction=transaction).exists:
+        # the recipients database, outside the task's transaction (``blocked`` says why)
+        if suppressions.ref(consent["address"]).get().exists:
             return "suppressed"
-        current = ref.get(transaction=transaction)
+        current = ref.get()
         return _no_confirmation_reason(
             current.to_dict() if current.exists else None, consumer, payload.nonce, owner_id
         )

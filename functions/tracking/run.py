@@ -155,7 +155,7 @@ class _Run:
         current = subscription.get("delivery_email") or ""
         if current.strip().lower() != self.address.strip().lower():
             return "address_changed"
-        return recipients.blocked(transaction, self.owner_id, self.owner_email, self.address)
+        return recipients.blocked(self.owner_id, self.owner_email, self.address)
 
     def already_sent(self, ids: list[str]) -> set[str]:
         if not ids:

@@ -26,9 +26,11 @@ from common.firestore import (
     CONSUMERS,
     IDEMPOTENCY_KEYS,
     MEMORIES,
+    RECIPIENTS,
     SUBSCRIPTIONS,
     TASKS,
     WEBHOOK_RECEIPTS,
+    collection,
     delete_matching,
     get_db,
     where_eq,
@@ -96,7 +98,8 @@ def erase(idp_user_id: str) -> str:
     delete_matching(db.collection(MEMORIES).where(filter=where_eq("consumer_id", consumer_id)))
     # The third-party addresses it asked to send digests to (the suppression list stays: it is
     # the recipients' choice, keyed by a hash, and holds nothing of the consumer's).
-    delete_matching(db.collection(CONSENTS).where(filter=where_eq("consumer_id", consumer_id)))
+    consents = collection(CONSENTS).where(filter=where_eq("consumer_id", consumer_id))
+    delete_matching(consents, database=RECIPIENTS)
     # Stored answers of keyed requests (a subscription's address, a chat reply).
     stored = db.collection(IDEMPOTENCY_KEYS).where(filter=where_eq("consumer_id", consumer_id))
     delete_matching(stored)

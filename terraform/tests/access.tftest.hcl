@@ -113,6 +113,61 @@ run "secrets_and_roles" {
     error_message = "The build account holds only the roles a function build needs."
   }
 
+  # Firestore per database (decision 0051): every datastore grant is conditioned on one
+  # database; the recipients and osint databases only where the access table names them.
+  assert {
+    condition = alltrue([
+      for k, m in google_project_iam_member.fn :
+      length(m.condition) == 1 if m.role == "roles/datastore.user"
+    ])
+    error_message = "Every roles/datastore.user grant must be conditioned on one database."
+  }
+
+  assert {
+    condition = jsonencode(sort([
+      for k, m in google_project_iam_member.fn : split(" ", k)[0]
+      if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/recipients\""
+    ])) == jsonencode(["task_worker", "tracking", "webhooks"])
+    error_message = "The recipients database (suppression list, consents) is reached by task_worker, tracking and webhooks only."
+  }
+
+  assert {
+    condition = jsonencode(sort([
+      for k, m in google_project_iam_member.fn : split(" ", k)[0]
+      if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/osint\""
+    ])) == jsonencode(["chat", "osint"])
+    error_message = "The osint database (opt-out list, audit log) is reached by osint and chat (the assistant's company and person answers keep the OSINT rules) only."
+  }
+
+  assert {
+    condition = length([
+      for k, m in google_project_iam_member.fn : k
+      if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/(default)\""
+    ]) == length(local.functions) - 1
+    error_message = "Every function but health reaches the main database."
+  }
+
+  assert {
+    condition = alltrue([
+      for k in ["portal", "usage", "search", "knowledge", "content", "research", "legal", "tracking_dispatch"] :
+      length([for g, m in google_project_iam_member.fn : g if startswith(g, "${k} ") && m.role == "roles/datastore.user"]) == 1
+    ])
+    error_message = "The public portal, usage, search, knowledge, content, research, legal and dispatch functions reach the main database only."
+  }
+
+  assert {
+    condition = alltrue([
+      for name, db in google_firestore_database.restricted :
+      db.point_in_time_recovery_enablement == "POINT_IN_TIME_RECOVERY_ENABLED" && db.delete_protection_state == "DELETE_PROTECTION_ENABLED"
+    ]) && jsonencode(sort(keys(google_firebaserules_release.restricted))) == jsonencode(["osint", "recipients"])
+    error_message = "The restricted databases have point-in-time recovery, delete protection and the deny-all rules."
+  }
+
+  assert {
+    condition     = google_firestore_field.ttl["osint_audit"].database == "osint" && google_firestore_field.ttl["confirmation_counts"].database == "recipients" && google_firestore_field.ttl["tasks"].database == "(default)"
+    error_message = "Each TTL policy is on the database that holds its collection."
+  }
+
   # Recovery: PITR, a daily backup with retention, deny-all rules released for the database.
   assert {
     condition     = google_firestore_database.db.point_in_time_recovery_enablement == "POINT_IN_TIME_RECOVERY_ENABLED"

@@ -525,6 +525,8 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     answer = httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10)
     assert answer.status_code == 200, (answer.status_code, answer.headers, answer.text)
     kept = answer.json()
+    # The restricted databases (decision 0051) are saved and loaded with the main one.
+    assert admin(cli_env, "osint-optout", "add", "--name", "Kept Overnight").returncode == 0
     out = stop(process, signal.SIGINT)
     assert process.returncode == 0, out
     assert not running(f"--port={emulator_port}")
@@ -539,6 +541,8 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     ).json()
     assert [s["id"] for s in listed["data"]] == [s["id"] for s in kept["data"]]
     assert created.json()["data"]["id"] in [s["id"] for s in listed["data"]]
+    listed_optouts = admin(cli_env, "osint-optout", "list")
+    assert "Kept Overnight" in listed_optouts.stdout, listed_optouts
     assert (
         httpx.get(f"{base}/v1/tracking/subscriptions", headers=auth, timeout=10).status_code == 401
     )

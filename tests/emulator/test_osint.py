@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from common import embeddings
-from common.firestore import OSINT_AUDIT, USAGE, USAGE_UNBILLED, get_db, where_eq
+from common.firestore import OSINT_AUDIT, USAGE, USAGE_UNBILLED, collection, get_db, where_eq
 from functions.search.importer import import_records
 from functions.search.tables import TABLES
 from tests.fakes.feed_server import FakeFeedServer
@@ -235,7 +235,7 @@ def usage_count(consumer_id: str, operation: str) -> int:
 
 
 def audit_entries(consumer_id: str) -> list[dict]:
-    query = get_db().collection(OSINT_AUDIT).where(filter=where_eq("consumer_id", consumer_id))
+    query = collection(OSINT_AUDIT).where(filter=where_eq("consumer_id", consumer_id))
     return [doc.to_dict() for doc in query.stream()]
 
 
@@ -483,6 +483,20 @@ def test_a_person_on_the_opt_out_list_is_refused_and_not_billed(alice, osint):
     assert entry["outcome"] == "refused_opted_out"
     assert optout.remove("Dana Whitfield")
     assert client().post(PERSON, json=DANA, headers=auth).status_code == 200
+
+
+def test_the_opt_out_list_audit_and_subject_counts_live_in_the_osint_database(alice, osint):
+    """Decision 0051: only the functions granted the osint database can read them."""
+    from common.firestore import OSINT, OSINT_OPTOUTS, OSINT_SUBJECT_COUNTS
+    from functions.osint import optout
+
+    consumer, auth = alice
+    optout.add("Someone Else")
+    assert client().post(PERSON, json=DANA, headers=auth).status_code == 200
+    for name in (OSINT_OPTOUTS, OSINT_AUDIT, OSINT_SUBJECT_COUNTS):
+        assert list(get_db(OSINT).collection(name).limit(1).stream()), name
+        assert not list(get_db().collection(name).limit(1).stream()), name
+    assert audit_entries(consumer["id"])
 
 
 OPTED_OUT = "Dana Whitfield-Smith"

@@ -18,7 +18,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from common.firestore import CONSENTS, get_db
+from common.email import EmailNotSent
+from common.firestore import CONSENTS, collection, get_db
 from common.tasks import Enqueued, Task
 from functions.tracking.run import run_task
 from registry import run_task as execute
@@ -207,6 +208,28 @@ def test_a_run_does_not_repeat_an_unanswered_confirmation(alice, queue, feeds, s
     assert len(sendgrid.messages) == 1
 
 
+def test_a_confirmation_that_failed_after_every_attempt_is_asked_again_by_the_next_run(
+    alice, queue, feeds, sendgrid, settings_env
+):
+    """SendGrid down past the confirmation's last attempt: the address was never asked,
+    so the next run asks it (decision 0051); one that was sent is not asked again."""
+    settings_env(TASK_MAX_ATTEMPTS="2")
+    _, auth = alice
+    sub = subscribe_carol(auth)
+    sendgrid.fail_next(503, count=2)
+    with pytest.raises(EmailNotSent):
+        execute(queue.tasks[0])
+    assert execute(queue.tasks[0]) == "failed"
+
+    assert execute(run_now(sub)) == "skipped_unconfirmed"
+
+    assert len(queue.tasks) == 2
+    assert execute(queue.tasks[1]) == "sent"
+    assert sendgrid.messages[0]["subject"].startswith("Confirm")
+    assert execute(run_now(sub)) == "skipped_unconfirmed"
+    assert len(queue.tasks) == 2  # sent: not asked again
+
+
 def test_a_confirmation_that_could_not_be_queued_is_asked_again_by_the_next_run(
     alice, feeds, sendgrid, monkeypatch
 ):
@@ -336,11 +359,11 @@ def test_erasing_a_consumer_forgets_the_addresses_it_asked(db, queue, local_idp)
 
     dave = local_idp.provision("dave@example.org")
     subscribe_carol(bearer(issue_key(dave).plaintext))
-    assert len(list(get_db().collection(CONSENTS).stream())) == 1
+    assert len(list(collection(CONSENTS).stream())) == 1
 
     assert erase(local_user_id("dave@example.org")) == "erased"
 
-    assert list(get_db().collection(CONSENTS).stream()) == []
+    assert list(collection(CONSENTS).stream()) == []
 
 
 # --- control characters ------------------------------------------------------------------------
@@ -519,3 +542,18 @@ def test_a_run_on_a_full_day_leaves_the_asking_to_a_later_run(alice, queue, sett
 
     assert execute(run_now(sub)) == "skipped_unconfirmed"
     assert len(queue.tasks) == asked  # no place left today: nobody mailed
+
+
+def test_consents_suppressions_and_confirmation_counts_live_in_the_recipients_database(
+    alice, queue
+):
+    """Decision 0051: only the functions granted the recipients database can read them."""
+    from common import suppressions
+    from common.firestore import CONFIRMATION_COUNTS, RECIPIENTS, SUPPRESSIONS
+
+    _, auth = alice
+    subscribe_carol(auth)
+    suppressions.suppress_addresses({"gone@example.net": "bounce"}, "test")
+    for name in (CONSENTS, SUPPRESSIONS, CONFIRMATION_COUNTS):
+        assert list(get_db(RECIPIENTS).collection(name).limit(1).stream()), name
+        assert not list(get_db().collection(name).limit(1).stream()), name

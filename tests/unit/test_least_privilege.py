@@ -220,3 +220,53 @@ def test_an_unmounted_secret_is_refused_where_it_would_be_used(monkeypatch):
             webhooks.verify(b"{}", headers)
     finally:
         get_settings.cache_clear()
+
+
+def _databases_used(module: str) -> set[str]:
+    """The restricted databases whose collections ``module`` names (decision 0051)."""
+    from common import firestore
+
+    constants = {  # SUPPRESSIONS -> recipients, OSINT_AUDIT -> osint...
+        name: firestore.DATABASE_OF[value]
+        for name, value in vars(firestore).items()
+        if name.isupper() and isinstance(value, str) and value in firestore.DATABASE_OF
+    }
+    path = _path(module)
+    assert path is not None
+    named = {
+        alias.name
+        for node in ast.walk(ast.parse((ROOT / path).read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module == "common.firestore"
+        for alias in node.names
+    }
+    return {constants[name] for name in named & set(constants)}
+
+
+# Functions whose code reaches a restricted database only through the task runners their
+# modules define, which run on task_worker (as for the secrets above): the legal guide's
+# email checks the suppression list; the dispatcher imports the tracking run it enqueues.
+THROUGH_TASKS_ONLY = {"legal", "tracking_dispatch"}
+
+
+@pytest.mark.parametrize("function", sorted(EXPECTED))
+def test_each_function_reaches_exactly_the_restricted_databases_its_code_uses(function):
+    """The suppression list and consents (recipients) and the OSINT opt-out list and audit
+    log (osint) are granted per database, IAM conditions in terraform/iam.tf; the
+    tftest checks what Terraform makes of the table."""
+    granted = terraform_access()[function]["roles"] & {"recipients", "osint"}
+    group = GROUP_OF.get(function, function)
+    assert group is not None
+    used = set().union(*(_databases_used(m) for m in reaches(group)))
+    if function in THROUGH_TASKS_ONLY:
+        assert granted == set(), function
+        assert used <= {"recipients"}, used
+    else:
+        assert granted == used, (function, granted, used)
+
+
+def test_the_public_portal_usage_and_search_functions_reach_no_restricted_database():
+    access = terraform_access()
+    for function in ("portal", "usage", "search", "knowledge", "content", "research"):
+        assert not access[function]["roles"] & {"recipients", "osint"}, function
+    for function in ("osint", "chat"):  # the assistant's company and person answers (0051)
+        assert access[function]["roles"] & {"recipients", "osint"} == {"osint"}, function
