@@ -5,9 +5,13 @@ document of the collection, then the records it returns: its cost is set by the 
 the table.
 
 - ``text_postings/{collection}~{term}~0`` (the *head*) holds ``df`` (how many documents hold
-  the term), ``shards`` (how many shards the term has) and ``postings``: document id ->
-  ``[tf, dl, version]`` (the term's weighted frequency in the document, the document's
-  weighted length, the first characters of its ``content_hash``). A head holds at most
+  the term), ``shards`` (how many shards the term has) and ``packed``: its postings, document
+  id -> ``[tf, dl, version]`` (the term's weighted frequency in the document, the document's
+  weighted length, the first characters of its ``content_hash``), as one JSON string. One
+  string, not a Firestore map: a full head is 2,000 values to encode on each write and
+  decode on each read, and at 25,000 records that encoding was most of an import's time
+  (66 of 130 s for 500 records; decision 0049). Heads written before hold the same as a map,
+  ``postings``, which is still read. A head holds at most
   ``HEAD`` postings: those with the highest BM25 impact (tf against length), so a common
   term's head is its champion list; the others spill to ``~1``, ``~2``... which a query does
   not read (a common term weighs little; a document is still found by its rarer terms).
@@ -26,6 +30,7 @@ never found by words it no longer has. ``reindex`` rebuilds the index from the r
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -157,7 +162,7 @@ def apply(collection: str, changes: Sequence[Change]) -> int:
     writes: list[tuple[Any, dict[str, Any], bool]] = []  # (ref, data, merge)
     for term in touched:
         head = heads.get(_head_id(collection, term)) or {}
-        entries: dict[str, list[Any]] = dict(head.get("postings") or {})
+        entries = _entries(head)
         for doc_id in removed.get(term, ()):
             entries.pop(doc_id, None)
         entries.update(added.get(term, {}))
@@ -192,7 +197,7 @@ def apply(collection: str, changes: Sequence[Change]) -> int:
             "df": max(0, int(head.get("df") or 0) + df.get(term, 0)),
             "shards": shards,
             "spilled": spilled,
-            "postings": entries,
+            "packed": json.dumps(entries, separators=(",", ":")),
         }
         writes.append((postings.document(_head_id(collection, term)), data, False))
     writes.append(
@@ -213,8 +218,19 @@ def _read(db: Any, refs: list[Any]) -> list[Any]:
     return list(db.get_all(refs))
 
 
+def _entries(head: dict[str, Any]) -> dict[str, list[Any]]:
+    """A head's postings: its ``packed`` JSON, or the map of a head written before."""
+    packed = head.get("packed")
+    if isinstance(packed, str):
+        return dict(json.loads(packed))
+    return dict(head.get("postings") or {})
+
+
 def _size(data: dict[str, Any]) -> int:
     """About how many bytes a write of ``data`` sends (a posting: its id and three numbers)."""
+    packed = data.get("packed")
+    if isinstance(packed, str):
+        return 100 + len(packed)
     return 100 + sum(len(doc_id) + 40 for doc_id in data.get("postings") or {})
 
 
@@ -315,7 +331,7 @@ def search(
         df = max(1, int(head.get("df") or 0))
         idf = math.log(1 + (documents - df + 0.5) / (df + 0.5))
         whole += idf * (K1 + 1)
-        for doc_id, (tf, length, version) in (head.get("postings") or {}).items():
+        for doc_id, (tf, length, version) in _entries(head).items():
             scores[doc_id] += idf * (K1 + 1) * _impact(float(tf), float(length), average)
             versions[doc_id] = str(version)
     if not scores or whole <= 0:

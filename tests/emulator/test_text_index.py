@@ -10,6 +10,7 @@ import pytest
 
 from common import postings, retrieval
 from common.firestore import TEXT_POSTINGS, get_db
+from common.text.index import terms as text_terms
 
 pytestmark = pytest.mark.emulator
 
@@ -84,7 +85,7 @@ def test_a_common_terms_head_keeps_its_champions_and_spills_the_rest(collection,
     for n in range(3):
         put(collection, f"strong{n}", "Campaign", f"Campaign campaign news {n}.")
     top = head(collection, "campaign")
-    assert sorted(top["postings"]) == ["strong0", "strong1", "strong2"]
+    assert sorted(postings._entries(top)) == ["strong0", "strong1", "strong2"]
     assert top["df"] == 8
     assert top["shards"] >= 2
     assert set(ids(collection, "campaign")) == {"strong0", "strong1", "strong2"}
@@ -93,6 +94,23 @@ def test_a_common_terms_head_keeps_its_champions_and_spills_the_rest(collection,
     assert "weak1" not in ids(collection, "campaign")
     assert ids(collection, "bravo") == ["weak1"]
     assert head(collection, "campaign")["df"] == 7
+
+
+def test_a_head_written_as_a_map_before_heads_were_packed_is_still_read(collection):
+    """Heads written before decision 0049's packing hold their postings as a map: queries
+    read them, and the next write of the term packs them, keeping every posting."""
+    put(collection, "a", "Sow stalls", "Sow stalls are banned in the UK.")
+    (term,) = text_terms("stalls")
+    ref = get_db().collection(TEXT_POSTINGS).document(f"{collection}~{term}~0")
+    packed = ref.get().to_dict()
+    old = {k: v for k, v in packed.items() if k != "packed"}
+    ref.set({**old, "postings": postings._entries(packed)})  # as an older version wrote it
+    assert ids(collection, "stalls") == ["a"]
+    put(collection, "b", "Stalls", "Gestation stalls in Iowa.")
+    rewritten = head(collection, term)
+    assert "postings" not in rewritten
+    assert sorted(postings._entries(rewritten)) == ["a", "b"]
+    assert sorted(ids(collection, "stalls")) == ["a", "b"]
 
 
 def test_postings_of_a_version_never_stored_are_no_answer(collection):
