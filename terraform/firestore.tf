@@ -1,6 +1,20 @@
+# The main database, and the sensitive collections in databases of their own, which only the
+# functions that need them may reach (iam.tf, decision 0051): the suppression list and
+# third-party recipients' consents (recipients), and the OSINT opt-out list, audit log and
+# subject counts (osint).
+locals {
+  restricted_databases = {
+    recipients = var.firestore_recipients_database
+    osint      = var.firestore_osint_database
+  }
+  databases = merge({ main = var.firestore_database }, local.restricted_databases)
+}
+
 resource "google_firestore_database" "db" {
+  for_each = local.databases
+
   project     = var.project_id
-  name        = var.firestore_database
+  name        = each.value
   location_id = var.firestore_location
   type        = "FIRESTORE_NATIVE"
 
@@ -15,29 +29,9 @@ resource "google_firestore_database" "db" {
   depends_on = [google_project_service.enabled]
 }
 
-# The sensitive collections live in databases of their own, which only the functions that need
-# them may reach (iam.tf, decision 0051): the suppression list and third-party recipients'
-# consents (recipients), and the OSINT opt-out list, audit log and subject counts (osint).
-locals {
-  restricted_databases = {
-    recipients = var.firestore_recipients_database
-    osint      = var.firestore_osint_database
-  }
-}
-
-resource "google_firestore_database" "restricted" {
-  for_each = local.restricted_databases
-
-  project     = var.project_id
-  name        = each.value
-  location_id = var.firestore_location
-  type        = "FIRESTORE_NATIVE"
-
-  delete_protection_state           = "DELETE_PROTECTION_ENABLED"
-  deletion_policy                   = "ABANDON"
-  point_in_time_recovery_enablement = "POINT_IN_TIME_RECOVERY_ENABLED"
-
-  depends_on = [google_project_service.enabled]
+moved {
+  from = google_firestore_database.db
+  to   = google_firestore_database.db["main"]
 }
 
 # ---------------------------------------------------------------------------
@@ -45,16 +39,7 @@ resource "google_firestore_database" "restricted" {
 # ---------------------------------------------------------------------------
 
 resource "google_firestore_backup_schedule" "daily" {
-  project  = var.project_id
-  database = google_firestore_database.db.name
-
-  retention = "${var.firestore_backup_retention_days * 86400}s"
-
-  daily_recurrence {}
-}
-
-resource "google_firestore_backup_schedule" "restricted" {
-  for_each = google_firestore_database.restricted
+  for_each = google_firestore_database.db
 
   project  = var.project_id
   database = each.value.name
@@ -62,6 +47,11 @@ resource "google_firestore_backup_schedule" "restricted" {
   retention = "${var.firestore_backup_retention_days * 86400}s"
 
   daily_recurrence {}
+}
+
+moved {
+  from = google_firestore_backup_schedule.daily
+  to   = google_firestore_backup_schedule.daily["main"]
 }
 
 # Deny-all security rules: the database is reached only by the functions (server libraries,
@@ -84,17 +74,16 @@ resource "google_firebaserules_ruleset" "firestore" {
 }
 
 resource "google_firebaserules_release" "firestore" {
+  for_each = google_firestore_database.db
+
   project      = var.project_id
-  name         = var.firestore_database == "(default)" ? "cloud.firestore" : "cloud.firestore/${var.firestore_database}"
+  name         = each.value.name == "(default)" ? "cloud.firestore" : "cloud.firestore/${each.value.name}"
   ruleset_name = "projects/${var.project_id}/rulesets/${google_firebaserules_ruleset.firestore.name}"
 }
 
-resource "google_firebaserules_release" "restricted" {
-  for_each = google_firestore_database.restricted
-
-  project      = var.project_id
-  name         = "cloud.firestore/${each.value.name}"
-  ruleset_name = "projects/${var.project_id}/rulesets/${google_firebaserules_ruleset.firestore.name}"
+moved {
+  from = google_firebaserules_release.firestore
+  to   = google_firebaserules_release.firestore["main"]
 }
 
 # ---------------------------------------------------------------------------
@@ -104,7 +93,7 @@ resource "google_firebaserules_release" "restricted" {
 # List a user's subscriptions newest first, with a cursor on the document name.
 resource "google_firestore_index" "subscriptions_by_user" {
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = "subscriptions"
 
   fields {
@@ -126,7 +115,7 @@ resource "google_firestore_index" "subscriptions_by_user" {
 # Dispatcher: active subscriptions whose next run is due.
 resource "google_firestore_index" "subscriptions_due" {
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = "subscriptions"
 
   fields {
@@ -146,7 +135,7 @@ resource "google_firestore_index" "usage_by_consumer_operation_day" {
   for_each = toset(["usage", "usage_unbilled"])
 
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = each.value
 
   fields {
@@ -175,7 +164,7 @@ moved {
 # document name), and for operators the entries about one subject (admin osint-audit).
 resource "google_firestore_index" "osint_audit_by_consumer" {
   project    = var.project_id
-  database   = google_firestore_database.restricted["osint"].name
+  database   = google_firestore_database.db["osint"].name
   collection = "osint_audit"
 
   fields {
@@ -196,7 +185,7 @@ resource "google_firestore_index" "osint_audit_by_consumer" {
 
 resource "google_firestore_index" "osint_audit_by_subject" {
   project    = var.project_id
-  database   = google_firestore_database.restricted["osint"].name
+  database   = google_firestore_database.db["osint"].name
   collection = "osint_audit"
 
   fields {
@@ -232,7 +221,7 @@ resource "google_firestore_field" "ttl" {
   for_each = local.ttl_fields
 
   project    = var.project_id
-  database   = each.value == "main" ? google_firestore_database.db.name : google_firestore_database.restricted[each.value].name
+  database   = google_firestore_database.db[each.value].name
   collection = each.key
   field      = "expires_at"
 
@@ -259,7 +248,7 @@ resource "google_firestore_index" "vectors_by_model" {
   for_each = local.searchable
 
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = each.key
 
   fields {
@@ -279,7 +268,7 @@ resource "google_firestore_index" "vectors_by_model" {
 # Knowledge search with tags: pre-filtered on the tags too (array_contains_any).
 resource "google_firestore_index" "knowledge_vectors_by_tags" {
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = "knowledge_passages"
 
   fields {
@@ -319,7 +308,7 @@ resource "google_firestore_field" "unindexed" {
   for_each = local.unindexed_fields
 
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = each.value.collection
   field      = each.value.field
 
@@ -333,7 +322,7 @@ resource "google_firestore_index" "vectors_by_filter" {
   for_each = setsubtract(local.searchable, ["knowledge_passages"])
 
   project    = var.project_id
-  database   = google_firestore_database.db.name
+  database   = google_firestore_database.db["main"].name
   collection = each.key
 
   fields {

@@ -59,8 +59,8 @@ locals {
     # The databases of the sensitive collections (decision 0051); IAM decides who reaches them.
     FIRESTORE_RECIPIENTS_DATABASE = var.firestore_recipients_database
     FIRESTORE_OSINT_DATABASE      = var.firestore_osint_database
-    FIRESTORE_TIMEOUT_S  = tostring(var.firestore_timeout_s)
-    KEY_CACHE_TTL_S      = tostring(var.key_cache_ttl_s)
+    FIRESTORE_TIMEOUT_S           = tostring(var.firestore_timeout_s)
+    KEY_CACHE_TTL_S               = tostring(var.key_cache_ttl_s)
     # Per-address limit of failed authentication, before any Firestore read (decision 0034).
     AUTH_FAILURES_PER_ADDRESS = tostring(var.auth_failures_per_address)
     CLIENT_ADDRESS_HOPS       = tostring(var.client_address_hops)

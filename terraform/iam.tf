@@ -58,13 +58,13 @@ resource "google_service_account" "build" {
 # ---------------------------------------------------------------------------
 
 locals {
-  datastore = "roles/datastore.user"      # Firestore read/write, on the main database only
+  datastore = "roles/datastore.user" # Firestore read/write, on the main database only
   # roles/datastore.user on one restricted database (firestore.tf, decision 0051): the email
   # suppression list and third-party consents; the OSINT opt-out list, audit log and counts.
   recipients = "recipients"
   osint      = "osint"
-  vertex    = "roles/aiplatform.user"     # Vertex AI: embeddings, and the LLM with llm_auth = "google"
-  enqueuer  = "roles/cloudtasks.enqueuer" # creates tasks (with an OIDC token for the invoker SA)
+  vertex     = "roles/aiplatform.user"     # Vertex AI: embeddings, and the LLM with llm_auth = "google"
+  enqueuer   = "roles/cloudtasks.enqueuer" # creates tasks (with an OIDC token for the invoker SA)
 
   # Entry point -> sa: service account id suffix (<= 9 chars), secrets: the environment
   # variables of local.secrets it mounts, roles: project roles. Kept in step with the code by

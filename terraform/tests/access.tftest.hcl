@@ -155,13 +155,6 @@ run "secrets_and_roles" {
     error_message = "The public portal, usage, search, knowledge, content, research, legal and dispatch functions reach the main database only."
   }
 
-  assert {
-    condition = alltrue([
-      for name, db in google_firestore_database.restricted :
-      db.point_in_time_recovery_enablement == "POINT_IN_TIME_RECOVERY_ENABLED" && db.delete_protection_state == "DELETE_PROTECTION_ENABLED"
-    ]) && jsonencode(sort(keys(google_firebaserules_release.restricted))) == jsonencode(["osint", "recipients"])
-    error_message = "The restricted databases have point-in-time recovery, delete protection and the deny-all rules."
-  }
 
   assert {
     condition     = google_firestore_field.ttl["osint_audit"].database == "osint" && google_firestore_field.ttl["confirmation_counts"].database == "recipients" && google_firestore_field.ttl["tasks"].database == "(default)"
@@ -170,26 +163,28 @@ run "secrets_and_roles" {
 
   # Recovery: PITR, a daily backup with retention, deny-all rules released for the database.
   assert {
-    condition     = google_firestore_database.db.point_in_time_recovery_enablement == "POINT_IN_TIME_RECOVERY_ENABLED"
-    error_message = "Firestore must have point-in-time recovery."
+    condition     = alltrue([for db in google_firestore_database.db : db.point_in_time_recovery_enablement == "POINT_IN_TIME_RECOVERY_ENABLED"]) && length(google_firestore_database.db) == 3
+    error_message = "Each of the three Firestore databases must have point-in-time recovery."
   }
 
   assert {
-    condition     = google_firestore_database.db.delete_protection_state == "DELETE_PROTECTION_ENABLED"
-    error_message = "Firestore must have delete protection."
+    condition     = alltrue([for db in google_firestore_database.db : db.delete_protection_state == "DELETE_PROTECTION_ENABLED"])
+    error_message = "Each Firestore database must have delete protection."
   }
 
   assert {
-    condition     = google_firestore_backup_schedule.daily.retention == "1209600s" && length(google_firestore_backup_schedule.daily.daily_recurrence) == 1
-    error_message = "A daily backup kept 14 days by default."
+    condition     = alltrue([for b in google_firestore_backup_schedule.daily : b.retention == "1209600s" && length(b.daily_recurrence) == 1]) && jsonencode(sort(keys(google_firestore_backup_schedule.daily))) == jsonencode(["main", "osint", "recipients"])
+    error_message = "A daily backup of each database, kept 14 days by default."
   }
 
   assert {
     condition = (
-      google_firebaserules_release.firestore.name == "cloud.firestore"
+      google_firebaserules_release.firestore["main"].name == "cloud.firestore"
+      && google_firebaserules_release.firestore["osint"].name == "cloud.firestore/osint"
+      && google_firebaserules_release.firestore["recipients"].name == "cloud.firestore/recipients"
       && strcontains(google_firebaserules_ruleset.firestore.source[0].files[0].content, "allow read, write: if false;")
     )
-    error_message = "Deny-all security rules must be released for the (default) database."
+    error_message = "Deny-all security rules must be released for each database."
   }
 }
 

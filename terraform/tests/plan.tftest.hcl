@@ -176,7 +176,7 @@ run "deployment" {
   }
 
   assert {
-    condition     = google_firestore_database.db.type == "FIRESTORE_NATIVE"
+    condition     = google_firestore_database.db["main"].type == "FIRESTORE_NATIVE"
     error_message = "The database must be Firestore in native mode."
   }
 }
