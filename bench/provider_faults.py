@@ -240,7 +240,12 @@ def delivered(owner: str, sendgrid: Any) -> dict[str, Any]:
         doc.id: doc.to_dict() or {}
         for doc in db.collection(TASKS).where(filter=where_eq("owner_id", owner)).stream()
     }
-    accepted = Counter(m.get("custom_args", {}).get("task_id") for m in sendgrid.messages)
+    # the owner's messages only: a dispatch tick also runs the other consumers' due digests
+    accepted = Counter(
+        task_id
+        for m in sendgrid.messages
+        if (task_id := m.get("custom_args", {}).get("task_id")) in records
+    )
     runs = {i: r for i, r in records.items() if r.get("kind") == "tracking.run"}
     digests = {i: r for i, r in runs.items() if r.get("status") != "skipped"}
     expected = {**digests, **{i: r for i, r in records.items() if r.get("kind") == recipients.KIND}}
@@ -269,8 +274,8 @@ def delivered(owner: str, sendgrid: Any) -> dict[str, Any]:
         "digests_due": len(digests),
         "runs_waiting_for_consent": len(runs) - len(digests),
         "confirmations_due": len(expected) - len(digests),
-        "sendgrid_requests": sendgrid.requests,
-        "messages_accepted": len(sendgrid.messages),
+        "sendgrid_requests": sendgrid.requests,  # every consumer's
+        "messages_accepted": sum(accepted.values()),
         "outcomes": dict(
             Counter(
                 f"{r.get('kind')}:{r.get('status')}/{(r.get('email') or {}).get('state')}"
