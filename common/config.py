@@ -85,7 +85,7 @@ class Settings(BaseSettings):
         "osint",
         description=(
             "Firestore database of the OSINT opt-out list, audit log and subject counts: only "
-            "the osint function reaches it (0051)"
+            "the osint and chat functions reach it (0051)"
         ),
     )
     firestore_emulator_host: str | None = Field(

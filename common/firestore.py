@@ -52,8 +52,9 @@ OSINT_SUBJECT_COUNTS = "osint_subject_counts"  # profiles per subject per day (T
 # Databases (decision 0051). The main one holds every collection but these: the suppression
 # list and third-party recipients' consents are in the recipients database, which only the
 # functions that mail or manage recipients may reach; the OSINT opt-out list, audit log and
-# subject counts in the osint database, which only the osint function may reach (IAM
-# conditions on each database, terraform/iam.tf). A transaction stays within one database.
+# subject counts in the osint database, which only the functions that keep the OSINT rules
+# (osint, and chat's assistant) may reach (IAM conditions on each database, terraform/iam.tf).
+# A transaction stays within one database.
 MAIN = "main"
 RECIPIENTS = "recipients"
 OSINT = "osint"
