@@ -129,6 +129,10 @@ class Emulator:
             "java",
             "-Duser.language=en",
             "-Xss2m",
+            # The emulator holds every document in its heap, and an export builds another copy:
+            # at 100,000 records the JVM's default (a quarter of the memory) ran out during the
+            # export (issue 26), and `make run` would have stopped without saving its data.
+            "-XX:MaxRAMPercentage=60",
             "-cp",
             str(find_jar()),
             MAIN_CLASS,
