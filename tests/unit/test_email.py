@@ -87,6 +87,23 @@ def test_sendgrid_server_error_is_not_sent_and_a_retry_succeeds(
     assert sendgrid_env.requests == 2
 
 
+def test_sendgrid_rate_limit_is_retryable_and_a_bad_request_is_final(
+    sendgrid_env: FakeSendGridServer,
+):
+    """A 429 (with Retry-After) may succeed later: the task is retried (issue 27). A 400
+    cannot: the task ends without sending again."""
+    sendgrid_env.fail_next(429, headers={"Retry-After": "2"})
+    with pytest.raises(EmailNotSent) as caught:
+        send(MESSAGE)
+    assert not isinstance(caught.value, mail.EmailRejected)
+    assert send(MESSAGE) == sendgrid_env.message_ids[0]
+
+    sendgrid_env.fail_next(400)
+    with pytest.raises(mail.EmailRejected):
+        send(MESSAGE)
+    assert len(sendgrid_env.messages) == 1
+
+
 def test_sendgrid_bad_request_is_not_sent(sendgrid_env: FakeSendGridServer):
     sendgrid_env.fail_next(400)
 
