@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -231,8 +232,13 @@ def semantic_search(
     limit: int,
     keep: Callable[[dict], bool] | None = None,
     prefilter: tuple[str, str, Any] | None = None,
+    until: float | None = None,
 ) -> list[Hit]:
-    """The nearest documents by cosine similarity, among those embedded with ``embedder``."""
+    """The nearest documents by cosine similarity, among those embedded with ``embedder``.
+
+    With ``until`` (a ``time.monotonic()`` instant, the search's budget) the call is one
+    attempt that the database abandons then, rather than a late search that keeps its worker
+    and the database busy until the Firestore deadline."""
     from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
     from google.cloud.firestore_v1.vector import Vector
 
@@ -252,7 +258,10 @@ def semantic_search(
     hits = []
     # google-cloud-firestore 2.x annotates find_nearest() as returning the class VectorQuery
     # (it returns an instance), so stream() reads as an unbound call: hence the ignore.
-    for doc in nearest.stream():  # type: ignore[call-arg]
+    bounded: dict[str, Any] = {}
+    if until is not None:
+        bounded = {"retry": None, "timeout": max(0.01, until - time.monotonic())}
+    for doc in nearest.stream(**bounded):  # type: ignore[call-arg]
         data = doc.to_dict() or {}
         distance = data.pop("vector_distance", 1.0)
         if keep is None or keep(data):

@@ -4,6 +4,7 @@ and by meaning, refuse bad input and mixed models, lose nothing already stored."
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -432,10 +433,25 @@ def test_a_part_past_the_budget_is_left_out_and_the_answer_says_degraded(
         assert ids(semantic)[0] == "camp-2"
         whole = search(auth, {"query": "mink fur"}, "campaigns").get_json()
         assert whole["degraded"] is True
-        assert [u.get("operation") for u in usage.stream()] == ["search.query"] * 3
+        # words that take 0.4 of the budget still stand in: they start at half of it, not
+        # once the whole budget is spent
+        words = retrieval.text_search
+
+        def slow_words(*args, **kwargs):
+            time.sleep(0.8)
+            return words(*args, **kwargs)
+
+        monkeypatch.setattr(service.retrieval, "text_search", slow_words)
+        settings_env(SEARCH_BUDGET_S="2")
+        slow = search(auth, {"query": "mink fur", "search_type": "semantic"}, "campaigns")
+        assert slow.status_code == 200
+        assert slow.get_json()["degraded"] is True
+        assert ids(slow)[0] == "camp-2"
+        assert [u.get("operation") for u in usage.stream()] == ["search.query"] * 4
         monkeypatch.setattr(service.retrieval, "text_search", stalled)
+        settings_env(SEARCH_BUDGET_S="0.5")
         assert search(auth, {"query": "mink fur"}, "campaigns").status_code == 502
-        assert len(list(usage.stream())) == 3  # the 502 is not billed
+        assert len(list(usage.stream())) == 4  # the 502 is not billed
     finally:
         release.set()
 
