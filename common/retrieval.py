@@ -256,12 +256,10 @@ def semantic_search(
         distance_result_field="vector_distance",
     )
     hits = []
-    # google-cloud-firestore 2.x annotates find_nearest() as returning the class VectorQuery
-    # (it returns an instance), so stream() reads as an unbound call: hence the ignore.
     bounded: dict[str, Any] = {}
     if until is not None:
         bounded = {"retry": None, "timeout": max(0.01, until - time.monotonic())}
-    for doc in nearest.stream(**bounded):  # type: ignore[call-arg]
+    for doc in nearest.stream(**bounded):
         data = doc.to_dict() or {}
         distance = data.pop("vector_distance", 1.0)
         if keep is None or keep(data):
