@@ -60,6 +60,12 @@ def webhooks(request: Request) -> Response:
 
 
 @functions_framework.http
+def mcp(request: Request) -> Response:
+    """POST /mcp: the MCP server, the API's operations as tools for AI assistants."""
+    return _serve("mcp", request)
+
+
+@functions_framework.http
 def portal(request: Request) -> Response:
     """/v1/portal/keys: the developer portal's key management (OIDC ID token)."""
     return _serve("portal", request)

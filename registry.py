@@ -38,6 +38,7 @@ GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
     "usage": (("functions.usage.routes", "ROUTES"),),
     "portal": (("functions.portal.routes", "ROUTES"),),
     "webhooks": (("functions.webhooks.routes", "ROUTES"),),
+    "mcp": (("functions.mcp.routes", "ROUTES"),),
     "tracking_dispatch": (("functions.tracking.routes", "DISPATCH_ROUTES"),),
     "task_worker": (("functions.tasks.routes", "WORKER_ROUTES"),),
 }

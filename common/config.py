@@ -154,6 +154,15 @@ class Settings(BaseSettings):
     capacity_wait_ms: int = Field(
         2000, ge=0, le=10_000, description="how long a request waits for a free search slot"
     )
+    mcp_allowed_origins: str = Field(
+        "",
+        description=(
+            "web origins (comma-separated, e.g. `https://app.example.org`) whose pages may call "
+            "`POST /mcp`; a request with another `Origin` gets 403. Requests without `Origin` "
+            "(assistants, not browsers) and the origin of `PUBLIC_BASE_URL` are always allowed; "
+            "when that is on this machine (local runs), so are loopback origins (decision 0052)"
+        ),
+    )
     rate_limit_requests: int = Field(60, ge=1, description="requests per window per consumer")
     rate_limit_window_s: int = Field(60, ge=1, le=86_400, description="the window, in seconds")
     auth_failures_per_address: int = Field(

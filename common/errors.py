@@ -104,6 +104,10 @@ class Gone(AppError):
     status, code, title = 410, "gone", "Gone"
 
 
+class NotAcceptable(AppError):
+    status, code, title = 406, "not_acceptable", "Not acceptable"
+
+
 class PayloadTooLarge(AppError):
     status, code, title = 413, "payload_too_large", "Payload too large"
 

@@ -24,9 +24,9 @@ The names the groups and entry points use are re-exported here.
 
 from typing import TYPE_CHECKING
 
-from common.http.pipeline import Api
+from common.http.pipeline import Api, Inputs, perform
 from common.http.responses import CORRELATION_HEADER, PROBLEM_JSON, framework_problem, render
-from common.http.routes import Auth, Call, Consumer, Html, Route, Static, Streamed
+from common.http.routes import Auth, Call, Consumer, Html, Reply, Route, Static, Streamed, Tool
 
 if TYPE_CHECKING:
     from common.http.routes import HeaderMap
@@ -40,9 +40,13 @@ __all__ = [
     "Consumer",
     "HeaderMap",
     "Html",
+    "Inputs",
+    "Reply",
     "Route",
     "Static",
     "Streamed",
+    "Tool",
     "framework_problem",
+    "perform",
     "render",
 ]

@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from flask import Request, Response
 
 from common import logging as log
 from common.config import get_settings
-from common.errors import AppError, MethodNotAllowed, NotFound
+from common.errors import AppError, MethodNotAllowed, NotFound, Unauthorized
 from common.http import capacity, settle
 from common.http.auth import authenticate_limited, bearer
 from common.http.body import abandon_body, body_unread, check_declared_length, read_body
@@ -22,6 +23,7 @@ from common.http.routes import CALLER_AUTHS, Auth, Call, Consumer, Route
 from common.http.validate import validate, validate_json
 
 if TYPE_CHECKING:
+    from common.http.routes import HeaderMap
     from common.internal import InternalCaller
     from common.tasks import Task
 
@@ -125,7 +127,14 @@ class Api:
             header = request.headers.get("X-Forwarded-Authorization") or request.headers.get(
                 "Authorization"
             )
-            consumer: Consumer = authenticate_limited(route.auth, header, request)
+            try:
+                consumer: Consumer = authenticate_limited(route.auth, header, request)
+            except Unauthorized as exc:
+                if route.resource_metadata:
+                    exc.headers["WWW-Authenticate"] += (
+                        f', resource_metadata="{public_url(request, route.resource_metadata)}"'
+                    )
+                raise
             log.consumer_id_var.set(consumer.consumer_id)
             from common.http import ratelimit  # both kinds of caller count against the consumer
 
@@ -138,28 +147,70 @@ class Api:
                 bearer(request.headers.get("Authorization")), route.auth.value
             )
         signed = route.auth in (Auth.WEBHOOK, Auth.SENDGRID)
-        raw = read_body(request) if route.body or signed else b""
+        raw = read_body(request) if route.body or route.raw_body or signed else b""
         if signed:  # nothing is parsed before the signature is verified
             from common import webhooks
 
             verify = webhooks.verify if route.auth is Auth.WEBHOOK else webhooks.verify_sendgrid
             principal = verify(raw, request.headers)
-        call = Call(
-            principal=principal,
-            path=validate(route.path_params, path_args, "path") if route.path_params else None,
-            query=validate(route.query, request.args.to_dict(), "query") if route.query else None,
-            body=validate_json(route.body, raw, check_text=route.auth in CALLER_AUTHS)
-            if route.body
-            else None,
-            correlation_id=correlation_id,
-            headers=request.headers,
-            api_routes=self._api_routes,
-            jobs=self._jobs,
+        call, response = perform(
+            route,
+            Inputs(principal, path_args, request.args.to_dict(), raw, request.headers),
+            (request.method, request.path, request.query_string),
+            correlation_id,
+            self._api_routes,
+            self._jobs,
         )
-        with capacity.slot(route.capacity):  # or 503 before the work starts
-            response = settle.run(route, call, request, raw)
         extra_headers.update(call.response_headers)
         return response
+
+
+@dataclass
+class Inputs:
+    """What a request gives a route, before validation: its caller (authenticated), path
+    parameters, query parameters, raw body and headers."""
+
+    principal: Any
+    path: dict[str, str]
+    query: dict[str, Any]
+    raw: bytes
+    headers: HeaderMap
+
+
+def perform(
+    route: Route,
+    inputs: Inputs,
+    target: tuple[str, str, bytes],
+    correlation_id: str,
+    api_routes: Callable[[], Sequence[Route]],
+    jobs: Callable[[], Mapping[str, Callable[[Task], str]]],
+) -> tuple[Call[Any, Any, Any, Any], Response]:
+    """The rest of the way, once the caller is known: path, query and body validated against
+    the route's models (400), a capacity slot (503 before the work starts), then the handler
+    run and the call settled (``settle``). Also how a tool of the MCP server runs its route
+    (``functions.mcp``): the same validation, capacity, Idempotency-Key and billing."""
+    call: Call[Any, Any, Any, Any] = Call(
+        principal=inputs.principal,
+        path=validate(route.path_params, inputs.path, "path") if route.path_params else None,
+        query=validate(route.query, inputs.query, "query") if route.query else None,
+        body=validate_json(route.body, inputs.raw, check_text=route.auth in CALLER_AUTHS)
+        if route.body
+        else None,
+        correlation_id=correlation_id,
+        headers=inputs.headers,
+        api_routes=api_routes,
+        jobs=jobs,
+        raw=inputs.raw,
+    )
+    with capacity.slot(route.capacity):  # or 503 before the work starts
+        return call, settle.run(route, call, target, inputs.raw)
+
+
+def public_url(request: Request, path: str) -> str:
+    """``path`` as callers reach it: under ``PUBLIC_BASE_URL`` (behind API Gateway the
+    request's own host is the function's), else under the request's own root (local runs)."""
+    base = get_settings().public_base_url or request.url_root
+    return base.rstrip("/") + path
 
 
 def _trace(request: Request) -> str | None:

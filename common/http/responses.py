@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from common import logging as log
 from common.errors import AppError, InternalError, InvalidRequest, NotFound, PayloadTooLarge
-from common.http.routes import Html, Static, Streamed
+from common.http.routes import Html, Reply, Static, Streamed
 
 PROBLEM_JSON = "application/problem+json"
 CORRELATION_HEADER = "x-correlation-id"
@@ -24,9 +24,11 @@ _CORRELATION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 logger = log.get_logger("ars.http")
 
 
-def render(status: int, result: BaseModel | Streamed | Html | Static | None) -> Response:
+def render(status: int, result: BaseModel | Streamed | Html | Static | Reply | None) -> Response:
     if result is None:
         return Response(status=204)
+    if isinstance(result, Reply):
+        return Response(result.body or None, status=result.status, mimetype=result.mimetype)
     if isinstance(result, Static):
         return Response(result.body, status=status, mimetype=result.mimetype)
     if isinstance(result, Html):

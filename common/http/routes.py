@@ -81,6 +81,30 @@ _P = TypeVar("_P", bound=BaseModel | None)
 _C = TypeVar("_C")
 
 
+@dataclass(frozen=True, eq=False)  # compared and hashed as itself (``fixed`` is a dict)
+class Tool:
+    """The operation as a tool of the MCP server (``functions.mcp``, decision 0052): its
+    arguments are the route's path, query and body fields together, its result the route's
+    answer (a streamed route's events gathered into one report), billed as the route.
+
+    The tool's title and description, written for a language model choosing among the tools,
+    are content: ``data/mcp/tools.toml`` under ``name``. The hints are MCP's tool annotations.
+    ``fixed`` sets body fields the tool does not take as arguments (a pause is an update with
+    ``active: false``), and ``body_fields`` names the body fields it takes as arguments (a
+    pause takes none). ``repeated``: a streamed route's event types that come many times,
+    gathered as lists (``finding`` -> ``findings``); every other event type but ``error`` is
+    kept once, under its own name."""
+
+    name: str
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+    fixed: Mapping[str, object] = field(default_factory=dict)
+    body_fields: tuple[str, ...] | None = None  # the body fields it takes (None: every one)
+    repeated: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Route(Generic[_B, _Q, _P, _C]):
     """One operation: what it accepts, who may call it, what it answers and what it costs.
@@ -91,7 +115,7 @@ class Route(Generic[_B, _Q, _P, _C]):
 
     method: str
     path: str
-    handler: Callable[[Call[_B, _Q, _P, _C]], BaseModel | Streamed | Html | Static | None]
+    handler: Callable[[Call[_B, _Q, _P, _C]], BaseModel | Streamed | Html | Static | Reply | None]
     operation_id: str
     summary: str
     tag: str
@@ -115,6 +139,17 @@ class Route(Generic[_B, _Q, _P, _C]):
     # The capacity pool the work belongs to (common.http.capacity): at most
     # MAX_CONCURRENT_SEARCHES of a pool run at once per instance, the others get 503.
     capacity: str | None = None
+    # The operation's tools on the MCP server (``Tool``); none: not offered to assistants.
+    tools: tuple[Tool, ...] = ()
+    # The handler parses the body itself (``Call.raw``, read with the same size, type and
+    # time limits): the MCP server answers a malformed message in JSON-RPC's own terms.
+    raw_body: bool = False
+    # A 401 names this OAuth protected-resource metadata document (RFC 9728), by its path,
+    # in WWW-Authenticate: how an MCP client finds where to sign in.
+    resource_metadata: str | None = None
+    # False: the route does not itself take an Idempotency-Key (the MCP server hands the
+    # header to the tool call it runs, which takes it as its REST route would).
+    idempotency: bool = True
 
     def pattern(self) -> re.Pattern[str]:
         parts = _PATH_PARAM.split(self.path)  # literal, name, literal, name, ..., literal
@@ -151,6 +186,8 @@ class Call(Generic[Body, Query, Path, Caller]):
     # A job bills this request when it delivers (a legal guide): the request itself is neither
     # billed nor noted as unbilled (decision 0039).
     billed_by_job: bool = False
+    # The request's body as received, for a route that parses it itself (``Route.raw_body``).
+    raw: bytes = b""
 
 
 @dataclass
@@ -169,6 +206,16 @@ class Streamed:
     mimetype: str
     failed: bool = False
     delivered: bool = False
+
+
+@dataclass
+class Reply:
+    """An answer in a format of its own, with its own status (the MCP server's JSON-RPC
+    messages: 200, 202 for a notification, 400 or 404 for a protocol error)."""
+
+    body: bytes
+    mimetype: str
+    status: int
 
 
 @dataclass

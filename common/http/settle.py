@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flask import Request, Response
+from flask import Response
 
 from common import logging as log
 from common.http.responses import render
@@ -24,6 +24,7 @@ from common.http.routes import CALLER_AUTHS, Call, Route, Streamed
 
 if TYPE_CHECKING:
     from common.http.idempotency import Reservation
+    from common.http.routes import HeaderMap
 
 logger = log.get_logger("ars.http")
 
@@ -105,15 +106,19 @@ class Settlement:
             logger.exception("unbilled request not noted", extra={"operation": operation})
 
 
-def run(route: Route, call: Call[Any, Any, Any, Any], request: Request, raw: bytes) -> Response:
+def run(
+    route: Route, call: Call[Any, Any, Any, Any], target: tuple[str, str, bytes], raw: bytes
+) -> Response:
     """The handler's answer, the call settled; a keyed POST/PATCH runs at most once per key
-    (the first answer replayed, 409 while it runs, 422 for another request with the key)."""
-    key = _idempotency_key(route, request)
+    (the first answer replayed, 409 while it runs, 422 for another request with the key).
+    ``target`` (method, path, query string) and ``raw`` (the body) are what makes two
+    requests with one key the same request; the key is ``call.headers``'."""
+    key = _idempotency_key(route, call.headers)
     if key is None:
         return _execute(Settlement(route, call))
     from common.http import idempotency
 
-    request_hash = idempotency.fingerprint(request.method, request.path, request.query_string, raw)
+    request_hash = idempotency.fingerprint(*target, raw)
     began = idempotency.begin(call.principal.consumer_id, key, request_hash)
     if isinstance(began, idempotency.Replay):  # not run, not billed; the rate limit counted it
         response = Response(began.body, status=began.status, headers=began.headers)
@@ -140,13 +145,13 @@ def _execute(settlement: Settlement) -> Response:
     return response
 
 
-def _idempotency_key(route: Route, request: Request) -> str | None:
+def _idempotency_key(route: Route, headers: HeaderMap) -> str | None:
     """The Idempotency-Key of a consumer's POST/PATCH (400 if malformed); else None."""
     from common.http import idempotency
 
-    if not idempotency.applies(route.method, route.auth in CALLER_AUTHS):
+    if not route.idempotency or not idempotency.applies(route.method, route.auth in CALLER_AUTHS):
         return None  # the header is ignored elsewhere, as Stripe does
-    return idempotency.key_from(request.headers)
+    return idempotency.key_from(headers)
 
 
 def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -> Iterator[str]:

@@ -7,7 +7,7 @@ import itertools
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 
-from common.http import Call, Route, Streamed
+from common.http import Call, Route, Streamed, Tool
 from common.http.streams import SSE, sse
 from functions.chat import service
 from functions.chat.models import (
@@ -146,6 +146,7 @@ ROUTES = (
         path="/v1/chat/intent",
         handler=intent,
         operation_id="chatIntent",
+        tools=(Tool("classify_intent", read_only=True, idempotent=True),),
         summary="Detect the intent of a message and extract its entities",
         tag="Chat",
         body=IntentRequest,
@@ -157,6 +158,7 @@ ROUTES = (
         path="/v1/chat/summarize",
         handler=summarize,
         operation_id="chatSummarize",
+        tools=(Tool("summarize_text", read_only=True, idempotent=True),),
         summary="Compress older conversation history into a summary",
         tag="Chat",
         body=SummarizeRequest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from common.http import Call, Route, Streamed
+from common.http import Call, Route, Streamed, Tool
 from common.http.streams import SSE, sse
 from functions.content import compose, service
 from functions.content.models import (
@@ -73,6 +73,7 @@ ROUTES = (
         path="/v1/content/generate",
         handler=generate,
         operation_id="generateContent",
+        tools=(Tool("generate_content", read_only=True),),
         summary="Draft campaign content from the knowledge base, within platform limits (JSON, "
         "or server-sent events with Accept: text/event-stream)",
         tag="Content",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.http import Call, Route
+from common.http import Call, Route, Tool
 from functions.knowledge import service
 from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passage
 
@@ -21,6 +21,7 @@ ROUTES = (
         path="/v1/knowledge/search",
         handler=search_knowledge,
         operation_id="searchKnowledge",
+        tools=(Tool("search_knowledge", read_only=True, idempotent=True),),
         summary="Find the passages of the knowledge corpus that answer a question",
         tag="Knowledge",
         body=KnowledgeRequest,

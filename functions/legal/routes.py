@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.http import Call, Route
+from common.http import Call, Route, Tool
 from functions.legal.models import GuidanceRequest, TaskAccepted
 
 
@@ -26,6 +26,7 @@ ROUTES = (
         path="/v1/legal/guidance",
         handler=request_guidance,
         operation_id="requestLegalGuidance",
+        tools=(Tool("request_legal_guidance"),),
         summary="Ask for general legal information on an advocacy activity (async, emailed)",
         tag="Legal",
         body=GuidanceRequest,

@@ -3,7 +3,7 @@ caller's own audit log."""
 
 from __future__ import annotations
 
-from common.http import Call, Route, Streamed
+from common.http import Call, Route, Streamed, Tool
 from common.http.streams import NDJSON, ndjson
 from functions.osint.models import (
     PROFILE_EVENTS,
@@ -77,6 +77,9 @@ ROUTES = (
         path="/v1/osint/personal-profile",
         handler=person_profile,
         operation_id="osintPersonalProfile",
+        tools=(
+            Tool("profile_person", read_only=True, open_world=True, repeated=("source", "finding")),
+        ),
         summary="A person's public, professional role from public sources, streamed as NDJSON",
         tag="OSINT",
         body=PersonProfileRequest,
@@ -94,6 +97,14 @@ ROUTES = (
         path="/v1/osint/company-profile",
         handler=company_profile,
         operation_id="osintCompanyProfile",
+        tools=(
+            Tool(
+                "investigate_company",
+                read_only=True,
+                open_world=True,
+                repeated=("source", "finding"),
+            ),
+        ),
         summary="A company's public commitments, campaigns, actions and news, streamed as NDJSON",
         tag="OSINT",
         body=CompanyProfileRequest,

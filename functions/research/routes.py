@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.http import Call, Route, Streamed
+from common.http import Call, Route, Streamed, Tool
 from common.http.streams import NDJSON, ndjson
 from functions.research.models import RESEARCH_EVENTS, ResearchItem, ResearchRequest
 
@@ -25,6 +25,7 @@ ROUTES = (
         path="/v1/research/topics",
         handler=research_topics,
         operation_id="researchTopics",
+        tools=(Tool("research_news", read_only=True, open_world=True, repeated=("item",)),),
         summary="Research topics and keywords in the news now, streamed as NDJSON",
         tag="Research",
         body=ResearchRequest,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from common.http import Call, Route
+from common.http import Call, Route, Tool
 from functions.search import service
 from functions.search.models import (
     TABLE_NAMES,
@@ -58,6 +58,7 @@ ROUTES = (
         path="/v1/search",
         handler=search_all,
         operation_id="searchAllTables",
+        tools=(Tool("search_records", read_only=True, idempotent=True),),
         summary="Search every table (or those listed in tables)",
         tag="Search",
         body=AllTablesRequest,
@@ -71,6 +72,7 @@ ROUTES = (
         path="/v1/search/{table}",
         handler=search_table,
         operation_id="searchTable",
+        tools=(Tool("search_table", read_only=True, idempotent=True),),
         summary="Search one table: campaigns, organizations, public_figures, actions, content",
         tag="Search",
         body=SearchRequest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from common.http import Auth, Call, Route
+from common.http import Auth, Call, Route, Tool
 from common.tasks import WORKER_PATH, Task
 from functions.tasks import records
 from functions.tasks.models import TaskPath, TaskView, WorkerResult, WorkerTask
@@ -54,6 +54,7 @@ ROUTES = (
         path="/v1/tasks/{taskId}",
         handler=get_task,
         operation_id="getTask",
+        tools=(Tool("get_task", read_only=True, idempotent=True),),
         summary="Show one of your async jobs (legal guidance, tracking runs): status and result",
         tag="Tasks",
         path_params=TaskPath,

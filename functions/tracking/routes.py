@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from common.http import Auth, Call, Html, Route
+from common.http import Auth, Call, Html, Route, Tool
 from common.models import Input
 from common.templates import render
 from common.topics import catalog as topic_catalog
@@ -158,6 +158,7 @@ ROUTES = (
         path=BASE,
         handler=list_subscriptions,
         operation_id="listSubscriptions",
+        tools=(Tool("list_tracking_subscriptions", read_only=True, idempotent=True),),
         summary="List your tracking subscriptions, newest first",
         tag="Tracking",
         query=ListQuery,
@@ -168,6 +169,7 @@ ROUTES = (
         path=BASE,
         handler=create_subscription,
         operation_id="createSubscription",
+        tools=(Tool("create_tracking_subscription"),),
         summary="Create a tracking subscription (active, first digest at the next tick)",
         tag="Tracking",
         body=SubscriptionCreate,
@@ -181,6 +183,20 @@ ROUTES = (
         path=BASE + "/{id}",
         handler=update_subscription,
         operation_id="updateSubscription",
+        tools=(
+            Tool(
+                "pause_tracking_subscription",
+                idempotent=True,
+                fixed={"active": False},
+                body_fields=(),
+            ),
+            Tool(
+                "resume_tracking_subscription",
+                idempotent=True,
+                fixed={"active": True},
+                body_fields=(),
+            ),
+        ),
         summary="Change the supplied fields; active false pauses, true resumes",
         tag="Tracking",
         body=SubscriptionPatch,
