@@ -109,7 +109,7 @@ def test_each_tool_is_described_for_a_model_with_its_schemas_and_price(alice):
         assert tool["inputSchema"]["type"] == "object"
         assert tool["inputSchema"]["additionalProperties"] is False
         assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint", "openWorldHint"}
-        assert "outputSchema" in tool and tool["outputSchema"]["type"] == "object", tool["name"]
+        assert tool["outputSchema"]["type"] == "object", tool["name"]
     table = tools["search_table"]["inputSchema"]
     assert set(table["required"]) == {"table", "query"}  # the path parameter and the body's
     assert "$0.05 per call (search.query)" in tools["search_records"]["description"]
