@@ -17,6 +17,7 @@ locals {
     webhooks          = { public = true, memory = "256M", timeout = 30 }
     portal            = { public = true, memory = "256M", timeout = 60 }
     usage             = { public = true, memory = "256M", timeout = 30 }
+    mcp               = { public = true, memory = "1Gi", timeout = 540 } # runs any tool, research and OSINT included
     tracking_dispatch = { public = false, memory = "256M", timeout = 300 }
     task_worker       = { public = false, memory = "1Gi", timeout = 900 }
   }
@@ -26,7 +27,7 @@ locals {
   implemented = [
     "health", "api", "chat", "tracking", "usage", "webhooks", "portal",
     "legal", "research", "search", "knowledge", "content", "osint", "tracking_dispatch",
-    "task_worker",
+    "task_worker", "mcp",
   ]
 
   # `api` serves every route from one function; only deployed on request.

@@ -30,6 +30,10 @@ locals {
     portal_page_root = { path = "/portal", function = "portal", methods = ["get"] }
     portal_page      = { path = "/portal/{path=**}", function = "portal", methods = ["get"] }
     usage            = { path = "/v1/usage", function = "usage", methods = ["get", "options"] }
+    # The MCP server (decision 0052) and the OAuth protected-resource metadata its 401 names.
+    mcp                  = { path = "/mcp", function = "mcp", methods = ["get", "post", "delete", "options"] }
+    protected_resource   = { path = "/.well-known/oauth-protected-resource", function = "mcp", methods = ["get"] }
+    protected_resource_m = { path = "/.well-known/oauth-protected-resource/mcp", function = "mcp", methods = ["get"] }
   }
 
   openapi_spec = templatefile("${path.module}/openapi-gateway.yaml.tftpl", {

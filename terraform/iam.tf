@@ -87,6 +87,7 @@ locals {
     webhooks          = { sa = "webhooks", secrets = ["IDP_WEBHOOK_SECRET"], roles = [local.datastore, local.recipients] }
     portal            = { sa = "portal", secrets = [], roles = [local.datastore] }
     usage             = { sa = "usage", secrets = [], roles = [local.datastore] }
+    mcp               = { sa = "mcp", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.recipients, local.osint, local.vertex, local.enqueuer] }
     tracking_dispatch = { sa = "dispatch", secrets = [], roles = [local.datastore, local.enqueuer] }
     task_worker       = { sa = "worker", secrets = ["SENDGRID_API_KEY", "PAUSE_LINK_SECRET", "LLM_API_KEY"], roles = [local.datastore, local.recipients, local.vertex, local.enqueuer] }
   }

@@ -85,19 +85,19 @@ run "secrets_and_roles" {
   assert {
     condition = jsonencode(sort([
       for k, m in google_project_iam_member.fn : split(" ", k)[0] if m.role == "roles/aiplatform.user"
-    ])) == jsonencode(["chat", "content", "knowledge", "osint", "research", "search", "task_worker"])
+    ])) == jsonencode(["chat", "content", "knowledge", "mcp", "osint", "research", "search", "task_worker"])
     error_message = "roles/aiplatform.user goes to the functions that embed text or call the LLM, and only those."
   }
 
   assert {
     condition = jsonencode(sort([
       for k, m in google_project_iam_member.fn : split(" ", k)[0] if m.role == "roles/cloudtasks.enqueuer"
-    ])) == jsonencode(["legal", "task_worker", "tracking", "tracking_dispatch"])
+    ])) == jsonencode(["legal", "mcp", "task_worker", "tracking", "tracking_dispatch"])
     error_message = "roles/cloudtasks.enqueuer goes to the functions that create tasks, and only those."
   }
 
   assert {
-    condition     = jsonencode(sort(keys(google_service_account_iam_member.fn_acts_as_invoker))) == jsonencode(["legal", "task_worker", "tracking", "tracking_dispatch"])
+    condition     = jsonencode(sort(keys(google_service_account_iam_member.fn_acts_as_invoker))) == jsonencode(["legal", "mcp", "task_worker", "tracking", "tracking_dispatch"])
     error_message = "Only the functions that create tasks may act as the task invoker."
   }
 
@@ -127,16 +127,16 @@ run "secrets_and_roles" {
     condition = jsonencode(sort([
       for k, m in google_project_iam_member.fn : split(" ", k)[0]
       if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/recipients\""
-    ])) == jsonencode(["task_worker", "tracking", "webhooks"])
-    error_message = "The recipients database (suppression list, consents) is reached by task_worker, tracking and webhooks only."
+    ])) == jsonencode(["mcp", "task_worker", "tracking", "webhooks"])
+    error_message = "The recipients database (suppression list, consents) is reached by task_worker, tracking, webhooks and mcp (its subscription tools) only."
   }
 
   assert {
     condition = jsonencode(sort([
       for k, m in google_project_iam_member.fn : split(" ", k)[0]
       if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/osint\""
-    ])) == jsonencode(["chat", "osint"])
-    error_message = "The osint database (opt-out list, audit log) is reached by osint and chat (the assistant's company and person answers keep the OSINT rules) only."
+    ])) == jsonencode(["chat", "mcp", "osint"])
+    error_message = "The osint database (opt-out list, audit log) is reached by osint, chat (the assistant's company and person answers keep the OSINT rules) and mcp (its OSINT tools) only."
   }
 
   assert {
@@ -196,7 +196,7 @@ run "llm_api_key_readers" {
   assert {
     condition = jsonencode(sort([
       for k, m in google_secret_manager_secret_iam_member.fn_accessor : split(" ", k)[0] if endswith(k, " LLM_API_KEY")
-    ])) == jsonencode(["chat", "content", "research", "task_worker"])
+    ])) == jsonencode(["chat", "content", "mcp", "research", "task_worker"])
     error_message = "LLM_API_KEY is readable by the functions that call the LLM, and only those."
   }
 }

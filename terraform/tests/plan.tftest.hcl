@@ -37,8 +37,8 @@ run "deployment" {
   # Functions: which exist, their entry points and ingress.
   assert {
     condition = jsonencode(keys(google_cloudfunctions2_function.fn)) == jsonencode([
-      "chat", "content", "health", "knowledge", "legal", "osint", "portal", "research", "search",
-      "task_worker", "tracking", "tracking_dispatch", "usage", "webhooks",
+      "chat", "content", "health", "knowledge", "legal", "mcp", "osint", "portal", "research",
+      "search", "task_worker", "tracking", "tracking_dispatch", "usage", "webhooks",
     ])
     error_message = "Unexpected set of functions: ${jsonencode(keys(google_cloudfunctions2_function.fn))}"
   }
@@ -72,8 +72,8 @@ run "deployment" {
   # Invokers: the gateway calls the public functions, one caller per internal function.
   assert {
     condition = jsonencode(keys(google_cloud_run_service_iam_member.gateway_invoker)) == jsonencode([
-      "chat", "content", "health", "knowledge", "legal", "osint", "portal", "research", "search",
-      "tracking", "usage", "webhooks",
+      "chat", "content", "health", "knowledge", "legal", "mcp", "osint", "portal", "research",
+      "search", "tracking", "usage", "webhooks",
     ])
     error_message = "Every public function, and only those, must be invokable by the gateway."
   }
@@ -136,7 +136,8 @@ run "deployment" {
         "/v1/search", "/v1/search/{path=**}", "/v1/knowledge/{path=**}",
         "/v1/content/{path=**}", "/v1/legal/{path=**}", "/v1/research/{path=**}",
         "/v1/osint/{path=**}", "/v1/tasks/{path=**}", "/webhooks/idp", "/webhooks/sendgrid",
-        "/v1/portal/{path=**}", "/v1/usage", "/portal", "/portal/{path=**}",
+        "/v1/portal/{path=**}", "/v1/usage", "/portal", "/portal/{path=**}", "/mcp",
+        "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
       ] : strcontains(base64decode(google_api_gateway_api_config.api.openapi_documents[0].document[0].contents), "\n  \"${path}\":\n")
     ])
     error_message = "The gateway's OpenAPI document lacks a route."

@@ -48,6 +48,9 @@ EXPECTED = {
     "usage": set(),
     "tracking_dispatch": set(),
     "task_worker": {"SENDGRID_API_KEY", "PAUSE_LINK_SECRET", "LLM_API_KEY"},
+    # runs every tool's route (content, chat and research call the LLM); it reaches the link
+    # checks of the tracking pages through their route table, but no tool serves a page
+    "mcp": {"LLM_API_KEY"},
 }
 
 
@@ -92,11 +95,25 @@ def _imports(module: str) -> frozenset[str]:
     return frozenset(m for m in found if _path(m) and (module, m) not in NOT_CARRYING)
 
 
+@cache
+def tool_route_modules() -> list[str]:
+    from importlib import import_module
+
+    return [
+        module
+        for tables in GROUPS.values()
+        for module, name in tables
+        if any(route.tools for route in getattr(import_module(module), name))
+    ]
+
+
 def reaches(group: str) -> set[str]:
     seen: set[str] = set()
     todo = [module for module, _ in GROUPS[group]]
     if group == "task_worker":  # the worker runs the jobs the registry hands it (Call.jobs)
         todo += [module for module, _ in JOBS]
+    if group == "mcp":  # the MCP server runs the routes that declare tools (Call.api_routes)
+        todo += tool_route_modules()
     while todo:
         module = todo.pop()
         if module not in seen:

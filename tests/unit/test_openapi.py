@@ -147,6 +147,10 @@ KEYED_POST = {"200", "400", "401", "408", "409", "413", "415", "422", "429", "50
 EXPECTED = {
     ("get", "/health"): {"200", "502"},
     ("get", "/openapi.json"): {"200", "502"},
+    # RFC 9728 metadata, where a 401 of POST /mcp points (decision 0052); /mcp itself speaks
+    # JSON-RPC and is described in the README, not here
+    ("get", "/.well-known/oauth-protected-resource"): {"200", "502"},
+    ("get", "/.well-known/oauth-protected-resource/mcp"): {"200", "502"},
     ("get", "/v1/tracking/topics"): {"200", "401", "429", "502"},
     ("get", "/v1/tracking/subscriptions"): {"200", "400", "401", "429", "502"},
     ("post", "/v1/tracking/subscriptions"): {
