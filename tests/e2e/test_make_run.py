@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -440,6 +441,54 @@ def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[s
     assert usage_of(base, auth, "research.topics") == (research[0] + 1, research[1])
 
 
+def assert_assistants_use_the_tools_over_mcp(base: str, cli_env: dict[str, str]) -> None:
+    """Issue 28's acceptance: the official MCP client, in both eras, lists the tools (each
+    described, each with an object input schema); a search tool call returns records and is
+    billed once as search.query, listing is not billed; a bad key is 401 naming where to sign
+    in; bad arguments and a company investigation of a person's name are unbilled tool
+    errors (the OSINT screen of the REST route)."""
+    from tests.e2e.test_mcp_client import connect
+
+    # a consumer of its own: the demo key spent its minute's requests on the steps before
+    issued = admin(cli_env, "issue-key", "--email", "assistant@example.org")
+    assert issued.returncode == 0, issued.stderr
+    key = issued.stdout.strip()
+    auth = {"Authorization": f"Bearer {key}"}
+    profiles = usage_of(base, auth, "osint.company_profile")
+    for mode in ("legacy", "auto"):
+        before = usage_of(base, auth, "search.query")[0]
+
+        async def work(client: Any) -> tuple[Any, Any, Any, Any]:
+            listed = await client.list_tools()
+            billed_after_listing = usage_of(base, auth, "search.query")[0]
+            found = await client.call_tool("search_records", {"query": "cage-free eggs"})
+            bad = await client.call_tool("search_records", {"query": "eggs", "limit": 0})
+            person = await client.call_tool("investigate_company", {"companyName": "Jane Smith"})
+            return listed, billed_after_listing, found, (bad, person)
+
+        listed, billed_after_listing, found, (bad, person) = connect(base, key, mode, work)
+        assert listed.tools
+        for tool in listed.tools:
+            assert tool.description
+            assert tool.input_schema["type"] == "object"
+        assert billed_after_listing == before  # listing is free
+        assert not found.is_error
+        assert found.structured_content["data"], "the search tool returns records"
+        assert bad.is_error
+        assert person.is_error
+        assert "not_an_organization" in person.content[0].text
+        assert usage_of(base, auth, "search.query")[0] == before + 1, mode
+    assert usage_of(base, auth, "osint.company_profile") == profiles  # refused: not billed
+    refused = httpx.post(
+        f"{base}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Authorization": "Bearer ars_live_" + "0" * 38},
+        timeout=10,
+    )
+    assert refused.status_code == 401
+    assert "resource_metadata=" in refused.headers["WWW-Authenticate"]
+
+
 def assert_a_stalled_database_gives_quick_answers_and_loses_nothing(
     base: str, auth: dict, emulator_port: int
 ) -> None:
@@ -516,6 +565,7 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert_billing_is_for_value_delivered(base, auth, cli_env)
     assert_imported_records_are_found_by_words_and_meaning(base, auth, cli_env, tmp_path)
     assert_osint_holds_on_news_wording(base, auth, cli_env)
+    assert_assistants_use_the_tools_over_mcp(base, cli_env)
     assert_a_stalled_database_gives_quick_answers_and_loses_nothing(base, auth, emulator_port)
     # The server's log is where the README says: its JSON lines in .local/server.log.
     assert '"message": "request"' in (tmp_path / ".local" / "server.log").read_text()

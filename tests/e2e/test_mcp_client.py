@@ -31,17 +31,31 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_knowledge", {"query": "Is undercover filming on farms legal?"}),
     ("generate_content", {"topic": "cage-free eggs", "platform": "x"}),
     ("investigate_company", {"companyName": "Harlow Foods", "reportGoal": "Campaign research"}),
-    ("profile_person", {"firstName": "Dana", "lastName": "Whitfield", "companyName": "Harlow Foods",
-                        "reportGoal": "Who decides on the egg policy"}),
+    (
+        "profile_person",
+        {
+            "firstName": "Dana",
+            "lastName": "Whitfield",
+            "companyName": "Harlow Foods",
+            "reportGoal": "Who decides on the egg policy",
+        },
+    ),
     ("research_news", {"topics": ["cage-free"], "limit": 3}),
-    ("request_legal_guidance", {"situation": "A peaceful protest outside a supermarket",
-                                "jurisdiction": "England"}),
+    (
+        "request_legal_guidance",
+        {"situation": "A peaceful protest outside a supermarket", "jurisdiction": "England"},
+    ),
     ("get_task", {"taskId": "{task}"}),
     ("classify_intent", {"message": "Draft a tweet about cage-free eggs"}),
-    ("summarize_text", {"messages": [
-        {"role": "user", "content": "We plan a cage-free campaign against Harlow Foods."},
-        {"role": "assistant", "content": "Their 2025 pledge is the lever; start with it."},
-    ]}),
+    (
+        "summarize_text",
+        {
+            "messages": [
+                {"role": "user", "content": "We plan a cage-free campaign against Harlow Foods."},
+                {"role": "assistant", "content": "Their 2025 pledge is the lever; start with it."},
+            ]
+        },
+    ),
     ("create_tracking_subscription", {"topics": ["cage-free"], "frequency": "weekly"}),
     ("list_tracking_subscriptions", {}),
     ("pause_tracking_subscription", {"id": "{subscription}"}),
@@ -101,7 +115,9 @@ def test_the_official_client_lists_and_calls_every_tool_billed_once_each(
             progress.append(done)
 
         for name, arguments in CALLS:
-            filled = {k: v.format(**found) if isinstance(v, str) else v for k, v in arguments.items()}
+            filled = {
+                k: v.format(**found) if isinstance(v, str) else v for k, v in arguments.items()
+            }
             watch = on_progress if name == "research_news" else None
             result = await client.call_tool(name, filled, progress_callback=watch)
             assert not result.is_error, (name, result.content)
@@ -110,15 +126,19 @@ def test_the_official_client_lists_and_calls_every_tool_billed_once_each(
                 found["task"] = result.structured_content["taskId"]
             if name == "create_tracking_subscription":
                 found["subscription"] = result.structured_content["data"]["id"]
-        return client.protocol_version, {"tools": listed.tools, "schemas": schemas,
-                                         "progress": progress}, results
+        return (
+            client.protocol_version,
+            {"tools": listed.tools, "schemas": schemas, "progress": progress},
+            results,
+        )
 
     version, listing, results = connect(server, key, mode, work)
     assert version == ("2026-07-28" if mode == "auto" else "2025-11-25")
     tools = listing["tools"]
     assert len(tools) == len(CALLS)
     for tool in tools:
-        assert tool.description and tool.input_schema["type"] == "object"
+        assert tool.description
+        assert tool.input_schema["type"] == "object"
     for name, structured in results.items():
         jsonschema.validate(structured, listing["schemas"][name])  # and the client checked it
     assert listing["progress"], "research_news reported its progress"
@@ -133,13 +153,24 @@ def test_the_official_client_lists_and_calls_every_tool_billed_once_each(
     billed = usage(server, key)
     # each priced tool once, at its route's operation; listing, discovery and free tools: none
     assert billed["search.query"] == 2
-    for operation in ("knowledge.search", "content.generate", "research.topics", "chat.intent",
-                      "chat.summarize"):
+    for operation in (
+        "knowledge.search",
+        "content.generate",
+        "research.topics",
+        "chat.intent",
+        "chat.summarize",
+    ):
         assert billed[operation] == 1, operation
     assert billed.get("osint.company_profile", 0) == (1 if report["findings"] else 0)
     assert set(billed) <= {
-        "search.query", "knowledge.search", "content.generate", "research.topics",
-        "chat.intent", "chat.summarize", "osint.company_profile", "osint.personal_profile",
+        "search.query",
+        "knowledge.search",
+        "content.generate",
+        "research.topics",
+        "chat.intent",
+        "chat.summarize",
+        "osint.company_profile",
+        "osint.personal_profile",
         "legal.guidance",
     }
 
@@ -147,17 +178,22 @@ def test_the_official_client_lists_and_calls_every_tool_billed_once_each(
 def test_a_bad_key_is_401_with_where_to_sign_in_and_bad_arguments_a_free_tool_error(
     server, emulator, records
 ):
-    refused = httpx.post(f"{server}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                         headers={"Authorization": "Bearer ars_live_" + "0" * 38})
+    refused = httpx.post(
+        f"{server}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Authorization": "Bearer ars_live_" + "0" * 38},
+    )
     assert refused.status_code == 401
     challenge = refused.headers["WWW-Authenticate"]
     assert "resource_metadata=" in challenge
     metadata_url = challenge.split('resource_metadata="')[1].split('"')[0]
-    document = httpx.get(server + metadata_url[metadata_url.index("/.well-known"):]).json()
+    document = httpx.get(server + metadata_url[metadata_url.index("/.well-known") :]).json()
     assert document["resource"].endswith("/mcp")
-    with pytest.raises(BaseException) as raised:  # the client reports it inside task groups
+    from mcp import MCPError
+
+    with pytest.raises(BaseExceptionGroup) as raised:  # the client's task groups wrap it
         connect(server, "ars_live_" + "0" * 38, "legacy", lambda client: client.list_tools())
-    assert "error response" in repr(raised.value) or "401" in repr(raised.value)
+    assert raised.group_contains(MCPError, match="error response", depth=None)
 
     key = issue_key(emulator, f"mcp-bad-{uuid.uuid4().hex[:6]}@example.org")
 

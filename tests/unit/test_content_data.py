@@ -22,6 +22,7 @@ from functions.content.texts import Drafts
 from functions.legal import guide
 from functions.legal.content import Activities, GuideText
 from functions.legal.jurisdictions import Jurisdictions
+from functions.mcp.tools import ToolTexts
 from functions.osint.report import ReportContent as OsintReport
 from functions.research.gather import _StopWords
 from functions.research.overview import OverviewWords
@@ -44,8 +45,9 @@ MODELS: dict[str, type[Content]] = {
     "content/drafts.toml": Drafts,
     "privacy/screen.toml": PrivacyRules,
     "osint/report.toml": OsintReport,
+    "mcp/tools.toml": ToolTexts,
 }
-FOLDERS = ("legal", "offline", "research", "content", "osint", "privacy")
+FOLDERS = ("legal", "offline", "research", "content", "osint", "privacy", "mcp")
 
 
 def test_every_content_file_has_a_model():
