@@ -32,6 +32,9 @@ FIRST_REQUEST = {
     "health": "from registry import app; app('system'); import google.cloud.firestore",
     "tracking": "from registry import app; app('tracking'); import google.cloud.firestore",
     "api": "from registry import app; app('all'); import google.cloud.firestore",
+    # the MCP server's first tools/list imports every route table that declares tools
+    "mcp": "from registry import app, all_routes; app('mcp'); all_routes(); "
+    "import google.cloud.firestore",
 }
 
 

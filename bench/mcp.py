@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import emulated  # noqa: E402
-from devtools.emulator import Emulator, dies_with_parent, free_port  # noqa: E402
+from devtools.emulator import Emulator, free_port  # noqa: E402
+from devtools.server import start_api  # noqa: E402
 
 QUERIES = (
     "cage-free egg pledge",
@@ -51,32 +51,6 @@ MODERN_META = {
 
 def progress(message: str) -> None:
     print(f"[bench/mcp {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def start_server(emulator: Emulator, port: int, log: Any) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "ENVIRONMENT": "test",
-        "FIRESTORE_EMULATOR_HOST": emulator.address,
-        "GOOGLE_CLOUD_PROJECT": emulator.project,
-        "LOG_LEVEL": "WARNING",
-        "EMBEDDINGS_BACKEND": "offline",
-    }
-    return subprocess.Popen(
-        dies_with_parent(
-            [
-                str(Path(sys.executable).parent / "functions-framework"),
-                "--target=api",
-                f"--source={ROOT / 'main.py'}",
-                "--host=127.0.0.1",
-                f"--port={port}",
-            ]
-        ),
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
 
 
 def rest(http: httpx.Client, query: str, search_type: str) -> httpx.Response:
@@ -176,8 +150,11 @@ def official_client(base: str, key: str, mode: str, n: int) -> dict[str, Any]:
                     started = time.perf_counter()
                     result = await client.call_tool(
                         "search_table",
-                        {"table": "campaigns", "query": QUERIES[i % len(QUERIES)],
-                         "search_type": "text"},
+                        {
+                            "table": "campaigns",
+                            "query": QUERIES[i % len(QUERIES)],
+                            "search_type": "text",
+                        },
                     )
                     if result.is_error:
                         raise SystemExit(f"official client: {result.content}")
@@ -203,7 +180,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115
         port = free_port()
-        server = start_server(emulator, port, log)
+        env = {
+            **os.environ,  # emulated.environment: the emulator, offline engines, quiet logs
+            "LOG_LEVEL": "WARNING",
+        }
+        server = start_api(env, port, log)
         try:
             from functions.search.importer import import_records
             from functions.search.tables import TABLES

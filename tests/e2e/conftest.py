@@ -8,13 +8,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 import httpx
 import pytest
 
-from devtools.emulator import Emulator, dies_with_parent, free_port
+from devtools.emulator import Emulator, free_port
 from devtools.run import THREADS
+from devtools.server import start_api
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
@@ -31,25 +31,6 @@ def server_env(emulator: Emulator) -> dict[str, str]:
         # (tests/emulator/test_edge_limit.py).
         "AUTH_FAILURES_PER_ADDRESS": "0",
     }
-
-
-def start_api(env: dict[str, str], port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
-    """The real functions-framework server of the single-port ``api`` entry point."""
-    return subprocess.Popen(
-        dies_with_parent(  # this process runs gRPC threads: no preexec_fn (see the helper)
-            [
-                str(BIN / "functions-framework"),
-                "--target=api",
-                f"--source={ROOT / 'main.py'}",
-                "--host=127.0.0.1",
-                f"--port={port}",
-            ]
-        ),
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
 
 
 def healthy_within(base: str, seconds: float) -> bool:
