@@ -86,7 +86,9 @@ def _answer(message: protocol.Message, era: str, call: Call[None, None, None]) -
     raise RpcError(protocol.METHOD_NOT_FOUND, "Method not found", method)
 
 
-def _call_tool(message: protocol.Message, modern: bool, call: Call[None, None, None]) -> Any:
+def _call_tool(
+    message: protocol.Message, modern: bool, call: Call[None, None, None]
+) -> Reply | Streamed:
     params = message.params
     name, arguments = params.get("name"), params.get("arguments", {})
     offered = tools.catalog(call.api_routes()).get(name) if isinstance(name, str) else None
