@@ -300,3 +300,85 @@ def test_a_streamed_tool_returns_its_report_and_progress_when_asked(alice, feeds
     assert report["summary"]["text"]
     assert report["end"]
     assert usage_of(consumer) == ["research.topics"]
+
+
+# Tools cheap enough to fuzz: generated arguments from each one's inputSchema (schemathesis's
+# generator, through an OpenAPI document of the tools), valid and invalid.
+FUZZED = (
+    "search_records",
+    "search_table",
+    "search_knowledge",
+    "classify_intent",
+    "summarize_text",
+    "list_tracking_subscriptions",
+    "get_task",
+)
+
+
+def tools_as_openapi(listed: list[dict]) -> dict:
+    """Each tool as ``POST /tools/{name}`` whose body is its arguments (``$defs`` moved to the
+    components, where OpenAPI's references point)."""
+    paths, components = {}, {}
+    for tool in listed:
+        schema = json.loads(
+            json.dumps(tool["inputSchema"]).replace("#/$defs/", "#/components/schemas/")
+        )
+        components.update(schema.pop("$defs", {}))
+        body = {"required": True, "content": {"application/json": {"schema": schema}}}
+        paths[f"/tools/{tool['name']}"] = {
+            "post": {"requestBody": body, "responses": {"200": {"description": "result"}}}
+        }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "tools", "version": "1"},
+        "paths": paths,
+        "components": {"schemas": components},
+    }
+
+
+@pytest.mark.parametrize("name", FUZZED)
+def test_generated_arguments_get_a_result_matching_the_output_schema_or_a_tool_error(
+    campaigns,  # noqa: F811
+    alice,
+    name,
+):
+    """Whatever the arguments, a tool answers a result that validates against its
+    outputSchema, or a tool error (never a protocol error or a 500); what the route refused
+    is not billed."""
+    import jsonschema
+    import schemathesis
+    from hypothesis import HealthCheck, assume, given, settings
+
+    consumer, auth = alice
+    listed = rpc(auth, "tools/list").get_json()["result"]["tools"]
+    output = next(t["outputSchema"] for t in listed if t["name"] == name)
+    operation = schemathesis.openapi.from_dict(tools_as_openapi(listed))[f"/tools/{name}"]["POST"]
+    outcomes = {"result": 0, "error": 0}
+
+    @settings(
+        max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
+    @given(
+        operation.as_strategy(generation_mode=schemathesis.GenerationMode.POSITIVE)
+        | operation.as_strategy(generation_mode=schemathesis.GenerationMode.NEGATIVE)
+    )
+    def call(case):
+        assume(not isinstance(case.body, bytes))  # a body that is not JSON: no arguments
+        answered = rpc(auth, "tools/call", {"name": name, "arguments": case.body})
+        if not isinstance(case.body, dict):  # arguments must be an object: the protocol's 400
+            outcomes["error"] += 1
+            assert answered.get_json()["error"]["code"] == -32602
+            return
+        assert answered.status_code == 200, answered.get_data(as_text=True)
+        result = answered.get_json()["result"]
+        if result.get("isError"):
+            outcomes["error"] += 1
+            assert result["content"][0]["text"]
+        else:
+            outcomes["result"] += 1
+            jsonschema.validate(result["structuredContent"], output)
+
+    billed_before = len(usage_of(consumer))
+    call()
+    assert outcomes["result"] + outcomes["error"] >= 10
+    assert len(usage_of(consumer)) - billed_before <= outcomes["result"]  # errors are free
