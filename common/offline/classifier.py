@@ -51,11 +51,16 @@ _CUES = {
 
 
 def features(text: str) -> dict[str, float]:
+    named = _names_a_company(text)
     lowered = text.lower()
     tokens = TOKEN.findall(lowered)
     grams = set(tokens) | {f"{a} {b}" for a, b in pairwise(tokens)}
     grams |= {"stem:" + token[:5] for token in tokens if len(token) > 5}
     grams |= {"cue:" + name for name, cue in _CUES.items() if cue.search(lowered)}
+    if named:
+        grams.add("entity:company")
+        if len(tokens) <= 4:  # the message is little more than the name ("Tyson?")
+            grams.add("entity:company_alone")
     if re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+", text):
         grams.add("shape:name")
     if text.strip().endswith("?"):
@@ -63,6 +68,16 @@ def features(text: str) -> dict[str, float]:
     grams.add(f"shape:length{min(len(tokens) // 5, 6)}")
     weight = 1.0 / math.sqrt(len(grams))
     return dict.fromkeys(grams, weight)
+
+
+def _names_a_company(text: str) -> bool:
+    """Whether the message surely names a company (``common.offline.companies``: one the
+    gazetteer knows, or a name ending in a company word): the model learns what that means
+    from the training set's names and applies it to any other company ("Review Kroger's
+    ...", where no word says "company")."""
+    from common.offline.companies import sure_company
+
+    return sure_company(text) is not None
 
 
 @dataclass

@@ -28,10 +28,11 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from common.offline import lexicon
+from common.offline import gazetteer, lexicon
 from common.text import organisations
 
 MIN_SCORE = 1
+SURE = 3  # a candidate ending in a company word ("Harlow Foods") before a gazetteer name
 _TOKEN = re.compile(r"[A-Za-z0-9\u00c0-\u024f][\w'\u2019.&+-]*|&")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s|(?<=s)['\u2019])$")
 _LOWER_RUN = re.compile(r"[a-z0-9][\w'\u2019&.-]*(?:\s+(?:&\s+)?[a-z0-9][\w'\u2019&.-]*){0,4}")
@@ -64,11 +65,28 @@ class Candidate:
         return points
 
 
-def company_name(text: str) -> str | None:
-    """The company the message names, or None."""
+def company_name(text: str, known: gazetteer.Index | None = None) -> str | None:
+    """The company the message names, or None: a company the gazetteer knows (the curated
+    list, and ``known``: the caller's table names), unless a name the rules score as surely a
+    company's (it ends in a company word) comes first; else the rules' best."""
+    found = gazetteer.find(text, known)
     scored = [(c.score(text), -c.start, c.name) for c in candidates(text)]
     best = max(scored, default=None)
+    if found is not None:
+        if best is not None and best[0] >= SURE and -best[1] < found.start:
+            return best[2]
+        return found.name
     return best[2] if best is not None and best[0] >= MIN_SCORE else None
+
+
+def sure_company(text: str) -> tuple[int, str] | None:
+    """(start, name) of a company the message surely names: one the gazetteer knows, or a
+    name the rules score as a company's (it ends in a company word); the earliest."""
+    found = gazetteer.find(text)
+    sure = [(c.start, c.name) for c in candidates(text) if c.score(text) >= SURE]
+    if found is not None:
+        sure.append((found.start, found.name))
+    return min(sure, default=None)
 
 
 def candidates(text: str) -> list[Candidate]:

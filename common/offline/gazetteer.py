@@ -1,0 +1,132 @@
+"""The companies the service knows by name (issue 29): a curated list of the largest food,
+retail, restaurant, food-service, hospitality, fashion and cosmetics companies
+(``data/text/companies.toml``, with its sources), and the names the caller's own tables hold
+(organizations, campaign and action targets), handed in by the caller that can read them.
+
+A name is found in a message however it is written: in any case, with or without accents,
+apostrophes and a possessive ("Kroger's", "mcdonalds", "Nestle", "Marks and Spencer"), the
+longest name first. What is returned is the name as the message writes it, without a
+possessive. A name that is also an ordinary word or a person's name on its own (``ambiguous``:
+Target, Subway, Next, Puma) counts only with more evidence: written capitalised away from a
+sentence's start, with a possessive, after a word that asks about a company ("at", "into",
+"about", "research"...), or standing almost alone (a message of a few words).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from common.datafiles import Content, Line, load
+
+Sector = Literal[
+    "retail", "restaurant", "foodservice", "hospitality", "producer", "food", "fashion", "cosmetics"
+]
+LONGEST = 6  # words in the longest name matched
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?|&", re.UNICODE)
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+# words after which a name is asked about (an ambiguous name counts after one of them)
+_CUES = frozenset(
+    "at about into on of for from against investigate research check review look profile "
+    "audit dig does did has have is was are were".split()
+)
+_FEW_WORDS = 4  # a message this short is mostly its name ("Target cage free?")
+
+
+class Company(Content):
+    name: Line
+    aliases: list[Line] = []
+    sector: Sector
+    ambiguous: bool = False
+
+
+class Companies(Content):
+    company: list[Company]
+
+
+@dataclass(frozen=True)
+class Found:
+    name: str  # as the message writes it, without a possessive
+    start: int  # character offset in the message
+    canonical: str  # the gazetteer's name (or the table's)
+
+
+def fold(text: str) -> str:
+    """Lower case, no accents, no apostrophes, "&" as "and", other punctuation as spaces."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    plain = re.sub(r"['\u2019`]", "", plain.replace("&", " and "))
+    return " ".join(re.sub(r"[^\w]+|_", " ", plain).split())
+
+
+@cache
+def curated() -> tuple[Company, ...]:
+    return tuple(load("text/companies.toml", Companies).company)
+
+
+Index = Mapping[str, tuple[str, bool]]  # folded form -> (canonical name, ambiguous)
+
+
+@cache
+def _curated_index() -> Index:
+    return _index((c.name, c.ambiguous, c.aliases) for c in curated())
+
+
+def index_of(names: Iterable[str]) -> Index:
+    """The index of names from the caller's tables (built once by the caller, then reused)."""
+    return _index((name, False, []) for name in names)
+
+
+def _index(entries: Iterable[tuple[str, bool, list[str]]]) -> Index:
+    index: dict[str, tuple[str, bool]] = {}
+    for name, ambiguous, aliases in entries:
+        for form in (name, *aliases):
+            key = fold(form)
+            if key and key not in index:
+                index[key] = (name, ambiguous)
+    return index
+
+
+def find(text: str, known: Index | None = None) -> Found | None:
+    """The first company ``text`` names (the longest name at the earliest place), from the
+    curated list and ``known`` (``index_of`` the caller's table names, never ambiguous: a
+    campaign's own target is meant), or None."""
+    index = _curated_index()
+    extra = known or {}
+    words = list(_WORD.finditer(text))
+    folded = [fold(w.group(0)) for w in words]
+    bare = [fold(_POSSESSIVE.sub("", w.group(0))) for w in words]
+    for i in range(len(words)):
+        for n in range(min(LONGEST, len(words) - i), 0, -1):
+            last = i + n - 1
+            head = " ".join(folded[i:last])
+            # the last word as written ("McDonald's" -> mcdonalds) or without its possessive
+            for tail, possessive in ((folded[last], False), (bare[last], True)):
+                key = f"{head} {tail}".strip()
+                entry = extra.get(key) or index.get(key)
+                if entry is None:
+                    continue
+                canonical, ambiguous = entry
+                written = words[last].group(0)
+                kept = _POSSESSIVE.sub("", written) if possessive else written.rstrip("'\u2019")
+                span_end = words[last].start() + len(kept)
+                has_possessive = span_end < words[last].end()
+                if ambiguous and not _evidence(text, words, i, has_possessive):
+                    continue
+                return Found(text[words[i].start() : span_end], words[i].start(), canonical)
+    return None
+
+
+def _evidence(text: str, words: list[re.Match[str]], i: int, possessive: bool) -> bool:
+    """Whether an ambiguous name at word ``i`` is meant as a company."""
+    first = words[i].group(0)
+    at_sentence_start = i == 0 or bool(re.search(r"[.!?]\s*$", text[: words[i].start()]))
+    if first[:1].isupper() and not at_sentence_start and not text.isupper():
+        return True
+    if possessive or len(words) <= _FEW_WORDS:
+        return True
+    return i > 0 and words[i - 1].group(0).lower() in _CUES
