@@ -8,8 +8,9 @@ apostrophes and a possessive ("Kroger's", "mcdonalds", "Nestle", "Marks and Spen
 longest name first. What is returned is the name as the message writes it, without a
 possessive. A name that is also an ordinary word or a person's name on its own (``ambiguous``:
 Target, Subway, Next, Puma) counts only with more evidence: written capitalised away from a
-sentence's start, with a possessive, after a word that asks about a company ("at", "into",
-"about", "research"...), or standing almost alone (a message of a few words).
+sentence's start, with a possessive, after a word that asks about a company (``company_cues``
+of ``data/offline/entities.toml``: "at", "into", "about", "research"...), or standing almost
+alone (a message of a few words).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from functools import cache
 from typing import Literal
 
 from common.datafiles import Content, Line, load
+from common.offline import lexicon
 
 Sector = Literal[
     "retail", "restaurant", "foodservice", "hospitality", "producer", "food", "fashion", "cosmetics"
@@ -29,17 +31,12 @@ Sector = Literal[
 LONGEST = 6  # words in the longest name matched
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?|&", re.UNICODE)
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
-# words after which a name is asked about (an ambiguous name counts after one of them)
-_CUES = frozenset(
-    "at about into on of for from against investigate research check review look profile "
-    "audit dig does did has have is was are were".split()
-)
 _FEW_WORDS = 4  # a message this short is mostly its name ("Target cage free?")
 
 
 class Company(Content):
     name: Line
-    aliases: list[Line] = []
+    aliases: tuple[Line, ...] = ()
     sector: Sector
     ambiguous: bool = False
 
@@ -78,10 +75,10 @@ def _curated_index() -> Index:
 
 def index_of(names: Iterable[str]) -> Index:
     """The index of names from the caller's tables (built once by the caller, then reused)."""
-    return _index((name, False, []) for name in names)
+    return _index((name, False, ()) for name in names)
 
 
-def _index(entries: Iterable[tuple[str, bool, list[str]]]) -> Index:
+def _index(entries: Iterable[tuple[str, bool, Iterable[str]]]) -> Index:
     index: dict[str, tuple[str, bool]] = {}
     for name, ambiguous, aliases in entries:
         for form in (name, *aliases):
@@ -129,4 +126,4 @@ def _evidence(text: str, words: list[re.Match[str]], i: int, possessive: bool) -
         return True
     if possessive or len(words) <= _FEW_WORDS:
         return True
-    return i > 0 and words[i - 1].group(0).lower() in _CUES
+    return i > 0 and words[i - 1].group(0).lower() in lexicon.entities().company_cues
