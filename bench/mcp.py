@@ -30,6 +30,9 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+# run as a script, this file's folder comes first on the path, and "import mcp" would find
+# this file instead of the MCP SDK
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 sys.path.insert(0, str(ROOT))
 
 from bench import emulated  # noqa: E402
