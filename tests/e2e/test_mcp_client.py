@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,10 @@ def connect(server: str, key: str, mode: str, work: Callable[[Any], Awaitable[An
             async with Client(transport, mode=mode) as client:
                 return await work(client)
 
-    return asyncio.run(run())
+    # on a thread of its own: the browser tests' Playwright leaves an event loop running on
+    # this one, where asyncio.run() refuses to start another
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, run()).result()
 
 
 def usage(server: str, key: str) -> dict[str, int]:
