@@ -54,6 +54,7 @@ class Offered:
     tool: Tool
     route: Route
     schema: dict[str, Any]  # its input schema
+    output: dict[str, Any] | None  # its output schema (none for a route with no model)
     path_fields: frozenset[str]
     query_fields: frozenset[str]
     report: type[BaseModel] | None  # a streamed route's events, gathered
@@ -74,8 +75,8 @@ class Offered:
                 "openWorldHint": self.tool.open_world,
             },
         }
-        if (output := output_schema(self)) is not None:
-            listed["outputSchema"] = output
+        if self.output is not None:
+            listed["outputSchema"] = self.output
         return listed
 
     def inputs(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], bytes]:
@@ -101,18 +102,22 @@ def catalog(routes: Sequence[Route]) -> dict[str, Offered]:
 
 @cache
 def _catalog(routes: tuple[Route, ...]) -> dict[str, Offered]:
+    """Built once per process: the schemas are generated here, not on every listing."""
     offered: dict[str, Offered] = {}
     for route in routes:
         for tool in route.tools:
             if tool.name in offered:
                 raise ValueError(f"two tools named {tool.name!r}")
+            report = _report_model(route, tool) if route.stream and route.response is None else None
+            output = report or route.response
             offered[tool.name] = Offered(
                 tool,
                 route,
                 input_schema(route, tool),
+                output.model_json_schema(by_alias=True, mode="serialization") if output else None,
                 _fields(route.path_params),
                 _fields(route.query),
-                _report_model(route, tool) if route.stream and route.response is None else None,
+                report,
             )
     return offered
 
@@ -153,13 +158,6 @@ def _taken(tool: Tool, body: bool) -> Any:
     return lambda name: (
         name not in tool.fixed and (tool.body_fields is None or name in tool.body_fields)
     )
-
-
-def output_schema(offered: Offered) -> dict[str, Any] | None:
-    model = offered.report or offered.route.response
-    if model is None:
-        return None
-    return model.model_json_schema(by_alias=True, mode="serialization")
 
 
 def _fields(model: type[BaseModel] | None) -> frozenset[str]:

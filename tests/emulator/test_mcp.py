@@ -382,3 +382,22 @@ def test_generated_arguments_get_a_result_matching_the_output_schema_or_a_tool_e
     call()
     assert outcomes["result"] + outcomes["error"] >= 10
     assert len(usage_of(consumer)) - billed_before <= outcomes["result"]  # errors are free
+
+
+def test_tool_calls_count_against_the_consumers_rate_limit_and_refuse_control_characters(alice):
+    """Each POST /mcp is one request of the consumer's rate limit, as a REST request is; an
+    argument with a control or bidi character is refused as the REST body would be (free)."""
+    from common.firestore import CONSUMERS
+    from common.http import keys
+
+    consumer, auth = alice
+    hidden = rpc(
+        auth, "tools/call", {"name": "search_records", "arguments": {"query": "mink\u202efur"}}
+    ).get_json()["result"]
+    assert hidden["isError"] is True
+    assert "query" in hidden["content"][0]["text"]
+    assert usage_of(consumer) == []
+    get_db().collection(CONSUMERS).document(consumer["id"]).update({"rate_limit": [2, 60]})
+    keys.clear_cache()
+    statuses = [rpc(auth, "tools/list").status_code for _ in range(3)]
+    assert statuses == [200, 429, 429]  # the refused call above was the window's first
