@@ -183,11 +183,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115
         port = free_port()
-        env = {
-            **os.environ,  # emulated.environment: the emulator, offline engines, quiet logs
-            "LOG_LEVEL": "WARNING",
-        }
-        server = start_api(env, port, log)
+        # emulated.environment set the emulator, the offline engines and quiet logs
+        server = start_api(dict(os.environ), port, log)
         try:
             from functions.search.importer import import_records
             from functions.search.tables import TABLES
