@@ -401,3 +401,25 @@ def test_tool_calls_count_against_the_consumers_rate_limit_and_refuse_control_ch
     keys.clear_cache()
     statuses = [rpc(auth, "tools/list").status_code for _ in range(3)]
     assert statuses == [200, 429, 429]  # the refused call above was the window's first
+
+
+def test_a_tool_cannot_reach_another_consumers_subscription(alice, bob):
+    """Bob's pause tool call with Alice's subscription id is the route's 404, a free tool
+    error; Alice's subscription is untouched."""
+    _, auth = alice
+    created = rpc(
+        auth,
+        "tools/call",
+        {"name": "create_tracking_subscription", "arguments": {"topics": ["fur"]}},
+    ).get_json()["result"]["structuredContent"]["data"]
+    _, bob_auth = bob
+    paused = rpc(
+        bob_auth,
+        "tools/call",
+        {"name": "pause_tracking_subscription", "arguments": {"id": created["id"]}},
+    ).get_json()["result"]
+    assert paused["isError"] is True
+    assert "404" in paused["content"][0]["text"]
+    listed = rpc(auth, "tools/call", {"name": "list_tracking_subscriptions", "arguments": {}})
+    [mine] = listed.get_json()["result"]["structuredContent"]["data"]
+    assert (mine["id"], mine["active"]) == (created["id"], True)
