@@ -95,6 +95,8 @@ QUERIES_PATH = ROOT / "bench" / "data" / "search_queries.jsonl"
 TUNING_PATHS = (
     ROOT / "bench" / "data" / "search_queries_tuning.jsonl",
     ROOT / "bench" / "data" / "search_queries_tuning_hard.jsonl",
+    # questions in other words than the answering guide's (decision 0053)
+    ROOT / "bench" / "data" / "search_queries_tuning_paraphrase.jsonl",
 )
 SAMPLE = ROOT / "data" / "sample"
 KNOWLEDGE_DIR = ROOT / "data" / "knowledge"
