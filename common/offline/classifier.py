@@ -86,6 +86,8 @@ class Model:
     weights: dict[str, list[float]]  # feature -> one weight per label
     bias: list[float]
     temperature: float = 1.0
+    # The model on the message's sentence embedding (``Meaning``), mixed in with ``mix``.
+    meaning: Meaning | None = None
 
     def scores(self, text: str) -> list[float]:
         scores = list(self.bias)
@@ -97,7 +99,10 @@ class Model:
         return scores
 
     def probabilities(self, text: str) -> dict[str, float]:
-        return dict(zip(self.labels, softmax(self.scores(text), self.temperature), strict=True))
+        words = softmax(self.scores(text), self.temperature)
+        if self.meaning is not None:
+            words = self.meaning.mixed(words, text)
+        return dict(zip(self.labels, words, strict=True))
 
     def predict(self, text: str) -> tuple[str, float]:
         probabilities = self.probabilities(text)
@@ -106,20 +111,89 @@ class Model:
 
     def to_json(self) -> str:
         rounded = {f: [round(w, 5) for w in row] for f, row in sorted(self.weights.items())}
-        return json.dumps(
-            {
-                "labels": self.labels,
-                "bias": [round(b, 5) for b in self.bias],
-                "temperature": round(self.temperature, 4),
-                "weights": rounded,
-            },
-            separators=(",", ":"),
-        )
+        document: dict[str, object] = {
+            "labels": self.labels,
+            "bias": [round(b, 5) for b in self.bias],
+            "temperature": round(self.temperature, 4),
+            "weights": rounded,
+        }
+        if self.meaning is not None:
+            document["meaning"] = self.meaning.as_dict()
+        return json.dumps(document, separators=(",", ":"))
 
     @classmethod
     def load(cls, path: Path) -> Model:
         data = json.loads(path.read_text())
-        return cls(data["labels"], data["weights"], data["bias"], data["temperature"])
+        meaning = Meaning(**data["meaning"]) if "meaning" in data else None
+        return cls(data["labels"], data["weights"], data["bias"], data["temperature"], meaning)
+
+
+@dataclass
+class Meaning:
+    """A logistic regression on the message's sentence embedding (the offline MiniLM, 384
+    dimensions, ``common.offline.minilm``): it reads what a message asks for in words the
+    word model has not seen (issue 29). Its log-probabilities are mixed with the word model's,
+    ``mix`` on this side (chosen by cross-validation on the training split)."""
+
+    weights: list[list[float]]  # dimension -> one weight per label
+    bias: list[float]
+    mix: float
+    scale: float = 4.0  # the unit vector scaled, so that the weights need not be large
+
+    def mixed(self, words: list[float], text: str) -> list[float]:
+        from common.offline.minilm import get_model
+
+        vector = get_model().embed([text])[0]
+        scores = list(self.bias)
+        for value, row in zip(vector, self.weights, strict=True):
+            for k, weight in enumerate(row):
+                scores[k] += weight * value * self.scale
+        meaning = softmax(scores)
+        logs = [
+            (1 - self.mix) * math.log(max(w, 1e-12)) + self.mix * math.log(max(m, 1e-12))
+            for w, m in zip(words, meaning, strict=True)
+        ]
+        return softmax(logs)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "weights": [[round(w, 5) for w in row] for row in self.weights],
+            "bias": [round(b, 5) for b in self.bias],
+            "mix": self.mix,
+            "scale": self.scale,
+        }
+
+
+def train_meaning(
+    vectors: Sequence[Sequence[float]],
+    labels_of: Sequence[int],
+    labels: int,
+    *,
+    mix: float,
+    scale: float = 4.0,
+    l2: float = 1e-3,
+    steps: int = 400,
+    rate: float = 2.0,
+) -> Meaning:
+    """Full-batch gradient descent with NumPy, each example weighted by the inverse of its
+    intent's share (as the word model is): deterministic for the same vectors."""
+    import numpy as np
+
+    x = np.asarray(vectors, dtype=np.float64) * scale
+    y = np.asarray(labels_of)
+    n, d = x.shape
+    balance = (n / (labels * np.bincount(y, minlength=labels)))[y]
+    target = np.eye(labels)[y]
+    weights, bias = np.zeros((d, labels)), np.zeros(labels)
+    for _ in range(steps):
+        scores = x @ weights + bias
+        scores -= scores.max(axis=1, keepdims=True)
+        probabilities = np.exp(scores)
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        gradient = (probabilities - target) * balance[:, None] / n
+        weights -= rate * (x.T @ gradient + l2 * weights)
+        bias -= rate * gradient.sum(axis=0)
+    return Meaning(weights.tolist(), bias.tolist(), mix, scale)
 
 
 def softmax(scores: Sequence[float], temperature: float = 1.0) -> list[float]:

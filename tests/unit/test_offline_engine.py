@@ -3,6 +3,7 @@ model trained from the repository's dataset."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,25 @@ def test_holdout_accuracy_is_at_least_ninety_percent():
     holdout = read_jsonl(DATA / "holdout.jsonl")
     assert len(holdout) >= 150
     assert accuracy(model(), holdout) >= 0.90
+
+
+def test_messages_in_styles_the_training_set_lacked_are_understood():
+    """Issue 29's held-out set (bench/data/intent_holdout_styles.jsonl: long, lower case,
+    typos, brand names only, a company's strategy...), written apart and never tuned on: the
+    intent, and the company an INVESTIGATE_COMPANY message names, as the issue asks."""
+    from bench.intent import STYLES, _company_key
+
+    rows = [json.loads(line) for line in STYLES.read_text().splitlines() if line.strip()]
+    detected = [detect_intent(row["text"]) for row in rows]
+    right = sum(intent == row["intent"] for (intent, _, _), row in zip(detected, rows, strict=True))
+    assert right / len(rows) >= 0.95
+    named = [
+        (row, extract("INVESTIGATE_COMPANY", row["text"]).get("companyName"))
+        for row in rows
+        if row.get("companyName")
+    ]
+    exact = sum(_company_key(got) == _company_key(row["companyName"]) for row, got in named)
+    assert exact / len(named) >= 0.90
 
 
 def test_holdout_never_overlaps_training():
