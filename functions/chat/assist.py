@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from common import privacy, retrieval
 from common.datafiles import Content, Line, LowerWords, Pattern, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
+from common.offline import companies, gazetteer
 from common.text import clip
 from functions.content import compose
 from functions.content import service as content
@@ -388,6 +389,31 @@ def _named_in(message: str, table: str) -> str | None:
         ):  # "Dr. Fairbanks" folds to "dr fairbanks"
             return name
     return None
+
+
+def company_in_tables(message: str) -> str | None:
+    """The company the message names, knowing the names the tables hold (issue 29): the
+    organizations' names and the campaigns' and actions' targets found by one words-only
+    search of the three tables ("what is mercado verde doing on eggs" -> "Mercado Verde",
+    which the rules miss in lower case), with the curated list and the rules
+    (``companies.company_name``). None when that search finds no record."""
+    from functions.search import service as search
+
+    found = search.search(
+        [search.table(t) for t in ("organizations", "campaigns", "actions")],
+        clip(message, 500),
+        "text",
+        RECORDS,
+    )
+    field_of = {"organizations": "name", "campaigns": "target", "actions": "target"}
+    names = {str(hit["record"].get(field_of[hit["table"]]) or "") for hit in found} - {""}
+    if not names:
+        return None
+    known = gazetteer.index_of(sorted(names))
+    named = companies.company_name(message, known)
+    if named is None:
+        return None
+    return known.get(gazetteer.fold(named), (named, False))[0]  # the tables' spelling
 
 
 def organization_named(message: str) -> str | None:

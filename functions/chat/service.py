@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common import privacy
+from common.errors import BackendUnavailable
 from common.firestore import MEMORIES, delete_matching, get_db, where_eq
 from common.llm import ChatProvider, get_provider, provider_or_offline
 from common.logging import get_logger
@@ -44,11 +45,21 @@ Turn = dict[str, str]
 
 def _classify(message: str) -> tuple[Intent, float, dict[str, Any]]:
     """The offline classifier's (intent, confidence, extractedInfo). Its labels come from the
-    trained model (data/intents): one the API does not publish is a bug, not an answer."""
+    trained model (data/intents): one the API does not publish is a bug, not an answer. A
+    company question's ``companyName`` knows the names the tables hold (issue 29); when the
+    tables cannot be read, the curated list and the rules answer alone."""
     label, confidence, info = engine.detect_intent(message)
-    if is_intent(label):
-        return label, confidence, info
-    raise ValueError(f"the intent model answered an unknown intent {label!r}")
+    if not is_intent(label):
+        raise ValueError(f"the intent model answered an unknown intent {label!r}")
+    if label == "INVESTIGATE_COMPANY":
+        try:
+            named = assist.company_in_tables(message)
+        except BackendUnavailable as exc:
+            logger.warning("company names of the tables unread", extra={"reason": str(exc)})
+            named = None
+        if named:
+            info = {**info, "companyName": named}
+    return label, confidence, info
 
 
 def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:

@@ -162,7 +162,9 @@ def test_a_person_is_found_in_their_public_role_and_a_namesake_elsewhere_is_not(
 
 def test_a_general_question_naming_a_public_figure_answers_with_their_record(auth):
     body = ask(auth, "What is Priya Raman's position on broiler welfare?")
-    assert body["intent"] == "GENERAL_CHAT"  # the question is not worded as a profile request
+    # a named person's position is research of that person, as the training set labels
+    # "Secretary Alvarez's position on line speed waivers" (issue 29)
+    assert body["intent"] == "RESEARCH_INDIVIDUAL"
     assert "Head of Sustainability and Sourcing" in body["response"]
     assert "Brightwell Supermarkets" in body["response"]
     assert "public, professional role" in body["response"]
@@ -180,7 +182,8 @@ def test_a_legislators_record_is_answered_with_their_office_not_screened_as_poli
 def test_a_question_naming_an_organisation_answers_with_its_record(auth, billed):
     """Issue 25: questions about organisations use the organizations records."""
     body = ask(auth, "what does open barn alliance actually do?")
-    assert body["intent"] == "GENERAL_CHAT"
+    # what a named organisation does is research of it (issue 29): its record answers
+    assert body["intent"] == "INVESTIGATE_COMPANY"
     assert "UK charity that runs corporate campaigns" in body["response"]
     assert body["citations"][0]["title"] == "Open Barn Alliance"
     assert billed() == ["chat.message"]
@@ -350,3 +353,39 @@ def test_a_draft_request_naming_only_a_person_answers_with_their_record(consumer
     message = "who is gordon hale? he keeps coming up, for our newsletter"
     answer = _offline(consumer_id, "CREATE_CONTENT", info, message, {}, set())
     assert [c.title for c in answer.citations] == ["Gordon Hale"]
+
+
+@pytest.mark.parametrize(
+    ("message", "company"),
+    [
+        # in lower case the rules take "cage-free eggs"; the tables hold Mercado Verde
+        ("what is mercado verde doing on cage-free eggs", "Mercado Verde"),
+        # the tables' spelling of a target named in lower case
+        ("look into kaldera pizza group and their chicken sourcing", "Kaldera Pizza Group"),
+        # a company neither table holds: the curated list answers (issue 29 acceptance)
+        ("Review Kroger's sow-stall phase-out", "Kroger"),
+    ],
+)
+def test_the_company_named_is_found_among_the_names_the_tables_hold(auth, message, company):
+    response = client().post("/v1/chat/intent", json={"message": message}, headers=auth)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["intent"] == "INVESTIGATE_COMPANY"
+    assert body["extractedInfo"]["companyName"] == company
+
+
+def test_a_company_question_is_answered_by_the_rules_when_the_tables_cannot_be_read(
+    auth, monkeypatch
+):
+    from common.errors import BackendUnavailable
+    from functions.chat import assist
+
+    def unreadable(message: str) -> str:
+        raise BackendUnavailable("The organizations text index is being rebuilt.")
+
+    monkeypatch.setattr(assist, "company_in_tables", unreadable)
+    body = client().post(
+        "/v1/chat/intent", json={"message": "Review Kroger's sow-stall phase-out"}, headers=auth
+    ).get_json()
+    assert body["intent"] == "INVESTIGATE_COMPANY"
+    assert body["extractedInfo"]["companyName"] == "Kroger"

@@ -262,7 +262,7 @@ def test_a_providers_reply_passes_the_personal_data_screen_as_it_streams(fake, a
     )
     raw = post(
         "message",
-        {"message": "What should we know about the Harlow Foods campaign?"},
+        {"message": "How should we plan the next phase of our cage-free campaign?"},
         alice,
         accept="text/event-stream",
     ).get_data(as_text=True)
