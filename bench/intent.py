@@ -8,12 +8,17 @@ labels the holdout's; ``holdout_companies.jsonl`` holds 40 more, written before 
 extractor's rules and never used to tune them; ``bench/data/company_names_dev.jsonl`` labels
 messages of the training split, the set the rules were tuned on).
 
-Run: ``.venv/bin/python bench/intent.py``.
+``--provider`` measures the service's intent detection with a provider instead: the share of
+messages it asks the provider (the offline engine's confidence below ``CONFIDENT``) and, when
+a real provider's answers are recorded, how it does with the loopback fake replaying them.
+
+Run: ``.venv/bin/python bench/intent.py [--provider]``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -46,6 +51,9 @@ COMPANY_DEV = ROOT / "bench" / "data" / "company_names_dev.jsonl"  # from train:
 # names only, a company's strategy...), written apart from the training data, the holdouts and
 # the engine; never to tune on. Intent for every message, companyName on INVESTIGATE_COMPANY.
 STYLES = ROOT / "bench" / "data" / "intent_holdout_styles.jsonl"
+# A real provider's answers to both held-out sets (devtools/record_intents.py), replayed by
+# ``--provider``; none are recorded on a machine that reaches no provider.
+PROVIDER_ANSWERS = ROOT / "bench" / "data" / "intent_provider_answers.jsonl"
 
 
 def held_out(path: Path) -> dict[str, object]:
@@ -110,7 +118,91 @@ def company_extraction(path: Path) -> dict[str, object]:
     }
 
 
+def provider_path(answers: Path) -> dict[str, object]:
+    """The service's intent detection with a provider (``functions.chat.service.
+    detect_intent``: the offline engine answers at or above ``CONFIDENT``, the provider below
+    it), the provider being the loopback fake replaying the answers a real provider gave to
+    the same messages (``devtools/record_intents.py``). Per held-out set: the share of messages
+    the provider is asked, and the accuracy of the provider alone, of the offline engine alone
+    and of the two together; their agreement; companyName end to end on the styles set. The
+    tables are not consulted (no database here): companyName is the engine's or the
+    provider's."""
+    from functions.chat import assist
+    from functions.chat import service as chat
+
+    assist.company_in_tables = lambda message: None  # type: ignore[assignment]
+    sets = {"holdout.jsonl": MODEL_PATH.parent / "holdout.jsonl", STYLES.name: STYLES}
+    offline = {
+        name: [(text, label, detect_intent(text)) for text, label in read_jsonl(path)]
+        for name, path in sets.items()
+    }
+    asked = {
+        name: sum(confidence < chat.CONFIDENT for _, _, (_, confidence, _) in rows)
+        for name, rows in offline.items()
+    }
+    out: dict[str, object] = {
+        "confident_at": chat.CONFIDENT,
+        "asked_share": {name: round(asked[name] / len(rows), 4) for name, rows in offline.items()},
+    }
+    if not answers.exists():
+        out["recorded_answers"] = (
+            f"none at {answers.relative_to(ROOT)}: record them with devtools/record_intents.py "
+            "where a provider is reachable"
+        )
+        return out
+    from tests.fakes.openai_server import replayed
+
+    recorded = [json.loads(line) for line in answers.read_text().splitlines() if line.strip()]
+    with replayed(recorded) as environment:
+        os.environ.update(environment)
+        _reset_provider()
+        try:
+            for name, rows in offline.items():
+                out[name] = _agreement(rows, chat)
+        finally:
+            for key in environment:
+                os.environ.pop(key, None)
+            _reset_provider()
+    out["recorded_answers"] = {"path": str(answers.relative_to(ROOT)), "lines": len(recorded)}
+    return out
+
+
+def _reset_provider() -> None:
+    from common.config import get_settings
+    from common.llm import reset_provider
+
+    get_settings.cache_clear()
+    reset_provider()
+
+
+def _agreement(rows: list[tuple[str, str, tuple[str, float, dict]]], chat) -> dict[str, object]:
+    from common.llm import ProviderError, get_provider
+
+    provider = get_provider()
+    alone = together = agree = failed = 0
+    for text, label, (offline_intent, _, _) in rows:
+        try:
+            intent, _, _ = chat.provider_intent(provider, text)
+        except ProviderError:
+            failed += 1
+            intent = None
+        alone += intent == label
+        agree += intent == offline_intent
+        together += chat.detect_intent(text)[0] == label
+    n = len(rows)
+    return {
+        "provider_alone": round(alone / n, 4),
+        "offline_alone": round(sum(o == lbl for _, lbl, (o, _, _) in rows) / n, 4),
+        "together": round(together / n, 4),
+        "provider_agrees_with_offline": round(agree / n, 4),
+        "provider_failed": failed,
+    }
+
+
 def main() -> None:
+    if "--provider" in sys.argv[1:]:
+        print(json.dumps(provider_path(PROVIDER_ANSWERS), indent=2))
+        return
     holdout = read_jsonl(MODEL_PATH.parent / "holdout.jsonl")
     model()  # loaded once, as in a warm instance
     totals, right, latencies = Counter(), Counter(), []
@@ -142,7 +234,8 @@ def main() -> None:
         "held_out": {"holdout.jsonl": held_out(MODEL_PATH.parent / "holdout.jsonl"),
                      STYLES.name: held_out(STYLES)},
         "company_name_styles": company_extraction(STYLES),
-        "targets": {"accuracy": 0.9, "p50_ms": 5, "company_name_exact_match": 0.85},
+        # issue 29: on the styles set, accuracy 0.95 and companyName 0.90; p50 under 20 ms
+        "targets": {"styles_accuracy": 0.95, "p50_ms": 20, "styles_company_name": 0.90},
     }, indent=2))  # fmt: skip
 
 

@@ -68,23 +68,29 @@ def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
     if confidence >= CONFIDENT:
         return intent, info, confidence, engine.NAME
 
-    def ask(provider: ChatProvider) -> tuple[Intent, dict[str, Any], float]:
-        answer = provider.complete_json(
-            [
-                {"role": "system", "content": prompt("intent.v1")},
-                {"role": "user", "content": message},
-            ],
-            IntentReply,
-            schema_name="intent",
-        )
-        found = answer.extractedInfo.model_dump()
-        fields = {k: found[k] for k in INTENT_KEYS[answer.intent] if found.get(k)}
-        return answer.intent, fields, answer.confidence
-
     (intent, info, confidence), name = provider_or_offline(
-        ask, lambda: (intent, info, confidence), on_failure="offline", what="intent"
+        lambda provider: provider_intent(provider, message),
+        lambda: (intent, info, confidence),
+        on_failure="offline",
+        what="intent",
     )
     return intent, info, confidence, name
+
+
+def provider_intent(provider: ChatProvider, message: str) -> tuple[Intent, dict[str, Any], float]:
+    """The provider's (intent, extractedInfo, confidence) for one message, in the offline
+    engine's output schema: the fields its intent takes (``INTENT_KEYS``), those it found."""
+    answer = provider.complete_json(
+        [
+            {"role": "system", "content": prompt("intent.v1")},
+            {"role": "user", "content": message},
+        ],
+        IntentReply,
+        schema_name="intent",
+    )
+    found = answer.extractedInfo.model_dump()
+    fields = {k: found[k] for k in INTENT_KEYS[answer.intent] if found.get(k)}
+    return answer.intent, fields, answer.confidence
 
 
 @dataclass

@@ -384,8 +384,12 @@ def test_a_company_question_is_answered_by_the_rules_when_the_tables_cannot_be_r
         raise BackendUnavailable("The organizations text index is being rebuilt.")
 
     monkeypatch.setattr(assist, "company_in_tables", unreadable)
-    body = client().post(
-        "/v1/chat/intent", json={"message": "Review Kroger's sow-stall phase-out"}, headers=auth
-    ).get_json()
+    body = (
+        client()
+        .post(
+            "/v1/chat/intent", json={"message": "Review Kroger's sow-stall phase-out"}, headers=auth
+        )
+        .get_json()
+    )
     assert body["intent"] == "INVESTIGATE_COMPANY"
     assert body["extractedInfo"]["companyName"] == "Kroger"

@@ -20,6 +20,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -238,3 +239,48 @@ class FakeOpenAIServer(LoopbackFake):
         with self._lock:
             self.requests.append(recorded)
             return self._queue.popleft() if self._queue else self.default
+
+
+class ReplayServer(FakeOpenAIServer):
+    """The fake answering each intent request with a recorded provider answer to the same
+    message (``devtools/record_intents.py`` lines): the last user message is the key. A
+    recorded failure, or a message never recorded, is a 503."""
+
+    def __init__(self, recorded: list[dict[str, Any]]) -> None:
+        from functions.chat.models import ExtractedFields
+
+        super().__init__()
+        keys = ExtractedFields.model_fields
+        self.answers: dict[str, Behaviour] = {}
+        for row in recorded:
+            if "error" in row:
+                self.answers[row["text"]] = status(503)
+                continue
+            info = row.get("extractedInfo") or {}
+            body = {
+                "intent": row["intent"],
+                "extractedInfo": {key: info.get(key) for key in keys},
+                "confidence": row["confidence"],
+            }
+            self.answers[row["text"]] = reply(json.dumps(body))
+
+    def _next(self, recorded: RecordedRequest) -> Behaviour:
+        with self._lock:
+            self.requests.append(recorded)
+        message = recorded.messages[-1].get("content") if recorded.body else None
+        return self.answers.get(str(message), status(503))
+
+
+@contextlib.contextmanager
+def replayed(recorded: list[dict[str, Any]]) -> Iterator[dict[str, str]]:
+    """A ``ReplayServer`` serving ``recorded``, and the settings that point the service's
+    provider at it (the recorded model's name)."""
+    model = str(recorded[0].get("model", "openai:replayed")).removeprefix("openai:")
+    with ReplayServer(recorded) as server:
+        yield {
+            "LLM_BACKEND": "openai",
+            "LLM_BASE_URL": server.base_url,
+            "LLM_MODEL": model,
+            "LLM_API_KEY": "replayed",
+            "LLM_MAX_RETRIES": "0",
+        }

@@ -156,10 +156,39 @@ def test_legal_replies_carry_the_disclaimer():
     assert reply.DISCLAIMER in text
 
 
-def test_holdout_accuracy_is_at_least_ninety_percent():
+def test_holdout_accuracy_does_not_drop_below_the_word_models():
+    """0.917 (165/180) before the embedding model (issue 29: it must not drop)."""
     holdout = read_jsonl(DATA / "holdout.jsonl")
     assert len(holdout) >= 150
-    assert accuracy(model(), holdout) >= 0.90
+    assert accuracy(model(), holdout) >= 165 / 180
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # advice on the user's own next step, a company named as context: chat (decision 0054)
+        ("Norbury Foods never answered our email about broiler welfare. How do we step things "
+         "up?", "GENERAL_CHAT"),
+        ("Aldi said no to a meeting. Should we go public now or give them another month?",
+         "GENERAL_CHAT"),
+        ("the new CEO at Greggs keeps postponing our call - how would you handle it?",
+         "GENERAL_CHAT"),
+        ("Compass Group sent a vague reply that commits to nothing. What is our best move?",
+         "GENERAL_CHAT"),
+        # facts about the company, asked to plan a campaign against it: research
+        ("Before we go after Norbury Foods, who are its biggest customers?",
+         "INVESTIGATE_COMPANY"),
+        ("We are about to launch on Aldi. What has it promised on cage-free eggs so far?",
+         "INVESTIGATE_COMPANY"),
+        ("who actually decides on chicken sourcing at Greggs? planning an ask",
+         "INVESTIGATE_COMPANY"),
+        ("How did Compass Group react the last time campaigners targeted it?",
+         "INVESTIGATE_COMPANY"),
+    ],
+)  # fmt: skip
+def test_research_of_a_named_company_is_told_from_advice_on_what_to_do(message, intent):
+    """Messages written for this test, in neither the training set nor a held-out set."""
+    assert detect_intent(message)[0] == intent
 
 
 def test_messages_in_styles_the_training_set_lacked_are_understood():
