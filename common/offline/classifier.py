@@ -88,6 +88,7 @@ class Model:
     temperature: float = 1.0
     # The model on the message's sentence embedding (``Meaning``), mixed in with ``mix``.
     meaning: Meaning | None = None
+    trained_on: str = ""  # common.offline.train.fingerprint() of what built it
 
     def scores(self, text: str) -> list[float]:
         scores = list(self.bias)
@@ -119,13 +120,22 @@ class Model:
         }
         if self.meaning is not None:
             document["meaning"] = self.meaning.as_dict()
+        if self.trained_on:
+            document["trainedOn"] = self.trained_on
         return json.dumps(document, separators=(",", ":"))
 
     @classmethod
     def load(cls, path: Path) -> Model:
         data = json.loads(path.read_text())
         meaning = Meaning(**data["meaning"]) if "meaning" in data else None
-        return cls(data["labels"], data["weights"], data["bias"], data["temperature"], meaning)
+        return cls(
+            data["labels"],
+            data["weights"],
+            data["bias"],
+            data["temperature"],
+            meaning,
+            data.get("trainedOn", ""),
+        )
 
 
 @dataclass

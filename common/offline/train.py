@@ -2,16 +2,18 @@
 
 Reads data/intents/train.jsonl (never the holdout), fits the temperature on cross-validated
 predictions and the embedding model on the offline MiniLM vectors, writes
-data/intents/model.json and prints the holdout accuracy. Deterministic:
-the same data gives the same file (a test checks the committed model is up to date).
+data/intents/model.json and prints the holdout accuracy. Deterministic: the same data gives
+the same file. The model names the ``fingerprint`` of what built it, and a test checks it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 from pathlib import Path
 
+from common.offline import classifier
 from common.offline.classifier import accuracy, fit_temperature, read_jsonl, train, train_meaning
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "intents"
@@ -25,6 +27,17 @@ MIX = 0.5
 MIXES = (0.0, 0.15, 0.25, 0.35, 0.5, 0.65, 0.75)
 
 
+def fingerprint(data: Path = DATA) -> str:
+    """SHA-256 of what the model is built from: the training set and the code that turns it
+    into a model (this module and the classifier's features). The committed model names it;
+    a test fails when they disagree, so an edit of either is never shipped without its model
+    (rebuilding it takes about 30 s: the test compares fingerprints instead)."""
+    digest = hashlib.sha256()
+    for path in (data / "train.jsonl", Path(classifier.__file__), Path(__file__)):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def build(data: Path = DATA):
     from common.offline.minilm import get_model
 
@@ -34,6 +47,7 @@ def build(data: Path = DATA):
     vectors = get_model().embed([text for text, _ in examples])
     index = [model.labels.index(label) for _, label in examples]
     model.meaning = train_meaning(vectors, index, len(model.labels), mix=MIX)
+    model.trained_on = fingerprint(data)
     return model
 
 

@@ -14,7 +14,7 @@ from common.offline.engine import MODEL_PATH, detect_intent, model
 from common.offline.entities import extract
 from common.offline.memory import extract_memory, normalize
 from common.offline.summarize import MAX_CHARS, summarize
-from common.offline.train import build
+from common.offline.train import fingerprint
 
 DATA = Path(MODEL_PATH).parent
 
@@ -218,7 +218,9 @@ def test_holdout_never_overlaps_training():
 
 
 def test_committed_model_is_the_one_the_training_data_gives():
-    assert build().to_json() == MODEL_PATH.read_text().strip()
+    """Run ``python -m common.offline.train`` after editing the training set, the features or
+    the training code (``fingerprint``)."""
+    assert json.loads(MODEL_PATH.read_text())["trainedOn"] == fingerprint()
 
 
 # Strategy and persuasion questions are GENERAL_CHAT, real legal questions LEGAL_HELP (decision
