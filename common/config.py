@@ -294,6 +294,15 @@ class Settings(BaseSettings):
         ),
     )
 
+    intent_from_provider: Literal["unsure", "always"] = Field(
+        "unsure",
+        description=(
+            "with a provider, which messages `POST /v1/chat/intent` asks it about: `unsure` "
+            "(the offline engine's confidence below 0.80; it answers the others) or `always` "
+            "(the engine answers only when the provider fails)"
+        ),
+    )
+
     demo_email: str = Field("demo@example.org", description="the consumer `make run` seeds")
 
     tasks_backend: Literal["inline", "cloudtasks"] = Field(

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common import privacy
+from common.config import get_settings
 from common.errors import BackendUnavailable
 from common.firestore import MEMORIES, delete_matching, get_db, where_eq
 from common.llm import ChatProvider, get_provider, provider_or_offline
@@ -63,9 +64,11 @@ def _classify(message: str) -> tuple[Intent, float, dict[str, Any]]:
 
 
 def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
-    """(intent, extractedInfo, confidence, engine that answered)."""
+    """(intent, extractedInfo, confidence, engine that answered). With a provider, it answers
+    the messages the offline engine is unsure of, or every message with
+    ``INTENT_FROM_PROVIDER=always``; the engine answers when it fails (decision 0054)."""
     intent, confidence, info = _classify(message)
-    if confidence >= CONFIDENT:
+    if confidence >= CONFIDENT and get_settings().intent_from_provider == "unsure":
         return intent, info, confidence, engine.NAME
 
     (intent, info, confidence), name = provider_or_offline(

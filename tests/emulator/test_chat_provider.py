@@ -68,6 +68,29 @@ def test_confident_intents_never_reach_the_provider(fake, alice):
     assert fake.requests == []
 
 
+def test_with_intent_from_provider_always_a_confident_intent_is_the_providers(
+    fake, alice, settings_env
+):
+    """INTENT_FROM_PROVIDER=always (decision 0054): the provider answers every message, in
+    the engine's schema; the engine answers when the provider fails."""
+    from common.llm import reset_provider
+    from functions.chat.models import ExtractedFields
+
+    settings_env(INTENT_FROM_PROVIDER="always")
+    reset_provider()
+    message = {"message": "Please write a tweet about cage-free eggs"}
+    found = {**dict.fromkeys(ExtractedFields.model_fields), "platform": "twitter"}
+    body = {"intent": "CREATE_CONTENT", "confidence": 0.97, "extractedInfo": found}
+    fake.script(reply(json.dumps(body)), status(500), status(500))
+    asked = post("intent", message, alice)
+    assert asked.headers["X-Chat-Engine"] == "openai:fake-1"
+    assert asked.get_json()["extractedInfo"] == {"platform": "twitter"}
+    fallback = post("intent", message, alice)
+    assert fallback.headers["X-Chat-Engine"] == "offline"
+    assert fallback.get_json()["intent"] == "CREATE_CONTENT"
+    assert len(fake.requests) == 3
+
+
 def test_unsure_intents_ask_the_provider_and_fall_back_when_it_fails(fake, alice, monkeypatch):
     from common.offline import engine
 
