@@ -2,8 +2,9 @@
 
 With LLM_BACKEND=offline (the default) everything runs on the offline engine. With a
 provider, intent detection is hybrid (the fast classifier answers when it is confident, the
-provider otherwise, and the classifier again if the provider fails); the other operations use
-the provider, and a provider failure is a 502.
+provider otherwise -- or always, with ``INTENT_FROM_PROVIDER=always`` -- and the classifier
+again if the provider fails); the other operations use the provider, and a provider failure
+is a 502.
 """
 
 from __future__ import annotations
