@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,6 @@ MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384
 MAX_TOKENS = 256  # the model's max_seq_length: longer texts are truncated
 BATCH = 16
-RECENT = 256  # single texts whose vectors are kept (1.5 KB each)
 
 
 class MiniLM:
@@ -56,14 +55,7 @@ class MiniLM:
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - not a secret
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        """Unit vectors of ``texts``, in order. One text alone is embedded once for its last
-        ``RECENT`` uses: a chat message is embedded for its intent, then again as the query of
-        its knowledge search (``_recent``)."""
-        if len(texts) == 1:
-            return [self._recent(texts[0]).tolist()]
-        return self._embed(texts)
-
-    def _embed(self, texts: list[str]) -> list[list[float]]:
+        """Unit vectors of ``texts``, in order."""
         # Batches of similar length: a batch is padded to its longest text.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
@@ -72,12 +64,6 @@ class MiniLM:
             for index, vector in zip(chunk, self._batch([texts[i] for i in chunk]), strict=True):
                 vectors[index] = vector.tolist()
         return vectors
-
-    @lru_cache(maxsize=RECENT)  # noqa: B019 - one model per process (get_model), never freed
-    def _recent(self, text: str) -> np.ndarray:
-        vector = self._batch([text])[0]
-        vector.setflags(write=False)  # shared by every caller of the cache
-        return vector
 
     def _batch(self, texts: list[str]) -> np.ndarray:
         import numpy as np

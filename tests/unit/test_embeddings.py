@@ -55,19 +55,6 @@ def test_the_offline_encoder_keeps_order_whatever_the_lengths():
         assert max(abs(x - y) for x, y in zip(alone, vector, strict=True)) < 1e-5
 
 
-def test_a_text_embedded_again_is_the_same_vector_and_a_callers_copy():
-    """A message is embedded for its intent and again for its knowledge search: the second
-    comes from the model's recent texts, equal to the first, and a caller changing its list
-    changes nobody else's."""
-    text = "what should we ask the council before the march"
-    first = OfflineEmbedder().embed([text], "query")[0]
-    first[0] = 99.0
-    again = OfflineEmbedder().embed([text], "query")[0]
-    assert again[0] != 99.0
-    batched = OfflineEmbedder().embed([text, "hens"], "query")[0]
-    assert max(abs(x - y) for x, y in zip(again, batched, strict=True)) < 1e-5
-
-
 @pytest.fixture
 def vertex() -> Iterator[FakeVertexServer]:
     with FakeVertexServer() as fake:
