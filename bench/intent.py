@@ -57,8 +57,14 @@ PROVIDER_ANSWERS = ROOT / "bench" / "data" / "intent_provider_answers.jsonl"
 
 
 def held_out(path: Path) -> dict[str, object]:
-    """Accuracy, per intent and overall, and the confusion matrix (expected -> predicted)."""
+    """Accuracy, per intent and overall, the confusion matrix (expected -> predicted), and
+    the share of messages the word model answered alone, without the embedding."""
+    from common.offline.classifier import softmax
+
     examples = read_jsonl(path)
+    engine = model()
+    sure = engine.meaning.words_sure if engine.meaning else 0.0
+    by_words = sum(max(softmax(engine.scores(t), engine.temperature)) >= sure for t, _ in examples)
     totals: Counter[str] = Counter()
     right: Counter[str] = Counter()
     confusion: dict[str, Counter[str]] = {}
@@ -72,6 +78,7 @@ def held_out(path: Path) -> dict[str, object]:
         "accuracy": round(sum(right.values()) / len(examples), 4),
         "accuracy_per_intent": {k: round(right[k] / totals[k], 4) for k in sorted(totals)},
         "confusion": {k: dict(sorted(confusion[k].items())) for k in sorted(confusion)},
+        "answered_by_words_alone": round(by_words / len(examples), 4),
     }
 
 

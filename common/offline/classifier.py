@@ -101,7 +101,7 @@ class Model:
 
     def probabilities(self, text: str) -> dict[str, float]:
         words = softmax(self.scores(text), self.temperature)
-        if self.meaning is not None:
+        if self.meaning is not None and max(words) < self.meaning.words_sure:
             words = self.meaning.mixed(words, text)
         return dict(zip(self.labels, words, strict=True))
 
@@ -143,12 +143,15 @@ class Meaning:
     """A logistic regression on the message's sentence embedding (the offline MiniLM, 384
     dimensions, ``common.offline.minilm``): it reads what a message asks for in words the
     word model has not seen (issue 29). Its log-probabilities are mixed with the word model's,
-    ``mix`` on this side (chosen by cross-validation on the training split)."""
+    ``mix`` on this side (chosen by cross-validation on the training split). A message the
+    word model is at least ``words_sure`` sure of is not embedded: the embedding is most of a
+    detection's time, and there the word model is as right as the mix (decision 0054)."""
 
     weights: list[list[float]]  # dimension -> one weight per label
     bias: list[float]
     mix: float
     scale: float = 4.0  # the unit vector scaled, so that the weights need not be large
+    words_sure: float = 1.0  # the word model's probability from which it answers alone
 
     def mixed(self, words: list[float], text: str) -> list[float]:
         from common.offline.minilm import get_model
@@ -171,6 +174,7 @@ class Meaning:
             "bias": [round(b, 5) for b in self.bias],
             "mix": self.mix,
             "scale": self.scale,
+            "words_sure": self.words_sure,
         }
 
 
@@ -184,6 +188,7 @@ def train_meaning(
     l2: float = 1e-3,
     steps: int = 400,
     rate: float = 2.0,
+    words_sure: float = 1.0,
 ) -> Meaning:
     """Full-batch gradient descent with NumPy, each example weighted by the inverse of its
     intent's share (as the word model is): deterministic for the same vectors."""
@@ -203,7 +208,7 @@ def train_meaning(
         gradient = (probabilities - target) * balance[:, None] / n
         weights -= rate * (x.T @ gradient + l2 * weights)
         bias -= rate * gradient.sum(axis=0)
-    return Meaning(weights.tolist(), bias.tolist(), mix, scale)
+    return Meaning(weights.tolist(), bias.tolist(), mix, scale, words_sure)
 
 
 def softmax(scores: Sequence[float], temperature: float = 1.0) -> list[float]:
