@@ -130,10 +130,9 @@ def provider_path(answers: Path) -> dict[str, object]:
     detect_intent``: the offline engine answers at or above ``CONFIDENT``, the provider below
     it), the provider being the loopback fake replaying the answers a real provider gave to
     the same messages (``devtools/record_intents.py``). Per held-out set: the share of messages
-    the provider is asked, and the accuracy of the provider alone, of the offline engine alone
-    and of the two together; their agreement; companyName end to end on the styles set. The
-    tables are not consulted (no database here): companyName is the engine's or the
-    provider's."""
+    the provider is asked, and the intent accuracy of the provider alone, of the offline
+    engine alone and of the two together, and their agreement. The tables are not consulted
+    (no database here)."""
     from functions.chat import assist
     from functions.chat import service as chat
 
