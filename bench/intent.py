@@ -59,12 +59,9 @@ PROVIDER_ANSWERS = ROOT / "bench" / "data" / "intent_provider_answers.jsonl"
 def held_out(path: Path) -> dict[str, object]:
     """Accuracy, per intent and overall, the confusion matrix (expected -> predicted), and
     the share of messages the word model answered alone, without the embedding."""
-    from common.offline.classifier import softmax
-
     examples = read_jsonl(path)
     engine = model()
-    sure = engine.meaning.words_sure if engine.meaning else 0.0
-    by_words = sum(max(softmax(engine.scores(t), engine.temperature)) >= sure for t, _ in examples)
+    by_words = sum(not engine.needs_meaning(engine.word_probabilities(t)) for t, _ in examples)
     totals: Counter[str] = Counter()
     right: Counter[str] = Counter()
     confusion: dict[str, Counter[str]] = {}

@@ -99,9 +99,17 @@ class Model:
                     scores[i] += weight * value
         return scores
 
+    def word_probabilities(self, text: str) -> list[float]:
+        """The word model's probabilities, per label."""
+        return softmax(self.scores(text), self.temperature)
+
+    def needs_meaning(self, words: list[float]) -> bool:
+        """Whether the embedding model is asked: the word model is below ``words_sure``."""
+        return self.meaning is not None and max(words) < self.meaning.words_sure
+
     def probabilities(self, text: str) -> dict[str, float]:
-        words = softmax(self.scores(text), self.temperature)
-        if self.meaning is not None and max(words) < self.meaning.words_sure:
+        words = self.word_probabilities(text)
+        if self.meaning is not None and self.needs_meaning(words):
             words = self.meaning.mixed(words, text)
         return dict(zip(self.labels, words, strict=True))
 

@@ -88,7 +88,7 @@ def choose_mix(data: Path = DATA, folds: int = 5) -> dict[str, tuple[float, floa
                 loss[mix] -= math.log(max(probabilities[label], 1e-12))
                 if mix != MIX:
                     continue
-                words = classifier.softmax(model.scores(text), model.temperature)
+                words = model.word_probabilities(text)
                 words_right = model.labels[words.index(max(words))] == label
                 for sure in SURE_STEPS:
                     by_words = max(words) >= sure

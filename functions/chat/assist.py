@@ -371,10 +371,8 @@ def _named_in(message: str, table: str) -> str | None:
     """The ``name`` of a record of ``table`` that the message names in full (two words or
     more, any case, possessive or not), or, for a person, by a title and their last name
     when no other record found has that last name ("Senator Jensen", "dr fairbanks")."""
-    from functions.search import service as search
-
     wanted = f" {_fold(message)} "  # "Jensen's" folds to "jensen s": the name stands
-    found = search.search([search.table(table)], clip(message, 500), "text", RECORDS)
+    found = _records([table], clip(message, 500), "text")
     names = [str(hit["record"].get("name") or "") for hit in found]
     for name in names:
         if len(name.split()) >= 2 and f" {_fold(name)} " in wanted:
@@ -397,14 +395,7 @@ def company_in_tables(message: str) -> str | None:
     search of the three tables ("what is mercado verde doing on eggs" -> "Mercado Verde",
     which the rules miss in lower case), with the curated list and the rules
     (``companies.company_name``). None when that search finds no record."""
-    from functions.search import service as search
-
-    found = search.search(
-        [search.table(t) for t in ("organizations", "campaigns", "actions")],
-        clip(message, 500),
-        "text",
-        RECORDS,
-    )
+    found = _records(["organizations", "campaigns", "actions"], clip(message, 500), "text")
     field_of = {"organizations": "name", "campaigns": "target", "actions": "target"}
     names = {str(hit["record"].get(field_of[hit["table"]]) or "") for hit in found} - {""}
     if not names:
@@ -432,10 +423,10 @@ def organization(name: str, available: Collection[str]) -> Answer:
     return _findings(name, named, follow)
 
 
-def _records(tables: list[str], query: str) -> list[dict[str, Any]]:
+def _records(tables: list[str], query: str, search_type: str = "hybrid") -> list[dict[str, Any]]:
     from functions.search import service as search
 
-    return search.search([search.table(t) for t in tables], query, "hybrid", RECORDS)
+    return search.search([search.table(t) for t in tables], query, search_type, RECORDS)
 
 
 def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> Answer:

@@ -221,19 +221,16 @@ def test_only_messages_the_word_model_is_unsure_of_are_embedded(monkeypatch):
     """The embedding is most of a detection's time: a message the word model is sure of
     (``words_sure``, chosen by cross-validation, decision 0054) is answered without it."""
     from common.offline import minilm
-    from common.offline.classifier import softmax
 
     engine = model()
     real = minilm.get_model
     calls: list[int] = []
     monkeypatch.setattr(minilm, "get_model", lambda: calls.append(1) or real())
 
-    def words(text: str) -> float:
-        return max(softmax(engine.scores(text), engine.temperature))
-
     sure = "Please write a tweet about cage-free eggs"
     unsure = "what is mercado verde doing on cage-free eggs"
-    assert words(sure) >= engine.meaning.words_sure > words(unsure)
+    assert not engine.needs_meaning(engine.word_probabilities(sure))
+    assert engine.needs_meaning(engine.word_probabilities(unsure))
     assert detect_intent(sure)[0] == "CREATE_CONTENT"
     assert calls == []
     detect_intent(unsure)
