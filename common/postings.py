@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -54,6 +54,7 @@ B = 0.75
 TITLE_WEIGHT = 3
 VERSION_CHARS = 12
 MAX_QUERY_TERMS = 30
+MAX_RELATED = 6  # synonyms' heads a query reads beyond its own terms' (decision 0055)
 HEADS_PER_READ = 100  # heads asked for in one batched read (a full head is about 15 KB)
 SPARE = 5  # candidates read beyond the limit, for postings of an old version
 READ_ROUNDS = 4  # pages of candidates checked against their records before giving up
@@ -273,6 +274,23 @@ class Found:
     doc: dict[str, Any]
 
 
+def _concepts(wanted: list[str], related: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """Each query term with its synonyms that the query does not hold already, each synonym
+    under the first term that names it, ``MAX_RELATED`` in all."""
+    taken = set(wanted)
+    room = MAX_RELATED
+    concepts = []
+    for term in wanted:
+        concept = [term]
+        for other in related.get(term, ()):
+            if room and other not in taken:
+                concept.append(other)
+                taken.add(other)
+                room -= 1
+        concepts.append(concept)
+    return concepts
+
+
 def _diversified(ranked: list[str], group: Callable[[str], str], per_group: int) -> list[str]:
     """``ranked`` with the documents past the first ``per_group`` of their group moved after
     all the others (in their order): other groups come first, and a group that is alone (a
@@ -296,20 +314,24 @@ def search(
     meter: list[int] | None = None,
     group: Callable[[str], str] | None = None,
     per_group: int = 0,
+    related: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Found]:
     """The documents best matching the query's terms by BM25, at most ``limit``: one read of
     the statistics and of each term's head, then the best candidates' records, page by page,
     each checked against the version its postings were written for (and ``keep``). ``group``
     and ``per_group``: the documents of one group (by id) past its first ``per_group`` come
-    after every other group's, so one long source cannot fill the list. ``meter`` gets the
-    number of documents each read asked for (what Firestore bills)."""
+    after every other group's, so one long source cannot fill the list. ``related``: a term's
+    synonyms (``common.text.synonyms``), which count as the term: a document scores by the
+    best of them (at most ``MAX_RELATED`` more heads read). ``meter`` gets the number of
+    documents each read asked for (what Firestore bills)."""
     wanted = text_terms(query)[:MAX_QUERY_TERMS]
     if not wanted:
         return []
+    concepts = _concepts(wanted, related or {})
     db = get_db()
     postings = db.collection(TEXT_POSTINGS)
     refs = [postings.document(_stats_id(collection))]
-    refs += [postings.document(_head_id(collection, t)) for t in wanted]
+    refs += [postings.document(_head_id(collection, t)) for c in concepts for t in c]
     read = {snap.id: snap.to_dict() or {} for snap in db.get_all(refs) if snap.exists}
     if meter is not None:
         meter.append(len(refs))
@@ -324,16 +346,23 @@ def search(
     scores: dict[str, float] = defaultdict(float)
     versions: dict[str, str] = {}
     whole = 0.0
-    for term in wanted:
-        head = read.get(_head_id(collection, term))
-        if not head:
-            continue
-        df = max(1, int(head.get("df") or 0))
-        idf = math.log(1 + (documents - df + 0.5) / (df + 0.5))
-        whole += idf * (K1 + 1)
-        for doc_id, (tf, length, version) in _entries(head).items():
-            scores[doc_id] += idf * (K1 + 1) * _impact(float(tf), float(length), average)
-            versions[doc_id] = str(version)
+    for concept in concepts:  # a query term and its synonyms: a document counts the best
+        best: dict[str, float] = {}
+        highest = 0.0
+        for term in concept:
+            head = read.get(_head_id(collection, term))
+            if not head:
+                continue
+            df = max(1, int(head.get("df") or 0))
+            idf = math.log(1 + (documents - df + 0.5) / (df + 0.5))
+            highest = max(highest, idf * (K1 + 1))
+            for doc_id, (tf, length, version) in _entries(head).items():
+                score = idf * (K1 + 1) * _impact(float(tf), float(length), average)
+                best[doc_id] = max(best.get(doc_id, 0.0), score)
+                versions[doc_id] = str(version)
+        whole += highest
+        for doc_id, score in best.items():
+            scores[doc_id] += score
     if not scores or whole <= 0:
         return []
     ranked = sorted(scores, key=lambda d: (-scores[d], d))

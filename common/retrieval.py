@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -211,16 +211,18 @@ def text_search(
     fields: Sequence[str] | None = None,
     group: Callable[[str], str] | None = None,
     per_group: int = 0,
+    related: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Hit]:
     """Documents holding the query's terms, best first, by BM25 over the collection's text
     index (``common.postings``): its cost is one read per query term plus the records it
     returns, whatever the table's size. ``fields``: the document fields to read (default: all
     of them, the vector included -- name them). ``group``, ``per_group``: a group's documents past
-    that many come after the other groups' (``postings.search``)."""
+    that many come after the other groups' (``postings.search``). ``related``: the query terms'
+    synonyms (``common.text.synonyms.related``)."""
     from common import postings
 
     found = postings.search(
-        collection, query, limit, keep, fields, group=group, per_group=per_group
+        collection, query, limit, keep, fields, group=group, per_group=per_group, related=related
     )
     return [Hit(f.id, f.score, f.doc) for f in found]
 

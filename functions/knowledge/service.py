@@ -9,6 +9,7 @@ from typing import Any
 from common import retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
+from common.text import synonyms
 from functions.knowledge.ids import document_of
 
 POOL = 3  # each ranking looks at this many times the wanted passages
@@ -63,9 +64,17 @@ def text_search(
     ``PER_DOCUMENT`` after every other document's (decision 0049): a long guide that repeats a
     query word in every passage would otherwise fill the list and hide the other documents
     that answer it. A search that only one document matches (a tag filter) still gets all of
-    its passages."""
+    its passages. A query word's synonyms in the guides' words count as the word (decision
+    0055: "jail" finds "imprisonment")."""
     return retrieval.text_search(
-        KNOWLEDGE, query, limit, keep, FIELDS, group=document_of, per_group=PER_DOCUMENT
+        KNOWLEDGE,
+        query,
+        limit,
+        keep,
+        FIELDS,
+        group=document_of,
+        per_group=PER_DOCUMENT,
+        related=synonyms.related("knowledge"),
     )
 
 

@@ -178,3 +178,30 @@ def test_a_groups_documents_past_its_share_come_after_the_others(collection):
     diverse = postings.search(collection, "protest", 5, group=group, per_group=2)
     expected = ["guide--000", "guide--001", "law--000", "guide--002", "guide--003"]
     assert [found.id for found in diverse] == expected
+
+
+def test_a_synonym_counts_as_the_word_it_stands_for_and_never_twice(collection):
+    """``related`` (decision 0055): a word the documents do not use finds them by its synonym;
+    a document holding the word and its synonym scores as one holding the best of them; a
+    synonym the query holds already is not read again, and at most ``MAX_RELATED`` are read."""
+    put(collection, "jail", "Sentences", "Imprisonment of up to six months for the offence.")
+    put(collection, "both", "Prison and imprisonment", "Prison, imprisonment and prison again.")
+    put(collection, "other", "Fines", "A fine for an offence under the act.")
+    related = {"jail": ("imprison", "prison"), "fine": ("penalti",)}
+    assert ids(collection, "jail") == []
+    found = postings.search(collection, "jail", 10, related=related)
+    assert {f.id for f in found} == {"jail", "both"}
+    assert all(0 < f.score <= 1 for f in found)
+    # "both" holds the two synonyms: its score is the best one's, not their sum
+    alone = postings.search(collection, "prison", 10)
+    assert [f.score for f in found if f.id == "both"] == [f.score for f in alone if f.id == "both"]
+
+    def reads(query: str, synonyms: dict) -> int:
+        meter: list[int] = []
+        postings.search(collection, query, 10, meter=meter, related=synonyms)
+        return meter[0]  # the statistics and the heads
+
+    assert reads("jail", related) == 1 + 3
+    assert reads("jail prison", related) == 1 + 3  # "prison" is the query's own word
+    many = {"jail": tuple(f"word{n}" for n in range(20))}
+    assert reads("jail", many) == 1 + 1 + postings.MAX_RELATED

@@ -1,0 +1,36 @@
+"""The knowledge search's synonyms (data/search/synonyms.toml, decision 0055): each entry is a
+word a person types and words the guides use for it, so each synonym must be a word of the
+guides, a different term from its word, and the file must say nothing the search cannot use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from common.text import synonyms
+from common.text.index import term_counts, terms
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_entry_is_one_search_term_and_its_synonyms_are_words_of_the_guides():
+    guides: set[str] = set()
+    for path in (ROOT / "data" / "knowledge").glob("*.md"):
+        if path.name != "README.md":
+            guides |= set(term_counts(path.read_text(encoding="utf-8")))
+    entries = synonyms.words().knowledge
+    assert len(entries) >= 100
+    for word, alike in entries.items():
+        assert len(terms(word)) == 1, f"{word!r} is not one search term (a stop word?)"
+        assert 1 <= len(alike) <= synonyms.MAX_SYNONYMS, word
+        for other in alike:
+            (term,) = terms(other)
+            assert term != terms(word)[0], f"{word!r} -> {other!r}: the same term"
+            assert term in guides, f"{word!r} -> {other!r}: no guide uses {other!r}"
+
+
+def test_related_gives_each_words_synonyms_as_search_terms_and_never_the_term_itself():
+    related = synonyms.related("knowledge")
+    for word, alike in synonyms.words().knowledge.items():
+        (term,) = terms(word)
+        assert set(terms(" ".join(alike))) <= set(related[term]), word
+    assert all(term not in alike and alike for term, alike in related.items())
