@@ -6,8 +6,8 @@ Used by ``make run`` (LOCAL_FEEDS=1) so digests and research work with no networ
 Routes:
   GET /feeds/{topic}.xml  RSS 2.0 of the topic's fixture items
   GET /atom/{topic}.xml   the same items as Atom 1.0
-  GET /search?q=...       RSS of the items whose title or summary contains q, plus one
-                          generated "Latest on <q>" item
+  GET /search?q=...       RSS of the items whose title or summary contains q (none when no
+                          item names it)
 
 Publication dates are ``now - age_hours``, so the items always look fresh. Every feed carries
 an ETag computed without the dates (stable for a given item set) and answers a matching
@@ -187,7 +187,8 @@ def serve(port: int = 0) -> FeedServer:
 
 
 def search_items(items: list[dict[str, Any]], term: str) -> list[dict[str, Any]]:
-    """Items whose title or summary contains ``term`` (case-insensitive), then "Latest on".
+    """Items whose title or summary contains ``term`` (case-insensitive): none for a term no
+    item names, as a news search finds nothing on a name nobody reported on.
 
     A term with double-quoted phrases (``"Priya Raman" "Brightwell Supermarkets"``, as the
     OSINT profiles search) matches the items that contain every phrase, as a search engine's
@@ -199,16 +200,7 @@ def search_items(items: list[dict[str, Any]], term: str) -> list[dict[str, Any]]
         if term
         and all(p in item["title"].casefold() or p in item["summary"].casefold() for p in phrases)
     ]
-    digest = hashlib.sha256(term.encode("utf-8")).hexdigest()[:16]
-    latest = {
-        "guid": f"ars-fixture-search-{digest}",
-        "topic": "search",
-        "title": f"Latest on {term}",
-        "summary": f"A round-up of this week's reporting on {term}.",
-        "link": f"https://news.example.org/search/{digest}",
-        "age_hours": 1,
-    }
-    return [*found, latest]
+    return found
 
 
 def etag_of(key: str, items: list[dict[str, Any]]) -> str:

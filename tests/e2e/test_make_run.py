@@ -396,7 +396,7 @@ def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[s
     """Issue 24's acceptance, over HTTP (decision 0039): realtime runs with nothing new cost
     nothing and say so in the usage API; small talk is free; an uncovered content topic is 422
     and free; a stream cut right after its first item is billed once. (A profile with no
-    finding: the emulator tests, since the fixture news search answers any name.)"""
+    finding: the emulator tests.)"""
     billed, free = usage_of(base, auth, "tracking.research_run")
     time.sleep(4 * TICK_S + 2)  # at least three ticks with nothing new (usage reads count
     # against the rate limit, so they are not polled)
