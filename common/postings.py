@@ -1,8 +1,9 @@
 """The text index: postings per (collection, term) in Firestore, scored with BM25 (decision 0048).
 
-A text query reads one document per query term (the term's head shard) and the statistics
-document of the collection, then the records it returns: its cost is set by the query, not by
-the table.
+A text query reads one document per query term (the term's head shard), and per synonym when
+the caller gives them (knowledge search, at most ``MAX_RELATED``; decision 0055), and the
+statistics document of the collection, then the records it returns: its cost is set by the
+query, not by the table.
 
 - ``text_postings/{collection}~{term}~0`` (the *head*) holds ``df`` (how many documents hold
   the term), ``shards`` (how many shards the term has) and ``packed``: its postings, document

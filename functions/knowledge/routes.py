@@ -29,6 +29,8 @@ ROUTES = (
         price="knowledge.search",
         capacity="search",
         description="Semantic (vector) and word search over the corpus's passages, fused by "
-        "reciprocal rank. Each passage cites its document's title, URL and section.",
+        "reciprocal rank. Word search counts an everyday word as the corpus's word for the same "
+        'thing ("jail" finds "imprisonment"). Each passage cites its document\'s title, URL and '
+        "section.",
     ),
 )
