@@ -1,5 +1,5 @@
-"""Fixtures of the emulator tests: two consumers (with their auth headers), fixture feeds and a
-fake SendGrid."""
+"""Fixtures of the emulator tests: two consumers (with their auth headers), fixture feeds, a
+fake SendGrid, and each text embedded once."""
 
 from __future__ import annotations
 
@@ -10,6 +10,28 @@ import pytest
 from tests.fakes.feed_server import FakeFeedServer
 from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
 from tests.helpers import bearer, new_consumer
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _each_text_embedded_once() -> Iterator[None]:
+    """The offline model is deterministic, so the emulator tests embed each text once: they
+    import the same guides and sample records again and again, and embedding them was most
+    of their setup. Every new text goes through the model's code unchanged; the model's own
+    tests (tests/unit/test_embeddings.py) run without this."""
+    from common.offline import minilm
+
+    original = minilm.MiniLM.embed
+    known: dict[str, list[float]] = {}
+
+    def embed(self: minilm.MiniLM, texts: list[str]) -> list[list[float]]:
+        new = [text for text in dict.fromkeys(texts) if text not in known]
+        if new:
+            known.update(zip(new, original(self, new), strict=True))
+        return [list(known[text]) for text in texts]
+
+    minilm.MiniLM.embed = embed  # type: ignore[method-assign]
+    yield
+    minilm.MiniLM.embed = original  # type: ignore[method-assign]
 
 
 @pytest.fixture
