@@ -13,10 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_entry_is_one_search_term_and_its_synonyms_are_words_of_the_guides():
-    guides: set[str] = set()
+    guides: set[str] = set()  # the terms the index holds of the guides (by paragraph: a
+    # text's terms are counted up to MAX_TERMS, as a passage's are)
     for path in (ROOT / "data" / "knowledge").glob("*.md"):
         if path.name != "README.md":
-            guides |= set(term_counts(path.read_text(encoding="utf-8")))
+            for paragraph in path.read_text(encoding="utf-8").split("\n\n"):
+                guides |= set(term_counts(paragraph))
     entries = synonyms.words().knowledge
     assert len(entries) >= 100
     for word, alike in entries.items():
