@@ -241,8 +241,12 @@ def _small_talk_terms() -> frozenset[str]:
     return frozenset(terms(" ".join(texts().small_talk)))
 
 
-def general(message: str) -> Answer | None:
-    """An answer from the knowledge base, or None when it has nothing on the message."""
+def general(message: str, name: str | None = None) -> Answer | None:
+    """An answer from the knowledge base, or None when it has nothing on the message.
+    ``name``: a company the message names, whose words are not what it asks about (a guide's
+    "provisions" of a law are not "Quillmarsh Provisions")."""
+    if name:
+        message = re.sub(re.escape(name), " ", message, flags=re.IGNORECASE)
     facts, sources = from_knowledge(message)
     if not facts:
         return None

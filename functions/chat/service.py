@@ -220,7 +220,7 @@ def _offline(
     elif organization := assist.organization_named(message):
         found = assist.organization(organization, available)
     elif not person_tried:  # passages that share words with a name are not about them
-        found = assist.general(message)
+        found = assist.general(message, info.get("companyName"))
     else:
         found = None
     if found is not None and (found.helped or routed is None):

@@ -148,6 +148,21 @@ def test_a_company_question_with_news_summarises_the_company_profile(auth, feeds
     assert [(e["profile"], e["channel"]) for e in audit] == [("company", "chat")]
 
 
+def test_a_company_nobody_reported_on_gets_nothing_found_not_sentences_sharing_a_verb(
+    auth, feeds, billed
+):
+    """A company with no records and no news: the answer says the records have nothing about
+    it (not billed), not the guides' sentences that share only the question's frame ("if you
+    do not know an answer, say so") or a word of the name (a law's "provisions")."""
+    body = ask(auth, "What do you know about Quillmarsh Provisions?")
+    assert body["intent"] == "INVESTIGATE_COMPANY"
+    assert "nothing about Quillmarsh Provisions" in body["response"]
+    assert body["citations"] == []
+    assert body["sources"] == []
+    assert "know" not in body["response"].lower()
+    assert billed() == []
+
+
 def test_a_person_is_found_in_their_public_role_and_a_namesake_elsewhere_is_not(auth):
     body = ask(auth, "Give me a profile of Priya Raman from Brightwell Supermarkets")
     assert body["intent"] == "RESEARCH_INDIVIDUAL"
