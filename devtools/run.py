@@ -108,6 +108,12 @@ def main() -> int:
             preexec_fn=die_with_parent,
         )
         server_log.close()  # the server writes through its own descriptor
+        if not _wait_until_serving(settings.port, server):
+            print(
+                f"The server did not start; see {LOCAL / 'server.log'}.",
+                file=sys.stderr,
+            )
+            return 1
         _write_run_env(env, settings)
         key_file = LOCAL / "demo_key"
         key_file.touch(mode=0o600)
@@ -152,6 +158,24 @@ def main() -> int:
         if feeds is not None:
             feeds.shutdown()
         _shutdown(server, emulator)
+
+
+def _wait_until_serving(port: int, server: subprocess.Popen, timeout_s: float = 60.0) -> bool:
+    """Whether the server answers ``/health`` (it imports the service first, a few seconds):
+    the demo key and "Serving" are printed only then, so a request sent on seeing them is
+    served rather than refused. False when the server exits or stays silent ``timeout_s``."""
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/health", timeout=2.0)
+            return True  # any answer: it listens (/health says itself how the database is)
+        except httpx.TransportError:
+            time.sleep(0.2)
+    return False
 
 
 def _write_run_env(env: dict[str, str], settings: Any) -> None:

@@ -41,6 +41,9 @@ def start(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
             assert serving.startswith("Serving every route on http://127.0.0.1:"), serving
             assert portal.startswith("Developer portal: http://127.0.0.1:"), portal
             assert portal.split()[2].endswith("/portal/"), portal
+            # serving when it says so: the first request, sent at once, is answered (it was
+            # refused while the server still imported the service)
+            assert httpx.get(f"{serving.split()[4]}/health", timeout=10).status_code in (200, 502)
             return process, line.removeprefix("Demo API key: ").strip()
         if time.monotonic() > deadline:
             break
