@@ -76,6 +76,19 @@ def test_rss_feed_parses_into_items(server):
     )
 
 
+def test_the_fixture_news_search_finds_only_the_items_that_name_the_term(server):
+    """As a news search: nothing on a name no item names (decision 0056: no generated "Latest
+    on" item), and every phrase of a quoted query must be named."""
+    nobody = fetch_feed(f"{server.url}/search?q=Quillmarsh+Provisions")
+    assert nobody.error is None
+    assert nobody.items == []
+    named = fetch_feed(f"{server.url}/search?q=battery+cage")
+    assert named.items
+    assert all("battery cage" in f"{i.title} {i.summary}".lower() for i in named.items)
+    both = fetch_feed(f'{server.url}/search?q="battery cage" "Quillmarsh"')
+    assert both.items == []
+
+
 def test_atom_feed_gives_the_same_items_as_rss(server):
     rss = fetch_feed(f"{server.url}/feeds/fur.xml")
     atom = fetch_feed(f"{server.url}/atom/fur.xml")
