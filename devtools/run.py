@@ -18,8 +18,11 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from common.config import RUN_ENV_VARIABLES, run_env_path
 from devtools import localidp
@@ -164,10 +167,6 @@ def _wait_until_serving(port: int, server: subprocess.Popen, timeout_s: float = 
     """Whether the server answers ``/health`` (it imports the service first, a few seconds):
     the demo key and "Serving" are printed only then, so a request sent on seeing them is
     served rather than refused. False when the server exits or stays silent ``timeout_s``."""
-    import time
-
-    import httpx
-
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and server.poll() is None:
         try:
