@@ -1,6 +1,6 @@
 """Words of the same meaning for knowledge search (decision 0055): for the everyday words
 people type, the words the knowledge guides use for the same thing (``data/search/
-synonyms.toml``: "lawyer" -> "solicitor", "jail" -> "imprisonment"). A query term's synonyms
+synonyms.toml``: "cops" -> "police", "jail" -> "imprisonment"). A query term's synonyms
 count as the term itself in the words ranking (``common.postings.search``, ``related``): a
 passage scores by the best of them, never by two.
 
@@ -20,7 +20,8 @@ MAX_SYNONYMS = 4  # per word
 
 
 class Synonyms(Content):
-    """data/search/synonyms.toml: per collection, a word and the words meaning the same."""
+    """data/search/synonyms.toml: for the knowledge collection, a word and the words meaning
+    the same."""
 
     knowledge: dict[LowerLine, list[LowerLine]] = Field(default_factory=dict)
 
@@ -31,11 +32,11 @@ def words() -> Synonyms:
 
 
 @cache
-def related(collection: str) -> dict[str, tuple[str, ...]]:
-    """The collection's synonyms as search terms: term -> the terms meaning the same, in the
+def related() -> dict[str, tuple[str, ...]]:
+    """The knowledge synonyms as search terms: term -> the terms meaning the same, in the
     file's order, each once and never the term itself."""
     table: dict[str, list[str]] = {}
-    for word, alike in getattr(words(), collection).items():
+    for word, alike in words().knowledge.items():
         for term in terms(word):
             found = table.setdefault(term, [])
             for other in alike[:MAX_SYNONYMS]:

@@ -74,7 +74,7 @@ def text_search(
         FIELDS,
         group=document_of,
         per_group=PER_DOCUMENT,
-        related=synonyms.related("knowledge"),
+        related=synonyms.related(),
     )
 
 
