@@ -11,7 +11,10 @@ knowledge queries written by helpers from the corpus alone) are for that, and
 figures are printed apart (``quality["tuning: ..."]``) as tuned figures.
 ``bench/data/search_queries_holdout_2.jsonl`` is a second evaluation set (knowledge, mixed
 styles), written from the corpus alone after the first had judged a rule (decision 0053):
-the same rules hold for it, and its figures are printed apart (``quality["holdout 2: ..."]``).
+the same rules hold for it, and its figures are printed apart (``quality["holdout: ..."]``).
+``..._capitals_holdout.jsonl`` (40 questions with the pronoun "us" or the country "US", written
+from the corpus alone after the rule of decision 0057 was made) is held out the same way
+(``quality["holdout: ..."]``).
 
 Everything runs on a Firestore emulator of its own (a free port) with
 ``EMBEDDINGS_BACKEND=offline`` (all-MiniLM-L6-v2 in NumPy), in one process:
@@ -104,8 +107,12 @@ TUNING_PATHS = (
 )
 # A second evaluation set of knowledge queries in mixed styles (decision 0053), written from
 # the corpus alone after the first had judged a rule of near-meaning words: evidence, never
-# to tune on. Printed apart (``quality["holdout 2: ..."]``).
-HOLDOUT_PATHS = (ROOT / "bench" / "data" / "search_queries_holdout_2.jsonl",)
+# to tune on. Printed apart (``quality["holdout: ..."]``).
+# Questions saying "us" and "US" (decision 0057), written after that rule: evidence for it.
+HOLDOUT_PATHS = (
+    ROOT / "bench" / "data" / "search_queries_holdout_2.jsonl",
+    ROOT / "bench" / "data" / "search_queries_capitals_holdout.jsonl",
+)
 SAMPLE = ROOT / "data" / "sample"
 KNOWLEDGE_DIR = ROOT / "data" / "knowledge"
 SEARCH_TYPES = ("text", "semantic", "hybrid")
@@ -572,7 +579,7 @@ def quality(details: bool) -> dict[str, Any]:
         "seconds": None,
     }
     for path in HOLDOUT_PATHS:  # more evidence, in other styles
-        out[f"holdout 2: {path.name}"] = evaluate(
+        out[f"holdout: {path.name}"] = evaluate(
             load_queries(path), lambda q, t: knowledge_ranking(q["query"], t)
         )
     for path in TUNING_PATHS:  # tuned figures, printed apart from the evidence

@@ -60,7 +60,9 @@ HEADS_PER_READ = 100  # heads asked for in one batched read (a full head is abou
 SPARE = 5  # candidates read beyond the limit, for postings of an old version
 READ_ROUNDS = 4  # pages of candidates checked against their records before giving up
 WRITE_CHUNK = 400  # Firestore allows 500 writes per batch
-FORMAT = "bm25-1"  # stored on each indexed record: records indexed before it are rewritten
+# Stored on each indexed record: an import rewrites the records of an older format (their terms
+# were extracted otherwise); "bm25-2": capitals tell "US" from "us" (decision 0057).
+FORMAT = "bm25-2"
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,9 @@ class Indexed:
 
     @classmethod
     def stored(cls, doc: dict[str, Any]) -> Indexed | None:
-        """The index entry a stored record was written with (None: never indexed here)."""
-        if doc.get("postings_format") != FORMAT:
+        """The index entry a stored record was written with, of whatever format: what the
+        index holds of it, which an update takes out (None: never indexed)."""
+        if not doc.get("postings_format"):
             return None
         counts = {t: float(c) for t, c in (doc.get("term_counts") or {}).items()}
         return cls(

@@ -4,6 +4,10 @@ Lower-cased, accents folded (``café`` -> ``cafe``), split on anything that is n
 digit (hyphenated words also give their joined form: ``cage-free`` -> ``cage``, ``free``,
 ``cagefree``), English stop words dropped (``data/search/stopwords.txt``), and stemmed with the
 Snowball English stemmer, so ``campaigns``, ``campaigning`` and ``campaign`` are one term.
+
+Capitals tell an abbreviation from a function word (decision 0057): a stop word written in
+capitals is an abbreviation and kept (``US``, the country; ``us``, the pronoun, is dropped),
+and capitals with full stops are one word (``U.S.`` is ``US``, ``U.K.`` is ``UK``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ MAX_TERMS = 400  # per stored text: Firestore indexes each array value
 # Longer "words" (a run of 5,000 x's, a base64 blob) are no one's search term, and Firestore
 # refuses a query value over 1,500 bytes: they are neither stored nor searched.
 MAX_TERM_CHARS = 60
-_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")  # U.S., U.K.: abbreviations written with full stops
 
 
 @cache
@@ -42,8 +47,20 @@ def stem(word: str) -> str:
 
 def fold(text: str) -> str:
     """Lower case without accents."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return _unaccented(text.lower())
+
+
+def _unaccented(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
     return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def _kept(word: str, lower: str, stop: frozenset[str]) -> bool:
+    """Whether a word is a search term: not a stop word (unless in capitals: an abbreviation),
+    not a lone letter, not absurdly long."""
+    if lower in stop and not (len(word) > 1 and word.isupper()):
+        return False
+    return (len(word) > 1 or word.isdigit()) and len(word) <= MAX_TERM_CHARS
 
 
 def terms(text: str) -> list[str]:
@@ -56,14 +73,16 @@ def term_counts(text: str) -> dict[str, int]:
     ``MAX_TERMS`` distinct terms; the text's later new terms are not counted)."""
     stop = _stopwords()
     found: dict[str, int] = {}
-    for match in _WORD.finditer(fold(text)):
+    text = _DOTTED.sub(lambda m: m.group().replace(".", ""), text)
+    for match in _WORD.finditer(_unaccented(text)):
         token = match.group()
         parts = token.split("-")
         words = [*parts, "".join(parts)] if len(parts) > 1 else parts
         for word in words:
-            if word in stop or (len(word) < 2 and not word.isdigit()) or len(word) > MAX_TERM_CHARS:
+            lower = word.lower()
+            if not _kept(word, lower, stop):
                 continue
-            term = stem(word)
+            term = stem(lower)
             if term in found:
                 found[term] += 1
             elif len(found) < MAX_TERMS:

@@ -124,6 +124,37 @@ def test_postings_of_a_version_never_stored_are_no_answer(collection):
     assert ids(collection, "sow") == []  # its old version's postings are gone from the head
 
 
+def test_a_record_of_an_older_format_is_updated_without_its_old_terms(collection):
+    """A record indexed before the terms changed (decision 0057: "us" became a stop word) is
+    rewritten by the next import: its old terms leave the index and it is counted once."""
+    title, text = "Contact", "Write to us about the ban."
+    digest = retrieval.content_hash({"title": title, "text": text})
+    before = postings.Indexed(
+        {"contact": 3.0, "write": 1.0, "us": 1.0, "ban": 1.0}, 6.0, digest[:12]
+    )
+    postings.apply(collection, [postings.Change("a", None, before)])
+    ref = get_db().collection(collection).document("a")
+    ref.set(
+        {
+            "title": title,
+            "text": text,
+            **before.fields(),
+            "postings_format": "bm25-1",
+            "content_hash": digest,
+        }
+    )
+    assert ids(collection, "US") == ["a"]
+
+    put(collection, "a", title, text)  # the import of the same record, now
+
+    assert ids(collection, "US") == []
+    assert "a" not in postings._entries(head(collection, "us"))
+    assert head(collection, "ban")["df"] == 1
+    stats = get_db().collection(TEXT_POSTINGS).document(f"{collection}~~stats").get().to_dict()
+    assert stats["documents"] == 1
+    assert ref.get().to_dict()["postings_format"] == postings.FORMAT
+
+
 def test_a_querys_reads_do_not_grow_with_the_collection(collection):
     """One read per query term and the statistics, then one page of candidates' records."""
 

@@ -27,6 +27,15 @@ def test_terms_are_stemmed_folded_and_without_stop_words():
     assert terms("") == []
 
 
+def test_capitals_tell_an_abbreviation_from_a_function_word():
+    """Decision 0057: "could the company sue us" matched the guides' "US" federal law."""
+    assert terms("could the company sue us for it") == ["compani", "sue"]
+    assert terms("the US Animal Welfare Act") == ["us", "anim", "welfar", "act"]
+    assert terms("in the U.S. and the U.K., e.g. here") == ["us", "uk"]  # e.g.: lone letters
+    assert terms("WHO guidance, IT staff") == ["who", "guidanc", "it", "staff"]
+    assert terms("A to Z, B12") == ["b12"]  # a lone letter is no term, in capitals or not
+
+
 def test_fusion_rewards_items_both_rankings_agree_on():
     fused = fuse([["a", "b", "c"], ["c", "a", "d"]], key=lambda item: item, limit=3)
 
