@@ -16,7 +16,6 @@ alone (a message of a few words).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -24,6 +23,7 @@ from typing import Literal
 
 from common.datafiles import Content, Line, load
 from common.offline import lexicon
+from common.text.index import unaccented
 
 Sector = Literal[
     "retail", "restaurant", "foodservice", "hospitality", "producer", "food", "fashion", "cosmetics"
@@ -54,8 +54,7 @@ class Found:
 
 def fold(text: str) -> str:
     """Lower case, no accents, no apostrophes, "&" as "and", other punctuation as spaces."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    plain = unaccented(text).lower()
     plain = re.sub(r"['\u2019`]", "", plain.replace("&", " and "))
     return " ".join(re.sub(r"[^\w]+|_", " ", plain).split())
 

@@ -45,12 +45,8 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)  # type: ignore[attr-defined]
 
 
-def fold(text: str) -> str:
-    """Lower case without accents."""
-    return _unaccented(text.lower())
-
-
-def _unaccented(text: str) -> str:
+def unaccented(text: str) -> str:
+    """The text without accents (``café`` -> ``cafe``), its case kept."""
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
@@ -74,7 +70,7 @@ def term_counts(text: str) -> dict[str, int]:
     stop = _stopwords()
     found: dict[str, int] = {}
     text = _DOTTED.sub(lambda m: m.group().replace(".", ""), text)
-    for match in _WORD.finditer(_unaccented(text)):
+    for match in _WORD.finditer(unaccented(text)):
         token = match.group()
         parts = token.split("-")
         words = [*parts, "".join(parts)] if len(parts) > 1 else parts
