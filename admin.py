@@ -292,7 +292,7 @@ def move_restricted(args: argparse.Namespace) -> None:
 def osint_audit(args: argparse.Namespace) -> None:
     """OSINT audit entries, newest first, one JSON line each: all, one consumer's (--email),
     or those about one person or company (--subject)."""
-    from functions.osint import audit, names
+    from common.subjects import audit, names
 
     consumer_id = _consumer_or_exit(args.email)["id"] if args.email else None
     subject_key = None
@@ -311,7 +311,7 @@ def osint_audit(args: argparse.Namespace) -> None:
 def osint_optout(args: argparse.Namespace) -> None:
     """The OSINT opt-out list: add or remove a person, list everyone on it, or rewrite entries
     made before names were canonical (reindex)."""
-    from functions.osint import optout
+    from common.subjects import optout
 
     if args.action == "list":
         for entry in optout.entries():

@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", type=Path, default=HOLDOUT)
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
+    if rows and "group" in rows[0]:
+        return by_group(args.set, rows)
     texts = [row["text"] for row in rows]
     labels = [row["label"] for row in rows]
 
@@ -99,6 +101,63 @@ def main(argv: list[str] | None = None) -> int:
         f"sentences): recall {cv['recall']}, dropped {cv['falseDrops']}; threshold "
         f"{stored['threshold']}"
     )
+    return 0
+
+
+def by_group(path: Path, rows: list[dict[str, str]]) -> int:
+    """A set of passages in writing styles (``group``: capitals, lower case, the next sentence,
+    whereabouts, other languages, look-alike letters), each {"text", "label", "group",
+    "fact", "subject"}: the passage goes through ``screen_text`` as a door shows a text, once
+    with the subject's name known to the records (a person's profile: ``Known.names``) and once
+    with nothing known (research, digests, answers). A personal row is caught when its
+    ``fact`` no longer shows; a professional row is wrongly dropped when anything of it is
+    gone. Goals (issue 42): recall >= 0.98 per group, professional dropped <= 0.02."""
+    from common.privacy import Known, screen_text
+    from common.privacy.normalise import visible
+    from common.subjects.names import canonical
+
+    def shown(text: str) -> str:
+        return " ".join(visible(text).split())
+
+    def outcome(row: dict[str, str], known: Known) -> bool:
+        out = shown(screen_text(row["text"], known).text)
+        if row["label"] == "none":
+            return out != shown(row["text"])
+        return shown(row["fact"]) not in out
+
+    screen_text("warm up: Dana Whitfield said so.")
+    started = time.perf_counter()
+    table: dict[str, dict[str, list[bool]]] = {}
+    for row in rows:
+        known = Known(names=frozenset(canonical(row.get("subject") or "")))
+        entry = table.setdefault(row["group"], {})
+        kind = "none" if row["label"] == "none" else "personal"
+        entry.setdefault(f"{kind}_known", []).append(outcome(row, known))
+        entry.setdefault(f"{kind}_nobody", []).append(outcome(row, NOBODY))
+    per_row_ms = (time.perf_counter() - started) * 1000 / (2 * len(rows))
+
+    def share(values: list[bool]) -> str:
+        return f"{sum(values) / max(1, len(values)):.3f}"
+
+    print(f"set: {path.name}: {len(rows)} passages in {len(table)} groups")
+    print("recall: personal facts no longer shown; dropped: professional passages cut")
+    print(f"{'group':15} {'n':>4} {'recall':>7} {'recall':>7} {'n':>4} {'dropped':>8} {'dropped':>8}")
+    print(f"{'':15} {'':>4} {'known':>7} {'nobody':>7} {'':>4} {'known':>8} {'nobody':>8}")
+    for group in sorted(table):
+        e = table[group]
+        print(
+            f"{group:15} {len(e.get('personal_known', [])):>4} "
+            f"{share(e.get('personal_known', [])):>7} {share(e.get('personal_nobody', [])):>7} "
+            f"{len(e.get('none_known', [])):>4} {share(e.get('none_known', [])):>8} "
+            f"{share(e.get('none_nobody', [])):>8}"
+        )
+    every = {k: [v for e in table.values() for v in e.get(k, [])] for k in next(iter(table.values()))}
+    print(
+        f"{'all':15} {len(every['personal_known']):>4} {share(every['personal_known']):>7} "
+        f"{share(every['personal_nobody']):>7} {len(every['none_known']):>4} "
+        f"{share(every['none_known']):>8} {share(every['none_nobody']):>8}"
+    )
+    print(f"time per passage: {per_row_ms:.1f} ms (goals: recall >= 0.98, dropped <= 0.02)")
     return 0
 
 

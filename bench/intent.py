@@ -82,7 +82,7 @@ def held_out(path: Path) -> dict[str, object]:
 def _company_key(name: str | None) -> str:
     """Names compared case-, accent- and punctuation-insensitively, without a legal form
     ("Ltd", "Co"), a leading "the" or a possessive ("Pellman's" = "Pellman")."""
-    from functions.osint.names import company_core
+    from common.subjects.names import company_core
 
     words = company_core(re.sub(r"['\u2019]s\b", "", name or "")).split()
     while words and words[-1] == "and":  # "Sorrel & Co" -> "sorrel"

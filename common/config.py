@@ -516,6 +516,16 @@ class Settings(BaseSettings):
             "`subject_rate_limited`, logged with a pseudonym of the name (`0`: no limit)"
         ),
     )
+    osint_optout_cache_seconds: int = Field(
+        30,
+        ge=0,
+        le=600,
+        description=(
+            "how long an instance keeps the opt-out list in memory to find opted-out people "
+            "named in research items, digests, drafts and answers (`0`: read it every time); "
+            "the person and company doors and keywords read the list itself"
+        ),
+    )
     osint_audit_retention_days: int = Field(
         730, ge=1, le=3650, description="OSINT audit entries expire after this (Firestore TTL)"
     )

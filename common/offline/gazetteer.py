@@ -72,6 +72,14 @@ def _curated_index() -> Index:
     return _index((c.name, c.ambiguous, c.aliases) for c in curated())
 
 
+def exact(name: str) -> str | None:
+    """The curated company ``name`` is, written whole in any case, accents or punctuation
+    ("kroger", "Marks and Spencer", "Nestle"), ambiguous ones included (the caller asked
+    about a company); None when it is not one."""
+    found = _curated_index().get(fold(_POSSESSIVE.sub("", name.strip())))
+    return found[0] if found else None
+
+
 def index_of(names: Iterable[str]) -> Index:
     """The index of names from the caller's tables (built once by the caller, then reused)."""
     return _index((name, False, ()) for name in names)

@@ -9,6 +9,11 @@ as what they spell. No I/O but the data file.
   "\u0435" as "e"), "name at host dot com" and "name (at) host [dot] com" as an address,
   four or more spelled-out digits ("seven seven zero zero", "double seven") and runs of single
   digits with spaces or dots between ("0 7 7 0 0") as the digits.
+- ``deobfuscated``: the matched text with words disguised against a filter read as the words
+  they spell: digits and symbols for letters inside a word ("c4nc3r", "pr3gn@nt",
+  "Wh1tfield"), and letters with dots, spaces or hyphens between them ("c.a.n.c.e.r",
+  "p r e g n a n t"). The screen reads a sentence this way only when it found nothing as
+  written (a plate or a postcode mixes letters and digits too).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import unicodedata
 from functools import cache
 
 from common.privacy.rules import rules
+from common.text.confusables import latin
 
 _INVISIBLE = {"Cf", "Cc", "Co", "Cs"}  # format (zero-width...), control, private use, surrogates
 _SPACED_DIGITS = re.compile(r"(?<![\w.])\d(?:[ .\-\u00a0]\d){4,}(?![\w])")
@@ -103,8 +109,26 @@ def _address(match: re.Match[str]) -> str:
 
 def for_matching(text: str) -> str:
     """The cleaned text with obfuscations read as what they spell (module docstring)."""
-    text = clean(text).translate(_homoglyphs())
+    text = latin(clean(text)).translate(_homoglyphs())
     pattern, values = _digits()
     text = pattern.sub(lambda m: _spell(m, values), text)
     text = _SPACED_DIGITS.sub(lambda m: re.sub(r"[ .\-\u00a0]", "", m.group(0)), text)
     return _email().sub(_address, text)
+
+
+# Digits and symbols written for letters inside a word (leetspeak).
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b",
+                       "@": "a", "$": "s", "!": "i", "|": "l"})  # fmt: skip
+# A word with at least one letter and one such character inside it, letters on both sides or
+# starting with a letter: "c4nc3r", "h0me", "Wh1tfield", "pr3gn@nt" (not "2024", "AB12", "B12").
+_LEET_WORD = re.compile(r"(?<![\w@$!|])(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0134578@$!|][A-Za-z])"
+                        r"[A-Za-z][\w@$!|]*|(?<![\w@$!|])[0134578@$][A-Za-z]{2,}[\w@$!|]*")
+# Letters with dots, spaces, hyphens or underscores between: "c.a.n.c.e.r", "p r e g n a n t".
+_SPACED_LETTERS = re.compile(r"(?<![\w.])[A-Za-z](?:[ ._\-\u00a0*][A-Za-z]){3,}(?![\w])")
+
+
+def deobfuscated(matched: str) -> str:
+    """``matched`` (``for_matching``'s text) with disguised words read as the words they
+    spell (module docstring)."""
+    text = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ ._\-\u00a0*]", "", m.group(0)), matched)
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)

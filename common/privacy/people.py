@@ -99,7 +99,7 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     ]
     found += [
         r
-        for r in [*names(text, extra), *lowercase_names(text)]
+        for r in [*names(text, extra), *lowercase_names(text), *cased_names(text, extra)]
         if animal is None or r.start > animal + 30
     ]
     found += [
@@ -328,6 +328,49 @@ def lowercase_names(text: str) -> list[Reference]:
 
 
 _PLACE_BEFORE = frozenset(["in", "near", "across", "throughout", "around"])
+
+_ANY_WORD = re.compile(r"(?<![\w'\u2019@./-])[^\W\d_][\w'\u2019-]*")
+# Words that end a run of name words in capitals or lower case ("DANA WHITFIELD REVEALS"):
+# function words, and what a verb after a name looks like (``name_verbs``, "-s" and "-ed").
+_FUNCTION = frozenset(
+    ["the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "from", "by",
+     "as", "is", "was", "has", "had", "says", "said", "who", "that", "this", "after", "over",
+     "into", "about", "not", "no", "but", "so", "if", "then", "than", "her", "his", "their",
+     "she", "he", "they", "its", "it", "be", "been", "are", "were"]
+)  # fmt: skip
+
+
+def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+    """Names written in capitals or in lower case, which ``names`` does not see (it takes
+    "WHITFIELD" for an acronym and "whitfield" for a word): a word the records know as a
+    person's (``extra``), and a given name with the next word when both are written the same
+    way ("DANA WHITFIELD REVEALS", "saw dana whitfield at"), in any sentence."""
+    given = given_names()
+    words = list(_ANY_WORD.finditer(text))
+    found: list[Reference] = []
+    for i, match in enumerate(words):
+        word = match.group(0)
+        if word[:1].isupper() and not word.isupper():
+            continue  # written as names are: ``names`` reads it
+        lower = _word(word).lower()
+        if lower in extra and len(lower) > 2:
+            found.append(Reference(match.start(), match.end(), word, "name"))
+            continue
+        if lower not in given or i + 1 >= len(words):
+            continue
+        after = words[i + 1]
+        following = _word(after.group(0))
+        gap = text[match.end() : after.start()]
+        if (
+            gap.strip() == ""
+            and following.isupper() == word.isupper()
+            and following.islower() == word.islower()
+            and len(following) >= 3
+            and following.lower() not in _FUNCTION
+            and following.lower() not in rules().name_verbs
+        ):
+            found.append(Reference(match.start(), after.end(), text[match.start() : after.end()], "name"))
+    return found
 
 
 @cache

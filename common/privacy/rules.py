@@ -1,5 +1,7 @@
 """The screen's data: ``data/privacy/screen.toml`` (categories, person words, titles, what
-obfuscation to read through) and ``data/privacy/given_names.txt``, validated on first use
+obfuscation to read through), the wordings of other languages (``data/privacy/languages/*.toml``,
+merged into it: a language adds patterns and examples to the categories screen.toml defines,
+and its own person words) and ``data/privacy/given_names.txt``, validated on first use
 (common.datafiles, decision 0020) and compiled once. No I/O but those files."""
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ Label = Literal[
     "ethnicity",
     "political_union",
     "personal_account",
+    "whereabouts",
 ]
 LABELS: tuple[str, ...] = get_args(Label)  # the classifier's personal labels, besides "none"
 
@@ -98,9 +101,95 @@ class Rules(Content):
         return self
 
 
+class Wording(Content):
+    """One category's wordings in a language: patterns and near-person words added to the
+    category of screen.toml with the same ``key``, and the sentences they must drop."""
+
+    key: str = Field(pattern=r"^[a-z][a-z_]*$", max_length=40)
+    patterns: tuple[Pattern, ...] = ()
+    near_person: tuple[Pattern, ...] = ()
+    examples: tuple[Line, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _something_to_match(self) -> Wording:
+        if not self.patterns and not self.near_person:
+            raise ValueError("give patterns or near_person (or both)")
+        return self
+
+
+class Language(Content):
+    """data/privacy/languages/<code>.toml: a language's words for people and its wordings of
+    the categories. Every list is added to screen.toml's; nothing here can loosen the screen
+    but ``professional_examples``, which only tests read."""
+
+    language: str = Field(pattern=r"^[a-z]{2}$")
+    person_words: tuple[LowerLine, ...] = ()
+    person_nouns: LowerWords = frozenset()
+    name_verbs: LowerWords = frozenset()
+    animal_words: LowerWords = frozenset()
+    organisation_words: LowerWords = frozenset()
+    not_names: Words = frozenset()
+    professional_examples: tuple[Line, ...] = ()
+    category: tuple[Wording, ...] = Field(min_length=1)
+
+
+@cache
+def languages() -> tuple[Language, ...]:
+    """The language files, by code."""
+    from common.datafiles import read
+
+    folder = DATA / "privacy" / "languages"
+    return tuple(read(path, Language) for path in sorted(folder.glob("*.toml")))
+
+
 @cache
 def rules() -> Rules:
-    return load("privacy/screen.toml", Rules)
+    """screen.toml with every language file merged in (``Language``)."""
+    base = load("privacy/screen.toml", Rules)
+    extra = languages()
+    if not extra:
+        return base
+    keys = {c.key for c in base.category}
+    for language in extra:
+        unknown = [w.key for w in language.category if w.key not in keys]
+        if unknown:
+            from common.datafiles import ContentError
+
+            raise ContentError(
+                f"data/privacy/languages/{language.language}.toml: unknown category "
+                f"{', '.join(unknown)} (the keys are screen.toml's)"
+            )
+    categories = []
+    for category in base.category:
+        wordings = [w for lang in extra for w in lang.category if w.key == category.key]
+        categories.append(
+            category.model_copy(
+                update={
+                    "patterns": category.patterns + tuple(p for w in wordings for p in w.patterns),
+                    "near_person": category.near_person
+                    + tuple(p for w in wordings for p in w.near_person),
+                    "examples": category.examples + tuple(e for w in wordings for e in w.examples),
+                }
+            )
+        )
+
+    def joined(name: str) -> frozenset[str]:
+        return getattr(base, name).union(*(getattr(lang, name) for lang in extra))
+
+    return base.model_copy(
+        update={
+            "person_words": base.person_words
+            + tuple(w for lang in extra for w in lang.person_words),
+            "person_nouns": joined("person_nouns"),
+            "name_verbs": joined("name_verbs"),
+            "animal_words": joined("animal_words"),
+            "organisation_words": joined("organisation_words"),
+            "not_names": joined("not_names"),
+            "professional_examples": base.professional_examples
+            + tuple(e for lang in extra for e in lang.professional_examples),
+            "category": tuple(categories),
+        }
+    )
 
 
 @cache

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from common.privacy import classifier, people
-from common.privacy.normalise import clean, for_matching, visible
+from common.privacy.normalise import clean, deobfuscated, for_matching, visible
 from common.privacy.rules import Compiled, animal_words, compiled, organisation_words, rules
 from common.text.sentences import split
 
@@ -38,7 +38,10 @@ class Known:
     """What the service's records say about the people and organisations a text may name.
 
     ``names``: lower-case words of people's names the records hold (a surname at the start
-    of a sentence then counts as a person). ``public_office``: lower-case full names of people
+    of a sentence, or written in capitals or lower case, then counts as a person).
+    ``opted_out``: the people on the opt-out list (``common.subjects.optout``): a sentence
+    that names one of them is dropped ("opted_out"), and so is the sentence after it when it
+    names her by surname alone. ``public_office``: lower-case full names of people
     who hold public office. ``organisations``: organisations' names folded to letters and
     digits ("harlowfoods"), whose handles are official accounts. Every field only ever makes
     the screen stricter or exempts what the records vouch for; none may come from a caller."""
@@ -46,6 +49,7 @@ class Known:
     names: frozenset[str] = frozenset()
     public_office: frozenset[str] = frozenset()
     organisations: frozenset[str] = frozenset()
+    opted_out: tuple[tuple[str, ...], ...] = ()  # canonical names on the opt-out list
 
 
 NOBODY = Known()
@@ -63,16 +67,34 @@ def screen(sentence: str, known: Known = NOBODY) -> str | None:
     return screen_many([sentence], known)[0]
 
 
-def screen_many(sentences: Sequence[str], known: Known = NOBODY) -> list[str | None]:
-    """``screen`` of each sentence, with one classifier batch for all of them."""
+def screen_many(
+    sentences: Sequence[str],
+    known: Known = NOBODY,
+    *,
+    in_text: bool = False,
+    about_person: bool = False,
+) -> list[str | None]:
+    """``screen`` of each sentence, with one classifier batch for all of them.
+
+    ``in_text``: the sentences are consecutive sentences of one text, so a sentence that
+    follows one referring to a person is read as about that person even when it names no one
+    ("Okafor missed the AGM. Chemotherapy starts next week."): a window of two sentences.
+    ``about_person``: every sentence is about a person (the claims of a person's profile)."""
     verdicts: list[str | None] = []
     ask: list[int] = []
     texts: list[str] = []
+    previous = False
     for index, sentence in enumerate(sentences):
         text = clean(sentence)
-        verdict, refers = _by_rules(text, known)
+        if known.opted_out and opted_out_named(text, known.opted_out):
+            verdicts.append("opted_out")
+            previous = True
+            continue
+        context = about_person or (in_text and previous)
+        verdict, refers = _by_rules(text, known, context)
+        previous = refers
         verdicts.append(verdict)
-        if verdict is None and refers:
+        if verdict is None and (refers or context):
             ask.append(index)
             texts.append(text)
     if ask:
@@ -85,12 +107,41 @@ def screen_many(sentences: Sequence[str], known: Known = NOBODY) -> list[str | N
     return verdicts
 
 
-def _by_rules(sentence: str, known: Known) -> tuple[str | None, bool]:
+def opted_out_named(text: str, people_listed: Sequence[tuple[str, ...]]) -> bool:
+    """The text names someone on the opt-out list: by full name or initial and last name,
+    or by last name alone (a sentence about "Whitfield" may be about her)."""
+    from common.subjects.names import contains, fold, names_listed
+
+    forms = {fold(text), fold(deobfuscated(for_matching(text)))}
+    return any(
+        names_listed(folded, person) or contains(folded, person[-1])
+        for folded in forms
+        for person in people_listed
+    )
+
+
+def _by_rules(sentence: str, known: Known, context: bool = False) -> tuple[str | None, bool]:
     """(category by the patterns or None, whether the sentence refers to a person), for a raw
-    or an already cleaned sentence (cleaning is idempotent)."""
+    or an already cleaned sentence (cleaning is idempotent). ``context``: the sentence before
+    it referred to a person. Obfuscated words ("c4nc3r", "p.r.e.g.n.a.n.t") are read as
+    written first, then as what they spell (``deobfuscated``)."""
     text = clean(sentence)
     matched = for_matching(text)
+    verdict, refers = _by_rules_on(text, matched, known, context)
+    if verdict is None:
+        plain = deobfuscated(matched)
+        if plain != matched:
+            again, refers_again = _by_rules_on(text, plain, known, context)
+            return again, refers or refers_again
+    return verdict, refers
+
+
+def _by_rules_on(
+    text: str, matched: str, known: Known, context: bool
+) -> tuple[str | None, bool]:
     refs = people.references(matched, known.names)
+    if context and not refs:
+        refs = [people.Reference(0, 0, "", "context")]
     office_only: bool | None = None
     for category in compiled():
         if category.private_persons_only:
@@ -231,7 +282,7 @@ def screen_text(text: str, known: Known = NOBODY) -> Screened:
     lines = text.split("\n")
     pieces = [(i, _line_sentences(line)) for i, line in enumerate(lines)]
     flat = [s for _, found in pieces for _, s in found]
-    verdicts = iter(screen_many(flat, known))
+    verdicts = iter(screen_many(flat, known, in_text=True))
     out: list[str] = []
     dropped: Counter[str] = Counter()
     for index, found in pieces:

@@ -321,7 +321,7 @@ def person(info: dict[str, Any], available: Collection[str], message: str = "") 
     without their titles ("Professor Owen Marsh" is "Prof. Owen Marsh"); a record whose
     whole name the message holds matches too ("Meeting Ingrid Solberg in Oslo" was read as
     the name "Meeting Ingrid Solberg")."""
-    from functions.osint import optout
+    from common.subjects import optout
 
     name = info.get("personName")
     if not name:

@@ -146,7 +146,7 @@ def committed_company(audience: str | None, topic: str) -> str | None:
     table."""
     from common.offline.entities import topics_in
     from common.text.index import terms
-    from functions.osint import names
+    from common.subjects import names
     from functions.search import service as search
 
     if not audience:

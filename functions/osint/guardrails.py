@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Literal
 
 from common.privacy import Known
-from functions.osint import names
+from common.subjects import names
 
 FACT_PAIRS = 2  # term pairs shared with the records that tie a source to the person
 TITLE_DISTANCE = 3  # words between a title and the name

@@ -50,7 +50,7 @@ def company_profile(call: Call[CompanyProfileRequest]) -> Streamed:
 
 
 def audit_log(call: Call[None, AuditQuery]) -> AuditList:
-    from functions.osint import audit
+    from common.subjects import audit
 
     query = call.query
     records, total, next_cursor = audit.list_for_consumer(

@@ -39,7 +39,9 @@ from common.errors import (
 )
 from common.http.streams import Event, StreamError
 from common.logging import get_logger
-from functions.osint import audit, guardrails, limits, names, optout, report, sources
+from common.subjects import audit, limits, names, optout
+from common.subjects.resolve import Evidence, Resolved, resolve
+from functions.osint import guardrails, report, sources
 from functions.osint.guardrails import NAMESAKE, NO_LINK, Subject
 from functions.osint.models import (
     CompanyProfileRequest,
@@ -112,6 +114,21 @@ def person_profile(
     return run.stream(_person_sources(run, company))
 
 
+def _not_an_organization(company: str, resolved: Resolved) -> str:
+    if resolved.kind == "person":
+        return (
+            f"'{company}' reads as a person's name and is not an organization this service "
+            "knows. Profiles of people are POST /v1/osint/personal-profile, under their own "
+            "rules. If it is a company whose name opens with a first name, give it with what "
+            "the company does, as in 'Tim Hortons Restaurants'. Not billed."
+        )
+    return (
+        f"'{company}' is a single word that names no organization this service knows, and "
+        "could be a person's surname. Give the company's full name (as in 'Harlow Foods') or "
+        "its domain in companyDomain. Not billed."
+    )
+
+
 def _refuse_opted_out(name: str, record: _Audit) -> None:
     if optout.is_opted_out(name):
         record.refuse("refused_opted_out")
@@ -141,16 +158,20 @@ def company_profile(
         request_id,
         channel,
     )
-    _refuse_opted_out(names.company_core(company), record)
     known = sources.organisation_records(company)
-    if not known and sources.looks_like_a_person(company):
+    resolved = resolve(
+        company,
+        domain=request.companyDomain,
+        records=lambda name: Evidence(
+            organisation=str(known[0].get("name") or name) if known else None,
+            person=sources.public_figure_named(name),
+        ),
+    )
+    if resolved.opted_out:
+        _refuse_opted_out(company, record)
+    if resolved.kind != "organisation":
         record.refuse("refused_not_an_organization")
-        raise NotAnOrganization(
-            f"'{company}' reads as a person's name and is not an organization this service "
-            "knows. Profiles of people are POST /v1/osint/personal-profile, under their own "
-            "rules. If it is a company whose name opens with a first name, give it with what "
-            "the company does, as in 'Tim Hortons Restaurants'. Not billed."
-        )
+        raise NotAnOrganization(_not_an_organization(company, resolved))
     record.begin()
     subject = Subject(
         "company",

@@ -17,7 +17,8 @@ from urllib.parse import quote_plus
 
 from common.config import get_settings
 from common.feeds import FeedItem, fetch_all
-from functions.osint import names, report
+from common.subjects import names
+from functions.osint import report
 from functions.osint.guardrails import Subject
 
 TABLE_LIMIT = 25  # records looked at per table
@@ -207,24 +208,15 @@ def organisation_records(company: str) -> list[dict[str, Any]]:
     ]
 
 
-def looks_like_a_person(name: str) -> bool:
-    """A company name that reads as a person's: without its legal form ("Ltd", "Inc"), one to
-    four words, none an organisation word ("Foods", "Council"), no "&" or "and", and a given
-    name first ("Dana Whitfield", "Dana Whitfield Ltd", "Dana") or a public figure's name."""
-    from common.privacy.rules import given_names, organisation_words
-
-    name = names.company_core(name)
-    words = name.split()
-    if not words or len(words) > 4 or "&" in name or "and" in words:
+def public_figure_named(name: str) -> bool:
+    """The public-figures table holds a person of this name (first and last word)."""
+    words = names.company_core(name).split()
+    if len(words) < 2:
         return False
-    if any(w in organisation_words() for w in words) or any(w.isdigit() for w in words):
-        return False
-    if words[0] in given_names():
-        return True
-    wanted = names.short_key(name)
-    return len(words) >= 2 and any(
+    wanted = names.short_key(" ".join(words))
+    return any(
         names.short_key(str(r.get("name") or "")) == wanted
-        for r in _text_search("public_figures", name, 10)
+        for r in _text_search("public_figures", " ".join(words), 10)
     )
 
 

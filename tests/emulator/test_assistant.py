@@ -319,7 +319,7 @@ def test_a_company_route_with_no_company_answers_from_knowledge(consumer):
     passages that answer it rather than "Which company should I look up?"; an opted-out
     person stays refused whichever route the message took."""
     from functions.chat.service import _offline
-    from functions.osint import optout
+    from common.subjects import optout
 
     consumer_id, _ = consumer
     question = "A reporter asks whether hens in enriched cages can dust-bathe. Any evidence?"
@@ -341,7 +341,7 @@ def test_names_match_without_titles_and_inside_a_misread_name(consumer):
     ("Meeting Ingrid Solberg") still finds the record whose whole name the message holds,
     and that person's opt-out still refuses."""
     from functions.chat.service import _offline
-    from functions.osint import optout
+    from common.subjects import optout
 
     consumer_id, _ = consumer
     asked = {"personName": "Professor Owen Marsh"}

@@ -469,7 +469,7 @@ def test_company_summary_for_the_chat_assistant(alice, osint):
 
 
 def test_a_person_on_the_opt_out_list_is_refused_and_not_billed(alice, osint):
-    from functions.osint import optout
+    from common.subjects import optout
 
     optout.add("Dána  whitfield")  # any spelling of the same name
     consumer, auth = alice
@@ -488,7 +488,7 @@ def test_a_person_on_the_opt_out_list_is_refused_and_not_billed(alice, osint):
 def test_the_opt_out_list_audit_and_subject_counts_live_in_the_osint_database(alice, osint):
     """Decision 0051: only the functions granted the osint database can read them."""
     from common.firestore import OSINT, OSINT_OPTOUTS, OSINT_SUBJECT_COUNTS
-    from functions.osint import optout
+    from common.subjects import optout
 
     consumer, auth = alice
     optout.add("Someone Else")
@@ -514,7 +514,7 @@ OPTED_OUT = "Dana Whitfield-Smith"
     ],
 )
 def test_an_opt_out_holds_however_the_name_is_written_on_every_door(alice, osint, asked):
-    from functions.osint import optout
+    from common.subjects import optout
 
     optout.add(OPTED_OUT)
     consumer, auth = alice
@@ -535,7 +535,7 @@ def test_an_opt_out_holds_however_the_name_is_written_on_every_door(alice, osint
 
 
 def test_a_person_who_opted_out_is_left_out_of_other_profiles(alice, osint):
-    from functions.osint import optout
+    from common.subjects import optout
 
     optout.add("Dana Whitfield")
     _, auth = alice

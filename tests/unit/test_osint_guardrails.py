@@ -10,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from functions.osint import names, report
+from common.subjects import names
+from functions.osint import report
 from functions.osint.guardrails import (
     NO_EVIDENCE,
     Subject,

@@ -19,12 +19,17 @@ are easy to guess) while making the list unreadable. Decisions 0029 and 0037.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from common.config import get_settings
+from common.errors import SubjectOptedOut
 from common.firestore import OSINT, OSINT_OPTOUTS, collection, get_db
-from functions.osint import names
+from common.privacy import NOBODY, Known
+from common.subjects import names
 
 MAX_CANDIDATES = 1000  # entries sharing a token with a request, read to compare
 
@@ -55,6 +60,7 @@ def add(name: str) -> tuple[OptOut, bool]:
         return _entry(snapshot.to_dict() or {}), False
     entry = OptOut(" ".join(name.split()), key, datetime.now(UTC))
     ref.set({"name": entry.name, "key": key, "tokens": list(tokens), "added_at": entry.added_at})
+    forget()
     return entry, True
 
 
@@ -64,6 +70,7 @@ def remove(name: str) -> bool:
     if not ref.get().exists:
         return False
     ref.delete()
+    forget()
     return True
 
 
@@ -125,3 +132,83 @@ def _tokens(name: str) -> tuple[str, ...]:
 
 def _entry(data: dict[str, Any]) -> OptOut:
     return OptOut(str(data.get("name", "")), str(data.get("key", "")), data["added_at"])
+
+
+# --- the people on the list named in a text --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listed:
+    """The whole list in memory (``listed``), to find the people on it a text names."""
+
+    people: tuple[tuple[str, ...], ...]
+    by_last: dict[str, tuple[tuple[str, ...], ...]]
+
+    def named_in(self, text: str) -> list[tuple[str, ...]]:
+        """The people on the list ``text`` names: by first and last name (a middle name or
+        initial between them, or "Last, First"), or by initial and last name ("D. Whitfield",
+        "D Whitfield"), however the text is cased or spelled with look-alike letters. A last
+        name alone does not name anyone (``mentioned``)."""
+        if not self.people:
+            return []
+        folded = names.fold(text)
+        found = []
+        for last in {w for w in folded.split() if w in self.by_last}:
+            for person in self.by_last[last]:
+                if names.names_listed(folded, person):
+                    found.append(person)
+        return found
+
+
+_cache: tuple[float, Listed] | None = None
+_cache_lock = threading.Lock()
+
+
+def listed() -> Listed:
+    """The list, read whole at most every OSINT_OPTOUT_CACHE_SECONDS per instance."""
+    global _cache
+    ttl = get_settings().osint_optout_cache_seconds
+    now = time.monotonic()
+    with _cache_lock:
+        if _cache is not None and now - _cache[0] < ttl:
+            return _cache[1]
+    people = tuple(
+        tuple((doc.to_dict() or {}).get("tokens") or ())
+        for doc in collection(OSINT_OPTOUTS).select(["tokens"]).stream()
+    )
+    people = tuple(p for p in people if len(p) >= 2)
+    by_last: dict[str, list[tuple[str, ...]]] = {}
+    for person in people:
+        by_last.setdefault(person[-1], []).append(person)
+    index = Listed(people, {k: tuple(v) for k, v in by_last.items()})
+    with _cache_lock:
+        _cache = (now, index)
+    return index
+
+
+def forget() -> None:
+    """Drop the list held in memory (after a change made in this process, and in tests)."""
+    global _cache
+    with _cache_lock:
+        _cache = None
+
+
+def screen_known(base: Known = NOBODY) -> Known:
+    """``base`` with the people on the list (``listed``), for the personal-data screen: every
+    door that shows text from outside the service screens with it."""
+    people = listed().people
+    return replace(base, opted_out=people) if people else base
+
+
+def refuse_named(values: list[str], what: str) -> None:
+    """SubjectOptedOut (403, not billed) when one of ``values`` (keywords, a topic's words, a
+    name) names a person on the list: by name (``is_opted_out``: initials and look-alike
+    letters read through) or by last name alone."""
+    by_last = listed().by_last
+    for value in values:
+        tokens = names.canonical(value)
+        if (len(tokens) >= 2 and is_opted_out(value)) or any(t in by_last for t in tokens):
+            raise SubjectOptedOut(
+                f"One of the {what} names a person who has asked not to be profiled or tracked "
+                "by this service; the request was not run and is not billed."
+            )

@@ -1,10 +1,12 @@
 """Names of the people and companies profiled: one folded form to compare them by, the keys
 the opt-out list, the per-subject limit and the audit log use, and whole-word matching in text.
 
-Folding: compatibility-normalised (NFKC, then NFKD), accents dropped, case-folded, apostrophes
-removed (O'Brien = OBrien), "&" read as "and", every other run of non-letters/digits a single
-space. "José  O\u2019Brien-Smith" and "jose obrien smith" fold alike. The opt-out list, the
-per-subject limit and the audit log compare canonical names (``canonical``, decision 0037).
+Folding: compatibility-normalised (NFKC), look-alike letters of other scripts read as the Latin
+letters they pass for (``common.text.confusables``: a Cyrillic "\u0456" is "i"), then NFKD,
+accents dropped, case-folded, apostrophes removed (O'Brien = OBrien), "&" read as "and", every
+other run of non-letters/digits a single space. "José  O\u2019Brien-Smith" and "jose obrien
+smith" fold alike. The opt-out list, the per-subject limit and the audit log compare canonical
+names (``canonical``, decision 0037).
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from common.text.confusables import latin
+
 _APOSTROPHES = re.compile(r"['\u2019\u02bc\u2018`\u00b4]")
 # Second-level labels under a country code: harlowfoods.co.uk, brightwell.com.au.
 _SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "gov", "ltd", "plc", "or", "ne"})
 # Legal forms and filler words that do not tell two companies apart (folded, whole words).
-_LEGAL_FORMS = frozenset(
+LEGAL_FORMS = frozenset(
     [
         "ltd",
         "limited",
@@ -54,7 +58,7 @@ _LEGAL_FORMS = frozenset(
 
 def fold(text: str) -> str:
     """The folded form of ``text`` (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", text)
+    text = latin(unicodedata.normalize("NFKC", text))
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     plain = _APOSTROPHES.sub("", plain.casefold()).replace("&", " and ")
@@ -96,18 +100,39 @@ def same_person(asked: tuple[str, ...], listed: tuple[str, ...]) -> bool:
     """True when a request for ``asked`` may be about the person ``listed`` names: every token
     of the listed name is in the request (a middle name, a suffix or "Said" added, the order
     changed), or every token of the request (two at least) is in the listed name (a part of a
-    double-barrelled name or a middle name left out). Namesakes match too: by name alone they
-    cannot be told apart, and refusing a profile harms no one (decision 0029)."""
+    double-barrelled name or a middle name left out), an initial standing for a name ("D.
+    Whitfield" for Dana Whitfield). Namesakes match too: by name alone they cannot be told
+    apart, and refusing a profile harms no one (decision 0029)."""
     a, b = set(asked), set(listed)
-    return len(b) >= 2 and (b <= a or (len(a) >= 2 and a <= b))
+    if len(b) < 2:
+        return False
+    if b <= a or (len(a) >= 2 and a <= b):
+        return True
+    words = {t for t in a if len(t) > 1}
+    initials = {t for t in a if len(t) == 1}
+    rest = b - words
+    return (
+        bool(words)
+        and bool(initials)
+        and words <= b
+        and all(any(r.startswith(i) for r in rest) for i in initials)
+    )
 
 
 def pair_keys(name: str) -> list[str]:
-    """Every pair of the canonical name's tokens, sorted within the pair: the per-subject
-    limit counts each, so "Dana Whitfield Said" and "Whitfield Dana" count against
-    "dana whitfield" too."""
-    tokens = sorted(set(canonical(name)))
-    return [f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1 :]]
+    """Every pair of the canonical name's tokens, sorted within the pair, and the first
+    name's initial with the last name: the per-subject limit counts each, so "Dana Whitfield
+    Said", "Whitfield Dana" and "D. Whitfield" count against Dana Whitfield too (and a
+    namesake sharing her initial shares that key: the error is on the side of the person
+    profiled)."""
+    ordered = canonical(name)
+    tokens = sorted(set(ordered))
+    keys = [f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1 :]]
+    if len(ordered) >= 2:
+        initial = " ".join(sorted((ordered[0][0], ordered[-1])))
+        if initial not in keys:
+            keys.append(initial)
+    return keys
 
 
 def short_key(name: str) -> str:
@@ -133,7 +158,7 @@ def company_core(name: str) -> str:
     words = fold(name).split()
     if len(words) > 1 and words[0] == "the":
         words = words[1:]
-    while len(words) > 1 and words[-1] in _LEGAL_FORMS:
+    while len(words) > 1 and words[-1] in LEGAL_FORMS:
         words.pop()
     return " ".join(words)
 
@@ -173,3 +198,22 @@ def names_person(folded_text: str, first: str, last: str) -> bool:
     if not first_words or not last_words:
         return False
     return person_pattern(first_words, last_words).search(folded_text) is not None
+
+
+def names_listed(folded_text: str, person: tuple[str, ...]) -> bool:
+    """True when the folded text names the person of these canonical tokens: first and last
+    name with up to two words between ("dana j whitfield"), the first name's initial and the
+    last name ("d whitfield"), or "last first" ("whitfield dana", from "Whitfield, Dana")."""
+    if len(person) < 2:
+        return False
+    return _listed_pattern(person).search(f" {folded_text} ") is not None
+
+
+@lru_cache(maxsize=1024)
+def _listed_pattern(person: tuple[str, ...]) -> re.Pattern[str]:
+    first, last = re.escape(person[0]), re.escape(" ".join(person[1:]))
+    initial, surname = re.escape(person[0][0]), re.escape(person[-1])
+    return re.compile(
+        rf"(?<![0-9a-z])(?:{first}|{initial})(?: [0-9a-z]+){{0,2}} {last}(?![0-9a-z])"
+        rf"|(?<![0-9a-z]){surname} {first}(?![0-9a-z])"
+    )

@@ -26,7 +26,7 @@ from common.config import get_settings
 from common.errors import SubjectRateLimited
 from common.firestore import OSINT_SUBJECT_COUNTS, CounterPlaces, add_to_counters, collection
 from common.logging import get_logger
-from functions.osint import names
+from common.subjects import names
 
 logger = get_logger("ars.osint")
 

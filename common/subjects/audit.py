@@ -123,7 +123,7 @@ def search(
     from google.cloud.firestore import Query
 
     from common.firestore import field_filter
-    from functions.osint import names
+    from common.subjects import names
 
     query: Any = collection(OSINT_AUDIT)
     if subject_key and person:
