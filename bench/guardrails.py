@@ -141,7 +141,9 @@ def by_group(path: Path, rows: list[dict[str, str]]) -> int:
 
     print(f"set: {path.name}: {len(rows)} passages in {len(table)} groups")
     print("recall: personal facts no longer shown; dropped: professional passages cut")
-    print(f"{'group':15} {'n':>4} {'recall':>7} {'recall':>7} {'n':>4} {'dropped':>8} {'dropped':>8}")
+    print(
+        f"{'group':15} {'n':>4} {'recall':>7} {'recall':>7} {'n':>4} {'dropped':>8} {'dropped':>8}"
+    )
     print(f"{'':15} {'':>4} {'known':>7} {'nobody':>7} {'':>4} {'known':>8} {'nobody':>8}")
     for group in sorted(table):
         e = table[group]
@@ -151,7 +153,9 @@ def by_group(path: Path, rows: list[dict[str, str]]) -> int:
             f"{len(e.get('none_known', [])):>4} {share(e.get('none_known', [])):>8} "
             f"{share(e.get('none_nobody', [])):>8}"
         )
-    every = {k: [v for e in table.values() for v in e.get(k, [])] for k in next(iter(table.values()))}
+    every = {
+        k: [v for e in table.values() for v in e.get(k, [])] for k in next(iter(table.values()))
+    }
     print(
         f"{'all':15} {len(every['personal_known']):>4} {share(every['personal_known']):>7} "
         f"{share(every['personal_nobody']):>7} {len(every['none_known']):>4} "

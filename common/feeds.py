@@ -32,6 +32,7 @@ from urllib.parse import urljoin, urlsplit
 
 from common.config import get_settings
 from common.text import clip
+from common.text.safety import without_invisible
 
 if TYPE_CHECKING:
     import httpx
@@ -466,6 +467,8 @@ def _absolute_http_url(link: str, base_url: str) -> str | None:
     link = link.strip()
     if not link or any(ord(char) < 32 or char.isspace() for char in link):
         return None
+    if without_invisible(link) != link:
+        return None  # a link with hidden characters is not one a reader can check
     if link.startswith("/"):  # root- or scheme-relative; a bare word is a guid, not a path
         try:
             link = urljoin(base_url, link)
@@ -528,6 +531,9 @@ def _plain(markup: str, limit: int) -> str:
     try:
         extractor.feed(markup)
         extractor.close()
+        text = "".join(extractor.parts)
     except Exception:  # HTMLParser is lenient; this is belt and braces for hostile input
-        return clip(_WHITESPACE.sub(" ", re.sub(r"<[^>]*>", " ", markup)).strip(), limit)
-    return clip(_WHITESPACE.sub(" ", "".join(extractor.parts)).strip(), limit)
+        text = re.sub(r"<[^>]*>", " ", markup)
+    # Entities are decoded by now ("&#8203;" is a zero-width space): what shows nothing, or
+    # turns the text around, never reaches a client (decision 0058).
+    return clip(_WHITESPACE.sub(" ", without_invisible(text)).strip(), limit)

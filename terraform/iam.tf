@@ -77,19 +77,19 @@ locals {
     health            = { sa = "health", secrets = [], roles = [] }
     api               = { sa = "api", secrets = keys(local.secrets), roles = [local.datastore, local.recipients, local.osint, local.vertex, local.enqueuer] }
     chat              = { sa = "chat", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
-    tracking          = { sa = "tracking", secrets = ["PAUSE_LINK_SECRET"], roles = [local.datastore, local.recipients, local.enqueuer] }
+    tracking          = { sa = "tracking", secrets = ["PAUSE_LINK_SECRET"], roles = [local.datastore, local.recipients, local.osint, local.enqueuer] }
     search            = { sa = "search", secrets = [], roles = [local.datastore, local.vertex] }
     knowledge         = { sa = "knowledge", secrets = [], roles = [local.datastore, local.vertex] }
-    content           = { sa = "content", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.vertex] }
+    content           = { sa = "content", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
     legal             = { sa = "legal", secrets = [], roles = [local.datastore, local.enqueuer] }
-    research          = { sa = "research", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.vertex] }
+    research          = { sa = "research", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
     osint             = { sa = "osint", secrets = [], roles = [local.datastore, local.osint, local.vertex] }
     webhooks          = { sa = "webhooks", secrets = ["IDP_WEBHOOK_SECRET"], roles = [local.datastore, local.recipients] }
     portal            = { sa = "portal", secrets = [], roles = [local.datastore] }
     usage             = { sa = "usage", secrets = [], roles = [local.datastore] }
     mcp               = { sa = "mcp", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.recipients, local.osint, local.vertex, local.enqueuer] }
     tracking_dispatch = { sa = "dispatch", secrets = [], roles = [local.datastore, local.enqueuer] }
-    task_worker       = { sa = "worker", secrets = ["SENDGRID_API_KEY", "PAUSE_LINK_SECRET", "LLM_API_KEY"], roles = [local.datastore, local.recipients, local.vertex, local.enqueuer] }
+    task_worker       = { sa = "worker", secrets = ["SENDGRID_API_KEY", "PAUSE_LINK_SECRET", "LLM_API_KEY"], roles = [local.datastore, local.recipients, local.osint, local.vertex, local.enqueuer] }
   }
 
   # Deployed function -> its secrets that exist (LLM_API_KEY only with enable_llm_api_key).

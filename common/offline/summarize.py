@@ -678,3 +678,8 @@ def quoted_ratio(summary: str, messages: Sequence[dict[str, str]]) -> float:
     source = {g for m in messages for g in _grams(m.get("content", ""))}
     grams = [g for line in summary.splitlines() for g in _grams(_LABEL.sub("", line))]
     return sum(g in source for g in grams) / len(grams) if grams else 0.0
+
+
+def nothing() -> str:
+    """What a summary says when there is nothing to summarise."""
+    return _rules().words.nothing

@@ -121,8 +121,10 @@ _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t
                        "@": "a", "$": "s", "!": "i", "|": "l"})  # fmt: skip
 # A word with at least one letter and one such character inside it, letters on both sides or
 # starting with a letter: "c4nc3r", "h0me", "Wh1tfield", "pr3gn@nt" (not "2024", "AB12", "B12").
-_LEET_WORD = re.compile(r"(?<![\w@$!|])(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0134578@$!|][A-Za-z])"
-                        r"[A-Za-z][\w@$!|]*|(?<![\w@$!|])[0134578@$][A-Za-z]{2,}[\w@$!|]*")
+_LEET_WORD = re.compile(
+    r"(?<![\w@$!|])(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0134578@$!|][A-Za-z])"
+    r"[A-Za-z][\w@$!|]*|(?<![\w@$!|])[0134578@$][A-Za-z]{2,}[\w@$!|]*"
+)
 # Letters with dots, spaces, hyphens or underscores between: "c.a.n.c.e.r", "p r e g n a n t".
 _SPACED_LETTERS = re.compile(r"(?<![\w.])[A-Za-z](?:[ ._\-\u00a0*][A-Za-z]){3,}(?![\w])")
 

@@ -356,8 +356,8 @@ def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Referenc
         if lower in extra and len(lower) > 2:
             found.append(Reference(match.start(), match.end(), word, "name"))
             continue
-        if lower not in given or i + 1 >= len(words):
-            continue
+        if lower not in given or i + 1 >= len(words) or lower != word.lower():
+            continue  # "jo's off": a possessive or contraction ends the name
         after = words[i + 1]
         following = _word(after.group(0))
         gap = text[match.end() : after.start()]
@@ -369,7 +369,9 @@ def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Referenc
             and following.lower() not in _FUNCTION
             and following.lower() not in rules().name_verbs
         ):
-            found.append(Reference(match.start(), after.end(), text[match.start() : after.end()], "name"))
+            found.append(
+                Reference(match.start(), after.end(), text[match.start() : after.end()], "name")
+            )
     return found
 
 

@@ -136,9 +136,7 @@ def _by_rules(sentence: str, known: Known, context: bool = False) -> tuple[str |
     return verdict, refers
 
 
-def _by_rules_on(
-    text: str, matched: str, known: Known, context: bool
-) -> tuple[str | None, bool]:
+def _by_rules_on(text: str, matched: str, known: Known, context: bool) -> tuple[str | None, bool]:
     refs = people.references(matched, known.names)
     if context and not refs:
         refs = [people.Reference(0, 0, "", "context")]

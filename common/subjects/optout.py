@@ -200,15 +200,24 @@ def screen_known(base: Known = NOBODY) -> Known:
     return replace(base, opted_out=people) if people else base
 
 
-def refuse_named(values: list[str], what: str) -> None:
-    """SubjectOptedOut (403, not billed) when one of ``values`` (keywords, a topic's words, a
-    name) names a person on the list: by name (``is_opted_out``: initials and look-alike
-    letters read through) or by last name alone."""
+def names_someone(value: str) -> bool:
+    """``value`` (a keyword, a name) names a person on the list: by name (``is_opted_out``:
+    initials and look-alike letters read through) or by last name alone."""
+    tokens = names.canonical(value)
     by_last = listed().by_last
-    for value in values:
-        tokens = names.canonical(value)
-        if (len(tokens) >= 2 and is_opted_out(value)) or any(t in by_last for t in tokens):
-            raise SubjectOptedOut(
-                f"One of the {what} names a person who has asked not to be profiled or tracked "
-                "by this service; the request was not run and is not billed."
-            )
+    return any(t in by_last for t in tokens) or (len(tokens) >= 2 and is_opted_out(value))
+
+
+def without_named(values: list[str]) -> list[str]:
+    """``values`` without those that name a person on the list (a subscription made before she
+    was listed stops naming her: its runs leave the keyword out)."""
+    return [value for value in values if not names_someone(value)]
+
+
+def refuse_named(values: list[str], what: str) -> None:
+    """SubjectOptedOut (403, not billed) when one of ``values`` names a person on the list."""
+    if any(names_someone(value) for value in values):
+        raise SubjectOptedOut(
+            f"One of the {what} names a person who has asked not to be profiled or tracked "
+            "by this service; the request was not run and is not billed."
+        )

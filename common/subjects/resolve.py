@@ -101,7 +101,9 @@ def resolve(
         return Resolved("unknown", shown, evidence="empty")
     evidence = records(shown) if records is not None else NONE
     if evidence.organisation:
-        return Resolved("organisation", shown, organisation=evidence.organisation, evidence="records")
+        return Resolved(
+            "organisation", shown, organisation=evidence.organisation, evidence="records"
+        )
     listed = gazetteer.exact(shown) or gazetteer.exact(folded)
     if listed:
         return Resolved("organisation", shown, organisation=listed, evidence="company list")

@@ -49,6 +49,27 @@ _NAMES = {
     "\u2069": "POP DIRECTIONAL ISOLATE",
 }
 MAX_ERRORS = 20
+# What third-party text (feed items, news search results) loses before it reaches a client:
+# the refused and invisible characters above, Unicode tag characters (which can smuggle text
+# an assistant reads but a person does not see), and every other format or private-use
+# character; a control character that is whitespace becomes a space.
+_HIDDEN = re.compile(f"[{UNSAFE_CLASS}{INVISIBLE_CLASS}\U000e0000-\U000e007f]")
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without characters that show nothing or change how the rest displays
+    (``_HIDDEN``, and any other format, control or private-use character), whitespace
+    controls read as spaces. Run after HTML entities are decoded: "&#8203;" is one too."""
+    import unicodedata
+
+    text = _HIDDEN.sub(lambda m: " " if m.group(0).isspace() else "", text)
+    if text.isascii():
+        return text
+    return "".join(
+        char
+        for char in text
+        if char.isspace() or unicodedata.category(char) not in ("Cf", "Cc", "Co", "Cs")
+    )
 
 
 def unsafe_text(data: Any, where: str = "body") -> list[FieldError]:

@@ -148,7 +148,9 @@ def respond(
             else iter([provider.complete_text(conversation)])
         )
         passages = [compose.Passage.of(h) for h in hits]
-        screened = privacy.screen_stream(pieces)
+        from common.subjects import optout
+
+        screened = privacy.screen_stream(pieces, optout.screen_known())
         return Reply(screened, intent, provider.name, sources, passages=passages)
     answer = _offline(consumer_id, intent, info, message, memory, available)
     engine_name = provider.name if provider is not None and intent == "CREATE_CONTENT" else None
@@ -267,7 +269,18 @@ def _conversation(
 
 
 def summarize(messages: Sequence[Turn]) -> tuple[str, str]:
-    """(summary, engine): a provider that fails answers 502 (decision 0038)."""
+    """(summary, engine): a provider that fails answers 502 (decision 0038). The summary goes
+    through the personal-data screen, with the opt-out list, like every text the service
+    writes about people (decision 0058)."""
+    summary, engine_name = _summary(messages)
+    from common.offline.summarize import nothing
+    from common.subjects import optout
+
+    screened = privacy.screen_text(summary, optout.screen_known()).text.strip()
+    return screened or nothing(), engine_name
+
+
+def _summary(messages: Sequence[Turn]) -> tuple[str, str]:
 
     def ask(provider: ChatProvider) -> str:
         answer = provider.complete_json(

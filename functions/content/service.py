@@ -23,6 +23,7 @@ from common.errors import FieldError, InvalidRequest, NotCovered
 from common.llm import ChatProvider, provider_or_offline
 from common.logging import get_logger
 from common.prompts import prompt
+from common.subjects import optout
 from functions.content import compose
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
@@ -110,7 +111,8 @@ def passages_for(spec: Spec) -> list[Passage]:
     hits, nearest = knowledge.search_scored(spec.topic, PASSAGES[spec.length], None)
     if nearest < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
-    passages = [Passage.of(h, privacy.screen_text(h["passage"]).text) for h in hits]
+    known = optout.screen_known()
+    passages = [Passage.of(h, privacy.screen_text(h["passage"], known).text) for h in hits]
     return [p for p in passages if p.text.strip()]
 
 
@@ -124,8 +126,9 @@ def generate(spec: Spec) -> Generated:
 def _screened(generated: Generated) -> Generated:
     """A provider's draft without sentences that carry personal data (posts and content
     alike). The offline draft quotes only screened passages."""
-    posts = [privacy.screen_text(post).text for post in generated.posts]
-    content = privacy.screen_text(generated.content).text
+    known = optout.screen_known()
+    posts = [privacy.screen_text(post, known).text for post in generated.posts]
+    content = privacy.screen_text(generated.content, known).text
     if posts == generated.posts and content == generated.content:
         return generated
     logger.info("content draft: sentences with personal data left out")
@@ -145,8 +148,8 @@ def committed_company(audience: str | None, topic: str) -> str | None:
     has already committed, so a letter asks it to deliver. One words-only search of that
     table."""
     from common.offline.entities import topics_in
-    from common.text.index import terms
     from common.subjects import names
+    from common.text.index import terms
     from functions.search import service as search
 
     if not audience:

@@ -323,7 +323,6 @@ class _Run:
     delivered: bool = False
     _seen_claims: set[str] = field(default_factory=set)
     _seen_urls: set[str] = field(default_factory=set)
-    _opted_out: dict[str, bool] = field(default_factory=dict)
     _known: tuple[Subject, privacy.Known] | None = None
 
     def stream(self, consulted: Iterator[Consulted]) -> Iterator[Event]:
@@ -421,10 +420,10 @@ class _Run:
                 self._seen_claims.add(key)
                 fresh.append(claim)
         kept = dropped = 0
-        opted_out = self._opted_out_in(passage.text)
-        for claim, category in zip(fresh, privacy.screen_many(fresh, known), strict=True):
-            if category is None and _names_any(claim, opted_out):
-                category = "opted_out"  # someone the source names asked not to be profiled
+        # Every claim of a person's profile is about a person, so a fact stated without her
+        # name is still hers; a claim naming someone on the opt-out list is "opted_out".
+        verdicts = privacy.screen_many(fresh, known, about_person=subject.kind == "person")
+        for claim, category in zip(fresh, verdicts, strict=True):
             if category is not None:
                 self.dropped[category] += 1
                 dropped += 1
@@ -441,24 +440,8 @@ class _Run:
         """What the screen may take from the records about the subject (``Subject.known``),
         built once per subject (the person's run replaces it once its record is read)."""
         if self._known is None or self._known[0] is not self.subject:
-            self._known = (self.subject, self.subject.known())
+            self._known = (self.subject, optout.screen_known(self.subject.known()))
         return self._known[1]
-
-    def _opted_out_in(self, text: str) -> list[tuple[str, ...]]:
-        """The people on the opt-out list a source names (by first and last name): its
-        claims may not name them, by full name or surname."""
-        from common.privacy import people
-
-        found = []
-        for reference in people.names(text, self.known.names):
-            key = names.canonical_key(reference.text)
-            if len(key.split()) < 2:
-                continue
-            if key not in self._opted_out:
-                self._opted_out[key] = optout.is_opted_out(key)
-            if self._opted_out[key]:
-                found.append(tuple(key.split()))
-        return found
 
     def _ordered(self) -> list[Finding]:
         ordered: list[Finding] = []
@@ -539,12 +522,6 @@ def _error_event(exc: Exception) -> StreamError:
     if not isinstance(error, BackendUnavailable):
         logger.warning("osint profile failed: %s", error.code)
     return StreamError(code=error.code, detail=error.detail)
-
-
-def _names_any(claim: str, people: list[tuple[str, ...]]) -> bool:
-    """The claim names one of these people: their full name or their surname."""
-    folded = names.fold(claim)
-    return any(names.contains(folded, person[-1]) for person in people)
 
 
 def _url_words(url: str) -> str:

@@ -15,12 +15,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
 from common import topics as topic_catalog
 from common.config import get_settings
 from common.datafiles import Content, LowerWords, load
 from common.feeds import FeedItem, fetch_all
+
+if TYPE_CHECKING:
+    from common.privacy import Known
 
 KEYWORD_IN_TITLE = 3.0
 KEYWORD_IN_SUMMARY = 1.0
@@ -114,13 +118,15 @@ def gather(
     *,
     limit: int,
     exclude: Callable[[list[str]], set[str]] | None = None,
+    known: Known | None = None,
 ) -> Gathered:
     """Fetch every source, rank, drop duplicates and already-sent items, keep the best
     ``limit``.
 
     ``exclude`` is called once with the ids of all ranked candidates (not only the first
     ``limit``), so items dropped as already sent are replaced by the next best ones. It is not
-    called when there are no candidates.
+    called when there are no candidates. ``known``: what the screen may know (the opt-out
+    list, ``common.subjects.optout.screen_known``, read by the door).
     """
     keywords = _distinct(keywords)
     sources = sources_for(topics, keywords)
@@ -141,27 +147,40 @@ def gather(
     if exclude is not None and candidates:
         dropped = exclude([ranked.item.id for ranked in candidates]) or set()
         candidates = [ranked for ranked in candidates if ranked.item.id not in dropped]
-    return Gathered(screened(candidates, max(0, limit)), len(sources), failed)
+    return Gathered(screened(candidates, max(0, limit), known), len(sources), failed)
 
 
-def screened(candidates: list[RankedItem], limit: int) -> list[RankedItem]:
+def screened(
+    candidates: list[RankedItem], limit: int, known: Known | None = None
+) -> list[RankedItem]:
     """The best ``limit`` items after the personal-data screen (``common.privacy``, decision
     0037): a summary loses its sentences that carry personal data about a person; an item
-    whose title carries some is left out, and the next best takes its place."""
+    whose title carries some, or that names a person on the opt-out list anywhere (decision
+    0058), is left out, and the next best takes its place."""
     from dataclasses import replace
 
     from common import privacy
+    from common.privacy.screen import opted_out_named
 
+    known = known or privacy.NOBODY
     kept: list[RankedItem] = []
     start = 0
     while len(kept) < limit and start < len(candidates):
         batch = candidates[start : start + limit - len(kept)]
         start += len(batch)
-        titles = privacy.screen_many([ranked.item.title for ranked in batch])
+        if known.opted_out:
+            batch = [
+                ranked
+                for ranked in batch
+                if not opted_out_named(
+                    f"{ranked.item.title}. {ranked.item.summary}", known.opted_out
+                )
+            ]
+        titles = privacy.screen_many([ranked.item.title for ranked in batch], known)
         for ranked, title_verdict in zip(batch, titles, strict=True):
             if title_verdict is not None:
                 continue
-            summary = privacy.screen_text(ranked.item.summary).text
+            summary = privacy.screen_text(ranked.item.summary, known).text
             if summary != ranked.item.summary:
                 ranked = replace(ranked, item=replace(ranked.item, summary=summary))
             kept.append(ranked)

@@ -8,8 +8,11 @@ from functions.research.models import RESEARCH_EVENTS, ResearchItem, ResearchReq
 
 
 def research_topics(call: Call[ResearchRequest]) -> Streamed:
+    from common.subjects import optout
     from functions.research.service import research_events
 
+    # Before a byte is sent: a keyword naming an opted-out person is 403, not billed (0058).
+    optout.refuse_named(call.body.customKeywords or [], "keywords")
     stream = Streamed([], NDJSON)
 
     def failed() -> None:

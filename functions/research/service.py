@@ -36,8 +36,14 @@ def research_events(request: ResearchRequest, on_failure: Any) -> Iterator[Event
     yield ResearchBegin(
         topics=request.topics, keywords=request.customKeywords, sources=len(sources)
     )
+    from common.subjects import optout
+
     gathered = gather(
-        request.topics, request.customKeywords, request.specificInterests, limit=request.limit
+        request.topics,
+        request.customKeywords,
+        request.specificInterests,
+        limit=request.limit,
+        known=optout.screen_known(),
     )
     if gathered.all_failed:
         on_failure()

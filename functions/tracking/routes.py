@@ -54,8 +54,17 @@ def list_subscriptions(call: Call[None, ListQuery]) -> SubscriptionList:
     return SubscriptionList(data=data, total=total, next_cursor=next_cursor)
 
 
+def _refuse_opted_out(keywords: list[str] | None) -> None:
+    """A keyword naming a person on the opt-out list: 403 ``subject_opted_out`` (0058)."""
+    from common.subjects import optout
+
+    if keywords:
+        optout.refuse_named(list(keywords), "keywords")
+
+
 def create_subscription(call: Call[SubscriptionCreate]) -> SubscriptionEnvelope:
     consumer_id, email = call.principal.consumer_id, call.principal.email
+    _refuse_opted_out(call.body.custom_keywords)
     # A new recipient's confirmation email is counted before anything is saved (429 past
     # CONFIRMATIONS_PER_DAY), and given back if none is sent.
     place = recipients.take_place(consumer_id, email, call.body.delivery_email or email)
@@ -74,6 +83,7 @@ def update_subscription(
 ) -> SubscriptionEnvelope:
     consumer_id, email = call.principal.consumer_id, call.principal.email
     changes = call.body.changes()
+    _refuse_opted_out(call.body.custom_keywords)
     place = None
     if changes.get("delivery_email"):  # a new recipient: counted before anything is saved
         place = recipients.take_place(consumer_id, email, str(changes["delivery_email"]))

@@ -100,17 +100,25 @@ class _Run:
         return f"skipped_{reason}"
 
     def research(self, record: dict[str, Any], subscription: dict[str, Any]) -> str:
+        from common.subjects import optout
         from functions.research.gather import gather
         from functions.research.overview import OverviewItem
         from functions.research.overview import write as write_overview
         from functions.research.summaries import summarise_items
 
+        # A keyword naming a person who opted out since the subscription was made is not
+        # searched, and the digest no longer names it (decision 0058).
+        subscription = {
+            **subscription,
+            "custom_keywords": optout.without_named(subscription.get("custom_keywords") or []),
+        }
         gathered = gather(
             subscription.get("topics") or [],
             subscription.get("custom_keywords") or [],
             subscription.get("specific_interests"),
             limit=get_settings().digest_max_items,
             exclude=self.already_sent,
+            known=optout.screen_known(),
         )
         if gathered.all_failed:
             raise BackendUnavailable("Every news source failed; the run will be retried.")

@@ -318,8 +318,8 @@ def test_a_company_route_with_no_company_answers_from_knowledge(consumer):
     """A question taken for a company investigation that names no company gets the knowledge
     passages that answer it rather than "Which company should I look up?"; an opted-out
     person stays refused whichever route the message took."""
-    from functions.chat.service import _offline
     from common.subjects import optout
+    from functions.chat.service import _offline
 
     consumer_id, _ = consumer
     question = "A reporter asks whether hens in enriched cages can dust-bathe. Any evidence?"
@@ -340,8 +340,8 @@ def test_names_match_without_titles_and_inside_a_misread_name(consumer):
     """ "Professor Owen Marsh" is the record "Prof. Owen Marsh"; a name read with a stray word
     ("Meeting Ingrid Solberg") still finds the record whose whole name the message holds,
     and that person's opt-out still refuses."""
-    from functions.chat.service import _offline
     from common.subjects import optout
+    from functions.chat.service import _offline
 
     consumer_id, _ = consumer
     asked = {"personName": "Professor Owen Marsh"}

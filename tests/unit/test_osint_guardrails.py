@@ -137,7 +137,9 @@ def test_other_people_do_not_match_a_listed_name():
 
 
 def test_the_limit_counts_every_pair_of_the_name():
-    assert names.pair_keys("Dana Whitfield") == ["dana whitfield"]
+    assert names.pair_keys("Dana Whitfield") == ["dana whitfield", "d whitfield"]
+    assert names.pair_keys("D. Whitfield") == ["d whitfield"]  # her initial shares her day
+    assert "d whitfield" in names.pair_keys("Dana Jane Whitfield")
     assert "dana whitfield" in names.pair_keys("Dana Whitfield Said")
     assert "dana whitfield" in names.pair_keys("Whitfield Dana")
     assert "dana whitfield" in names.pair_keys("Dána Whitfield-Smith")
@@ -148,6 +150,7 @@ def test_names_fold_alike():
     assert names.short_key("Dana J. Whitfield") == names.short_key("  DÁNA whitfield ")
     assert names.company_core("The Crestline Eggs Ltd.") == "crestline eggs"
     assert names.fold("Marks & Spencer") == names.fold("Marks and Spencer")
+    assert names.fold("Dana Whitf\u0456eld") == "dana whitfield"  # a Cyrillic look-alike
     assert names.domain_label("www.harlowfoods.co.uk") == "harlowfoods"
     assert names.domain_label("brightwell.example") == "brightwell"
 
