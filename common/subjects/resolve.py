@@ -116,7 +116,7 @@ def resolve(
     initial = _INITIAL.match(shown) is not None and len(words) >= 2 and not organisation_word
     given = (
         words[0] in given_names()
-        and 2 <= len(words) <= 4
+        and len(words) <= 4
         and not organisation_word
         and not any(w.isdigit() for w in words)
     )

@@ -296,3 +296,26 @@ def test_a_providers_reply_passes_the_personal_data_screen_as_it_streams(fake, a
     )
     for planted in ("Mill", "Otley", "husband", "gm", "ail.com"):
         assert planted not in raw
+
+
+def test_a_providers_summary_passes_the_personal_data_screen(fake, alice):
+    """Issue 42: summaries were not screened (/v1/chat/summarize, MCP summarize_text)."""
+    fake.script(
+        reply(
+            json.dumps(
+                {
+                    "summary": "Dana Whitfield runs sourcing at Harlow Foods. She is battling "
+                    "leukaemia. The team will ask Harlow Foods for yearly cage-free figures."
+                }
+            )
+        )
+    )
+    turns = [
+        {"role": "user", "content": "Dana Whitfield runs sourcing. She is battling leukaemia."},
+        {"role": "assistant", "content": "Let us keep to her public role and the pledge."},
+    ]
+    answer = post("summarize", {"messages": turns}, alice)
+    assert answer.status_code == 200
+    summary = answer.get_json()["summary"]
+    assert "leukaemia" not in summary
+    assert "yearly cage-free figures" in summary
