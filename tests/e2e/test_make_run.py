@@ -388,6 +388,72 @@ def assert_osint_holds_on_news_wording(base: str, auth: dict, cli_env: dict[str,
         optout("remove", "--name", "Priya Raman-Shah")
 
 
+HIDDEN_IN_FEED = ("CANCER", "Chemotherapy", "anxiety", "Copper Kettle", "Mill Street")
+
+
+def assert_every_door_knows_who_it_is_about(base: str, cli_env: dict[str, str]) -> None:
+    """Issue 42's acceptance, over HTTP: a surname at the company door profiles no one; a
+    profile whose feed words personal data in capitals, lower case, the next sentence and as
+    whereabouts shows none of it and keeps the professional fact; no hidden character from a
+    feed reaches a response; an opted-out person is refused at the person door, absent from
+    research and refused as a tracking keyword, all free."""
+    import unicodedata
+
+    assert admin(cli_env, "create-consumer", "--email", "doors@example.org").returncode == 0
+    issued = admin(cli_env, "issue-key", "--email", "doors@example.org")
+    assert issued.returncode == 0, issued.stderr
+    auth = {"Authorization": f"Bearer {issued.stdout.strip()}"}
+    for name in ("Raman", "Raman & Co", "Raman and"):
+        refused = httpx.post(
+            f"{base}/v1/osint/company-profile", json={"companyName": name}, headers=auth
+        )
+        assert refused.status_code == 422, (name, refused.text)
+        assert refused.json()["code"] == "not_an_organization"
+    person = {"firstName": "Priya", "lastName": "Raman", "companyName": "Brightwell Supermarkets"}
+    profile = httpx.post(f"{base}/v1/osint/personal-profile", json=person, headers=auth, timeout=60)
+    claims = [e["claim"] for e in ndjson(profile) if e["type"] == "finding"]
+    assert any("cage-free egg figures to investors" in claim for claim in claims), claims
+    assert "Raman said the chain\u2019s egg audit would be published in the spring." in claims
+    research = httpx.post(
+        f"{base}/v1/research/topics",
+        json={"customKeywords": ["Brightwell Supermarkets"], "limit": 20},
+        headers=auth,
+        timeout=60,
+    )
+    assert [e for e in ndjson(research) if e["type"] == "item"]
+    for answer in (profile, research):
+        for hidden in HIDDEN_IN_FEED:
+            assert hidden not in answer.text, (hidden, answer.url)
+        assert not [c for c in answer.text if unicodedata.category(c) == "Cf"], answer.url
+
+    billed, _ = usage_of(base, auth, "research.topics")
+    assert admin(cli_env, "osint-optout", "add", "--name", "Priya Raman").returncode == 0
+    try:
+        refused = httpx.post(f"{base}/v1/osint/personal-profile", json=person, headers=auth)
+        assert refused.status_code == 403
+        assert refused.json()["code"] == "subject_opted_out"
+        for keywords in (["Priya Raman"], ["P. Raman"]):
+            for path, body in (
+                ("/v1/research/topics", {"customKeywords": keywords}),
+                ("/v1/tracking/subscriptions", {"custom_keywords": keywords}),
+            ):
+                answer = httpx.post(f"{base}{path}", json=body, headers=auth, timeout=30)
+                assert answer.status_code == 403, (path, keywords, answer.text)
+                assert answer.json()["code"] == "subject_opted_out"
+        research = httpx.post(
+            f"{base}/v1/research/topics",
+            json={"customKeywords": ["Brightwell Supermarkets"], "limit": 20},
+            headers=auth,
+            timeout=60,
+        )
+        assert [e for e in ndjson(research) if e["type"] == "item"]
+        assert "Raman" not in research.text
+        assert "Priya" not in research.text
+        assert usage_of(base, auth, "research.topics")[0] == billed + 1  # refusals are free
+    finally:
+        assert admin(cli_env, "osint-optout", "remove", "--name", "Priya Raman").returncode == 0
+
+
 def usage_of(base: str, auth: dict, operation: str) -> tuple[int, int]:
     """(requests billed, requests answered but not billed) of one operation this month."""
     bill = httpx.get(f"{base}/v1/usage", headers=auth, timeout=10).json()
@@ -558,6 +624,8 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
         "LOCAL_TICK_S": str(TICK_S),
         "LOCAL_DIR": str(tmp_path / ".local"),
         "ENVIRONMENT": "local",
+        # the opt-out list changed by the CLI shows in research at once (decision 0058)
+        "OSINT_OPTOUT_CACHE_SECONDS": "0",
     }
     env.pop("FIRESTORE_EMULATOR_HOST", None)
     base = f"http://127.0.0.1:{port}"
@@ -580,6 +648,7 @@ def test_run_serves_keeps_data_and_stops_cleanly(tmp_path: Path):
     assert_billing_is_for_value_delivered(base, auth, cli_env)
     assert_imported_records_are_found_by_words_and_meaning(base, auth, cli_env, tmp_path)
     assert_osint_holds_on_news_wording(base, auth, cli_env)
+    assert_every_door_knows_who_it_is_about(base, cli_env)
     assert_assistants_use_the_tools_over_mcp(base, cli_env)
     assert_a_stalled_database_gives_quick_answers_and_loses_nothing(base, cli_env, emulator_port)
     # The server's log is where the README says: its JSON lines in .local/server.log.
