@@ -523,7 +523,8 @@ class Settings(BaseSettings):
         description=(
             "how long an instance keeps the opt-out list in memory to find opted-out people "
             "named in research items, digests, drafts and answers (`0`: read it every time); "
-            "the person and company doors and keywords read the list itself"
+            "the person and company doors, and keywords that name a person in full, read the list "
+            "itself"
         ),
     )
     osint_audit_retention_days: int = Field(
