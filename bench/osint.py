@@ -19,18 +19,45 @@ screen (``common.privacy``) as a person profile, a company profile and any other
 records) call it: each dropped sentence is a false positive, and a sentence of the corpus the
 screen drops is one no draft or answer can quote.
 
+``doors`` asks every door that can show news about a person, once each, over the same HTTP
+pipeline with the bench's key: ``person`` (POST /v1/osint/personal-profile, Priya Raman of
+Brightwell Supermarkets), ``company`` (POST /v1/osint/company-profile, Brightwell
+Supermarkets), ``research`` (POST /v1/research/topics, keyword "Brightwell Supermarkets"),
+``tracking`` (POST /v1/tracking/subscriptions), ``chat`` (POST /v1/chat/message: what the
+company said about eggs, and "Investigate Priya Raman") and ``mcp`` (POST /mcp: initialize,
+then tools/call of ``research_news`` with the research door's arguments). The fixture's items
+of topic "people" plant personal data about her (``PLANTED``: those of the make-run acceptance
+test, plus the health, whereabouts and capitalised or lower-case wording of item
+ars-fixture-people-5); none of these strings is in the demo tables, the knowledge corpus or
+the other fixture items, so every one an answer holds (a whole word, any case, in the body
+or in a JSON string it carries) came from a planted sentence. Then she is put on the opt-out
+list in process and each door is asked again with her name where it takes one (the person
+door and her name as a company, research, tracking and the MCP tool with the keyword "Priya
+Raman": 403 or a tool error; the company, research, tracking and MCP doors with "Brightwell
+Supermarkets" and the chat's "Investigate Priya Raman": no answer may name her); she is taken
+off the list at the end. Per door: ``requests``, ``planted_shown`` (planted strings found in
+its answers, each counted once), ``share`` (of ``PLANTED``), ``named_before`` (answers that
+name her before she is listed: the door does reach her news), ``opted_out_shown`` (answers of
+the opt-out part that hold "Raman", refusals included), ``invisible`` (Unicode format
+characters, category Cf, and tags U+E0000..U+E007F, in the answers' text, JSON escapes read;
+``invisible_as_entities``: more of them written as HTML character references, "&#8203;"),
+``statuses`` (HTTP statuses in order; ``tool_errors`` for MCP results with ``isError``), and
+``leaks`` / ``opted_out_leaks`` (which string, in which request, in what words).
+
 Run: ``.venv/bin/python bench/osint.py [--runs N]`` (about a minute, most of it the imports).
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import statistics
 import sys
 import tempfile
 import time
+import unicodedata
 from collections import Counter
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -47,6 +74,17 @@ PERSON = ("/v1/osint/personal-profile", {
     "reportGoal": "Prepare a meeting about the egg pledge",
 })  # fmt: skip
 COMPANY = ("/v1/osint/company-profile", {"companyName": "Brightwell Supermarkets"})
+
+# tests/e2e/test_make_run.py's PLANTED, then the strings item ars-fixture-people-5 plants
+PLANTED = (
+    "Watford", "Orchard Close", "leukaemia", "forty-six", "twins", "Unite",
+    "council candidate", "priyar1979", "gmail", "7700 900456", "husband", "dentist",
+    "marathon", "CANCER", "Chemotherapy", "anxiety", "Copper Kettle", "Mill Street",
+)  # fmt: skip
+OPTED_OUT = "Priya Raman"
+EMPLOYER = "Brightwell Supermarkets"
+MCP_ACCEPT = "application/json, text/event-stream"
+MCP_VERSION = "2025-11-25"
 
 
 def progress(message: str) -> None:
@@ -124,6 +162,146 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _strings(value: Any) -> list[str]:
+    """The strings of a JSON value, keys too; a string that is itself JSON (an MCP tool's
+    text content) read as its strings."""
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [t for v in value for t in _strings(v)]
+    if isinstance(value, str):
+        if value[:1] in "[{":
+            try:
+                return _strings(json.loads(value))
+            except ValueError:
+                pass
+        return [value]
+    return []
+
+
+def readable(body: str) -> str:
+    """What a client reads of an answer: a JSON body's strings, each NDJSON line's or server-
+    sent event's data's strings, other lines as they are (JSON escapes decoded)."""
+    try:
+        return "\n".join(_strings(json.loads(body)))
+    except ValueError:
+        pass
+    out = []
+    for line in body.splitlines():
+        data = line.removeprefix("data:").strip() if line.startswith("data:") else line
+        try:
+            out += _strings(json.loads(data))
+        except ValueError:
+            out.append(line)
+    return "\n".join(out)
+
+
+def invisible(text: str) -> int:
+    return sum(1 for c in text if unicodedata.category(c) == "Cf" or 0xE0000 <= ord(c) <= 0xE007F)
+
+
+def _found(word: str, text: str) -> list[str]:
+    """``word`` as a whole word in ``text``, any case: each hit in its context."""
+    pattern = rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])"
+    return [
+        " ".join(text[max(0, m.start() - 50) : m.end() + 50].split())
+        for m in re.finditer(pattern, text, re.IGNORECASE)
+    ]
+
+
+def doors(key: str) -> dict[str, Any]:
+    """Planted personal data and an opted-out name at every door (the module's docstring)."""
+    from common.subjects import optout
+    from tests.helpers import client
+
+    auth = {"Authorization": f"Bearer {key}"}
+    table: dict[str, dict[str, Any]] = {}
+    shown: dict[str, set[str]] = {}
+
+    def ask(door: str, label: str, path: str, body: dict[str, Any], opted: bool, **headers: str):
+        row = table.setdefault(
+            door,
+            {"requests": 0, "planted_shown": 0, "share": 0.0, "named_before": 0,
+             "opted_out_shown": 0,
+             "invisible": 0, "invisible_as_entities": 0, "statuses": [], "leaks": [],
+             "opted_out_leaks": []},
+        )  # fmt: skip
+        response = client().post(path, json=body, headers={**auth, **headers})
+        text = readable(response.get_data(as_text=True))
+        row["requests"] += 1
+        row["statuses"].append(response.status_code)
+        row["invisible"] += invisible(text)
+        row["invisible_as_entities"] += invisible(html.unescape(text)) - invisible(text)
+        for word in PLANTED:
+            for hit in _found(word, text):
+                shown.setdefault(door, set()).add(word)
+                row["leaks"].append(f"{label}: {word!r} in '{hit}'")
+        if response.status_code == 403:
+            refusal = response.get_json(silent=True) or {}
+            row.setdefault("refusals", []).append(f"{label}: {refusal.get('detail')}")
+        hits = _found(OPTED_OUT.split()[-1], text)
+        if not opted:
+            row["named_before"] += bool(hits)
+        else:
+            row["opted_out_shown"] += bool(hits)
+            row["opted_out_leaks"] += [f"{label} ({response.status_code}): '{h}'" for h in hits]
+        return response
+
+    def research(keyword: str) -> dict[str, Any]:
+        return {"customKeywords": [keyword], "limit": 20}
+
+    def mcp(label: str, keyword: str, opted: bool) -> None:
+        started = {"protocolVersion": MCP_VERSION, "capabilities": {}}
+        calls = (
+            ("initialize", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": started}),
+            ("initialized", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ("tools/call", {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                            "params": {"name": "research_news", "arguments": research(keyword)}}),
+        )  # fmt: skip
+        for step, body in calls:
+            answered = ask(
+                "mcp", f"{label} {step}", "/mcp", body, opted,
+                Accept=MCP_ACCEPT, **{"MCP-Protocol-Version": MCP_VERSION},
+            )  # fmt: skip
+            if step == "tools/call" and answered.status_code == 200:
+                result = (answered.get_json(silent=True) or {}).get("result") or {}
+                if result.get("isError"):
+                    row = table["mcp"]
+                    row["tool_errors"] = row.get("tool_errors", 0) + 1
+                    text = " ".join(c.get("text", "") for c in result.get("content", []))
+                    row.setdefault("refusals", []).append(f"{label}: {text}")
+
+    def every_door(opted: bool) -> None:
+        tag = "opted-out" if opted else "before"
+        person = {"firstName": "Priya", "lastName": "Raman", "companyName": EMPLOYER}
+        ask("person", f"{tag} profile", "/v1/osint/personal-profile", person, opted)
+        ask("company", f"{tag} {EMPLOYER}", COMPANY[0], COMPANY[1], opted)
+        if opted:
+            ask("company", f"{tag} {OPTED_OUT}", COMPANY[0], {"companyName": OPTED_OUT}, opted)
+        keywords = [EMPLOYER, OPTED_OUT] if opted else [EMPLOYER]
+        for keyword in keywords:
+            ask("research", f"{tag} {keyword}", "/v1/research/topics", research(keyword), opted)
+        for keyword in keywords:
+            subscription = {"custom_keywords": [keyword], "frequency": "daily"}
+            path = "/v1/tracking/subscriptions"
+            ask("tracking", f"{tag} {keyword}", path, subscription, opted)
+        for message in (f"What has {EMPLOYER} said about eggs?", f"Investigate {OPTED_OUT}"):
+            ask("chat", f"{tag} {message!r}", "/v1/chat/message", {"message": message}, opted)
+        for keyword in keywords:
+            mcp(f"{tag} {keyword}", keyword, opted)
+
+    every_door(opted=False)
+    optout.add(OPTED_OUT)
+    try:
+        every_door(opted=True)
+    finally:
+        optout.remove(OPTED_OUT)
+    for door, row in table.items():
+        row["planted_shown"] = len(shown.get(door, ()))
+        row["share"] = round(row["planted_shown"] / len(PLANTED), 3)
+    return table
+
+
 def reference_text() -> dict[str, Any]:
     """Screen drops on sentences that hold no personal data: false positives."""
     from common.privacy import NOBODY, Known, screen_many
@@ -178,6 +356,8 @@ def main() -> None:
                     progress(f"{name} profile x{args.runs}...")
                     runs = [timed(path, body, key) for _ in range(max(1, args.runs))]
                     results[name] = summary(runs)
+                progress("doors...")
+                results["doors"] = doors(key)
             finally:
                 feeds.shutdown()
             results["reference_text"] = reference_text()

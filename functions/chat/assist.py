@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Annotated, Any
 
@@ -177,7 +177,10 @@ def from_knowledge(
         focus=focus,
         shape=shape,
     )
-    verdicts = privacy.screen_many([f.text for f in found])  # decision 0037
+    from common.subjects import optout
+
+    # decisions 0037 and 0058: personal data, and the people on the opt-out list
+    verdicts = privacy.screen_many([f.text for f in found], optout.screen_known())
     found = [f for f, verdict in zip(found, verdicts, strict=True) if verdict is None]
     # in reading order: a passage's sentences as it gives them ("A typical ladder starts
     # with..." before "If there is no progress, the next rungs are..."), the best passage
@@ -438,10 +441,17 @@ def _findings(subject: str, found: list[dict[str, Any]], follow: list[str]) -> A
         return Answer(
             "\n\n".join([texts().findings_none.format(subject=subject), *follow]), helped=False
         )
+    from common.subjects import optout
+
+    opted_out = optout.screen_known().opted_out
+
+    def known(hit: dict[str, Any]) -> privacy.Known:
+        return replace(_vouched(hit), opted_out=opted_out)
+
     lines, sources, cited = [], [], []
     for hit in found[:FINDINGS]:
         title, line = _finding(hit["table"], hit["record"])
-        if privacy.screen(line, _vouched(hit)) is not None:  # says too much (decision 0037)
+        if privacy.screen(line, known(hit)) is not None:  # says too much (decisions 0037, 0058)
             continue
         url = hit["record"].get("url") or hit["record"].get("website")
         lines.append(line)

@@ -119,11 +119,15 @@ class AuditEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    profile: Literal["person", "company"]
+    profile: Literal["person", "company", "research", "tracking"] = Field(
+        description="The door: a person or company profile, or a research or tracking keyword "
+        "that names a person (decision 0058)."
+    )
     subject: dict[str, str] = Field(description="The subject as the request named it.")
     reportGoal: str | None
-    channel: Literal["api", "chat"] = Field(
-        description="api: a profile request; chat: the assistant's company summary."
+    channel: Literal["api", "chat", "tracking"] = Field(
+        description="api: a request; chat: the assistant's company summary; tracking: a "
+        "subscription's scheduled run."
     )
     outcome: Literal[
         "started",
@@ -132,6 +136,7 @@ class AuditEntry(BaseModel):
         "abandoned",
         "refused_opted_out",
         "refused_rate_limited",
+        "refused_not_an_organization",
     ]
     createdAt: datetime
     finishedAt: datetime | None

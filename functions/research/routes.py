@@ -8,11 +8,19 @@ from functions.research.models import RESEARCH_EVENTS, ResearchItem, ResearchReq
 
 
 def research_topics(call: Call[ResearchRequest]) -> Streamed:
-    from common.subjects import optout
+    from common.subjects import keywords, optout
     from functions.research.service import research_events
 
-    # Before a byte is sent: a keyword naming an opted-out person is 403, not billed (0058).
+    # Before a byte is sent (decision 0058): a keyword naming an opted-out person is 403; one
+    # naming a person takes a place in her day (429 past it) and is audited. Not billed.
     optout.refuse_named(call.body.customKeywords or [], "keywords")
+    keywords.admit(
+        call.body.customKeywords or [],
+        consumer_id=call.principal.consumer_id,
+        request_id=call.request_id,
+        door="research",
+        channel="api",
+    )
     stream = Streamed([], NDJSON)
 
     def failed() -> None:

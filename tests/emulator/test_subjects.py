@@ -10,6 +10,7 @@ import json
 import pytest
 
 from tests.emulator.test_osint import (  # noqa: F401 (fixtures)
+    AUDIT,
     COMPANY,
     DANA,
     PERSON,
@@ -135,3 +136,32 @@ def test_a_tracking_run_stops_naming_a_person_who_opted_out_later(alice, osint):
         assert kept == ["mink"]
     finally:
         optout.remove("Dana Whitfield")
+
+
+def test_a_keyword_naming_a_person_takes_a_place_in_her_day(alice, osint, settings_env):  # noqa: F811
+    settings_env(OSINT_SUBJECT_DAILY_LIMIT="1")
+    consumer, auth = alice
+    body = {"customKeywords": ["Dana Whitfield"]}
+    events(client().post(RESEARCH, json=body, headers=auth))
+    again = client().post(RESEARCH, json={"customKeywords": ["D. Whitfield"]}, headers=auth)
+    assert again.status_code == 429
+    assert again.get_json()["code"] == "subject_rate_limited"
+    assert client().post(PERSON, json=DANA, headers=auth).status_code == 429  # one day, any door
+    outcomes = sorted((e["profile"], e["outcome"]) for e in audit_entries(consumer["id"]))
+    assert ("research", "completed") in outcomes
+    assert ("research", "refused_rate_limited") in outcomes
+    shown = client().get(AUDIT, headers=auth)
+    assert shown.status_code == 200, shown.get_data(as_text=True)
+    assert {e["profile"] for e in shown.get_json()["data"]} >= {"research", "person"}
+    topic_only = client().post(RESEARCH, json={"customKeywords": ["mink farming"]}, headers=auth)
+    assert topic_only.status_code == 200  # a keyword that names no one takes no place
+
+
+def test_the_audit_log_shows_a_refusal_at_the_company_door(alice, osint):  # noqa: F811
+    _, auth = alice
+    assert (
+        client().post(COMPANY, json={"companyName": "Whitfield"}, headers=auth).status_code == 422
+    )
+    shown = client().get(AUDIT, headers=auth)
+    assert shown.status_code == 200, shown.get_data(as_text=True)  # it was a 500
+    assert shown.get_json()["data"][0]["outcome"] == "refused_not_an_organization"
