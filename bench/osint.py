@@ -1,6 +1,8 @@
 """OSINT profile figures, printed as JSON: time to the first event and total time of a person
-and a company profile with the fixture feeds, what the guardrails dropped on the fixture, and
-how often they drop a sentence of the project's own reference text (false positives).
+and a company profile with the fixture feeds, what the guardrails dropped on the fixture, how
+much planted personal data and how often an opted-out name reaches the client at each door
+(``doors``), and how often the guardrails drop a sentence of the project's own reference text
+(false positives).
 
 Everything runs in one process on a Firestore emulator of its own (a free port) with
 ``EMBEDDINGS_BACKEND=offline``, the demo tables and knowledge corpus imported as ``make run``
@@ -34,8 +36,8 @@ or in a JSON string it carries) came from a planted sentence. Then she is put on
 list in process and each door is asked again with her name where it takes one (the person
 door and her name as a company, research, tracking and the MCP tool with the keyword "Priya
 Raman": 403 or a tool error; the company, research, tracking and MCP doors with "Brightwell
-Supermarkets" and the chat's "Investigate Priya Raman": no answer may name her); she is taken
-off the list at the end. Per door: ``requests``, ``planted_shown`` (planted strings found in
+Supermarkets" and both chat messages: no answer may name her, a refusal included); she is
+taken off the list at the end. Per door: ``requests``, ``planted_shown`` (planted strings found in
 its answers, each counted once), ``share`` (of ``PLANTED``), ``named_before`` (answers that
 name her before she is listed: the door does reach her news), ``opted_out_shown`` (answers of
 the opt-out part that hold "Raman", refusals included), ``invisible`` (Unicode format
@@ -44,7 +46,7 @@ characters, category Cf, and tags U+E0000..U+E007F, in the answers' text, JSON e
 ``statuses`` (HTTP statuses in order; ``tool_errors`` for MCP results with ``isError``), and
 ``leaks`` / ``opted_out_leaks`` (which string, in which request, in what words).
 
-Run: ``.venv/bin/python bench/osint.py [--runs N]`` (about a minute, most of it the imports).
+Run: ``.venv/bin/python bench/osint.py [--runs N]`` (a few minutes, most of it the imports).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ class Texts(Content):
     person_scope: Prose
     person_needs_name: Line
     company_needs_name: Line
-    opted_out: Annotated[Line, Template("subject")]
+    opted_out: Annotated[Line, Template()]  # never the name: it would echo who opted out
     not_an_organization: Annotated[Prose, Template("subject")]
     track_proposal: Prose
     track_needs_topics: Prose
@@ -304,7 +304,7 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
     except InvalidRequest:
         return Answer(texts().company_needs_name, helped=False)
     except SubjectOptedOut:
-        return Answer(texts().opted_out.format(subject=name), helped=False, refused=True)
+        return Answer(texts().opted_out, helped=False, refused=True)
     except NotAnOrganization:
         return Answer(texts().not_an_organization.format(subject=name), helped=False)
     if summary.complete and summary.findings:
@@ -330,7 +330,7 @@ def person(info: dict[str, Any], available: Collection[str], message: str = "") 
     if not name:
         return Answer(texts().person_needs_name, helped=False)
     if optout.is_opted_out(name):
-        return Answer(texts().opted_out.format(subject=name), helped=False, refused=True)
+        return Answer(texts().opted_out, helped=False, refused=True)
     employer = info.get("companyName")
     records = _records(["public_figures"], " ".join(filter(None, [name, employer])))
     wanted = f" {_fold(message)} "
@@ -344,8 +344,7 @@ def person(info: dict[str, Any], available: Collection[str], message: str = "") 
         and (not employer or _names({"o": r["record"].get("organization", "")}, employer))
     ]
     if any(optout.is_opted_out(r["record"].get("name", "")) for r in named):
-        subject = named[0]["record"].get("name", name)
-        return Answer(texts().opted_out.format(subject=subject), helped=False, refused=True)
+        return Answer(texts().opted_out, helped=False, refused=True)
     follow = [texts().person_next] if "POST /v1/osint/personal-profile" in available else []
     answer = _findings(name, named, [*follow, texts().person_scope])
     return answer
