@@ -526,8 +526,14 @@ def _names(record: dict[str, Any], name: str) -> bool:
 
 
 def track(info: dict[str, Any]) -> Answer:
-    """The exact body of the subscription the message asks for."""
-    topics, keywords = info.get("topics") or [], info.get("keywords") or []
+    """The exact body of the subscription the message asks for; never one that tracks a
+    person on the opt-out list (decision 0058)."""
+    from common.subjects import optout
+
+    topics, asked = info.get("topics") or [], info.get("keywords") or []
+    keywords = optout.without_named(asked)
+    if keywords != asked and not topics and not keywords:
+        return Answer(texts().opted_out, helped=False, refused=True)
     if not topics and not keywords:
         return Answer(texts().track_needs_topics, helped=False)
     body: dict[str, Any] = {}
