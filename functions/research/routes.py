@@ -43,6 +43,7 @@ ROUTES = (
         stream=NDJSON,
         events=RESEARCH_EVENTS,
         price="research.topics",
+        errors=(403, 429),
         description="application/x-ndjson, one event per line: begin, item (best first), "
         "summary, end; or error when no news source answered (not billed).\n\n"
         "The summary event says what the items show: `text` (a paragraph of at most about "
@@ -54,6 +55,10 @@ ROUTES = (
         "most 5), `changes` ([{kind, text, itemId, link}]: the headlines of items reporting a "
         "vote, ban, pledge, ruling, launch, reversal and so on, best first, at most 4), "
         "`itemIds` (the items the paragraph draws on) and `engine` (offline, or "
-        "provider:<name> when a language model wrote the paragraph from the items).",
+        "provider:<name> when a language model wrote the paragraph from the items).\n\n"
+        "A keyword that names a person on the opt-out list is 403 `subject_opted_out`; one that "
+        "names a person takes a place in that person's daily limit (429 `subject_rate_limited` "
+        "past it) and is written to your audit log. Items naming an opted-out person are left "
+        "out. Not billed when refused (decision 0058).",
     ),
 )

@@ -185,7 +185,7 @@ ROUTES = (
         body=SubscriptionCreate,
         response=SubscriptionEnvelope,
         status=201,
-        errors=(409, 429),
+        errors=(403, 409, 429),
         description=CONFIRMATION_LIMIT,
     ),
     Route(
