@@ -30,7 +30,6 @@ Label = Literal[
     "ethnicity",
     "political_union",
     "personal_account",
-    "whereabouts",
 ]
 LABELS: tuple[str, ...] = get_args(Label)  # the classifier's personal labels, besides "none"
 
