@@ -119,11 +119,10 @@ def for_matching(text: str) -> str:
 # Digits and symbols written for letters inside a word (leetspeak).
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b",
                        "@": "a", "$": "s", "!": "i", "|": "l"})  # fmt: skip
-# A word with at least one letter and one such character inside it, letters on both sides or
-# starting with a letter: "c4nc3r", "h0me", "Wh1tfield", "pr3gn@nt" (not "2024", "AB12", "B12").
+# A word of letters and such characters, with a lower-case letter (an upper-case code such as
+# "AB12", "B12" or "G7" is no disguised word): "c4nc3r", "h0me", "Wh1tfield", "7w0", "pr3gn@nt".
 _LEET_WORD = re.compile(
-    r"(?<![\w@$!|])(?=[\w@$!|]*[A-Za-z])(?=[\w@$!|]*[0134578@$!|][A-Za-z])"
-    r"[A-Za-z][\w@$!|]*|(?<![\w@$!|])[0134578@$][A-Za-z]{2,}[\w@$!|]*"
+    r"(?<![\w@$!|])(?=[\w@$!|]*[a-z])(?=[\w@$!|]*[0134578@$!|])[A-Za-z0134578@$!|][\w@$!|]*"
 )
 # Letters with dots, spaces, hyphens or underscores between: "c.a.n.c.e.r", "p r e g n a n t".
 _SPACED_LETTERS = re.compile(r"(?<![\w.])[A-Za-z](?:[ ._\-\u00a0*][A-Za-z]){3,}(?![\w])")
@@ -133,4 +132,26 @@ def deobfuscated(matched: str) -> str:
     """``matched`` (``for_matching``'s text) with disguised words read as the words they
     spell (module docstring)."""
     text = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ ._\-\u00a0*]", "", m.group(0)), matched)
-    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
+    return _LEET_WORD.sub(_unleet, text)
+
+
+def _unleet(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word.isdigit() or not re.search(r"[A-Za-z]", word):
+        return word
+    return word.translate(_LEET)
+
+
+def deshouted(text: str) -> str:
+    """A sentence written in capitals ("JEDEDIAH STONE CONVERTED TO CATHOLICISM") as if written
+    in mixed case ("Jedediah Stone Converted To Catholicism"), letter for letter, so that
+    patterns that want a capital only at a word's start match. Other text as it is."""
+    if not shouting(text):
+        return text
+    return re.sub(r"[A-Za-z]+", lambda m: m.group(0)[0] + m.group(0)[1:].lower(), text)
+
+
+def shouting(text: str) -> bool:
+    """Most of the text's letters are capitals (a headline in capitals)."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 12 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)

@@ -75,8 +75,11 @@ def _word(token: str) -> str:
 
 def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     """The references to people in ``text``, in order. ``extra``: lower-case names known to
-    be people's (the records'), which count wherever they stand."""
+    be people's (the records'), which count wherever they stand (a known "jenny" opening a
+    sentence is the person, not a female donkey)."""
     animal = _animal_subject(text)
+    if animal is not None and extra and set(re.findall(r"\w+", text[:animal].lower())) & extra:
+        animal = None
     found = [
         Reference(m.start(), m.end(), m.group(0), "word")
         for m in _person_words().finditer(text)
@@ -100,7 +103,9 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     found += [
         r
         for r in [*names(text, extra), *lowercase_names(text), *cased_names(text, extra)]
-        if animal is None or r.start > animal + 30
+        if animal is None
+        or r.start > animal + 30
+        or any(w in extra for w in re.findall(r"\w+", r.text.lower()))
     ]
     found += [
         Reference(m.start(), m.end(), m.group(0), "word")
