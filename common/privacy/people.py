@@ -349,14 +349,18 @@ def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Referenc
     """Names written in capitals or in lower case, which ``names`` does not see (it takes
     "WHITFIELD" for an acronym and "whitfield" for a word): a word the records know as a
     person's (``extra``), and a given name with the next word when both are written the same
-    way ("DANA WHITFIELD REVEALS", "saw dana whitfield at"), in any sentence."""
+    way ("DANA WHITFIELD REVEALS", "saw dana whitfield at"). Lower-case words count only in a
+    text written all in lower case."""
     given = given_names()
     words = list(_ANY_WORD.finditer(text))
+    lower_text = not any(c.isupper() for c in text)  # in a text in mixed case, "carry" is a verb
     found: list[Reference] = []
     for i, match in enumerate(words):
         word = match.group(0)
         if word[:1].isupper() and not word.isupper():
             continue  # written as names are: ``names`` reads it
+        if word.islower() and not lower_text:
+            continue
         lower = _word(word).lower()
         if lower in extra and len(lower) > 2:
             found.append(Reference(match.start(), match.end(), word, "name"))
