@@ -212,7 +212,7 @@ ROUTES = (
         body=SubscriptionPatch,
         path_params=SubscriptionPath,
         response=SubscriptionEnvelope,
-        errors=(409, 429),
+        errors=(403, 409, 429),
         description=CONFIRMATION_LIMIT,
     ),
     Route(

@@ -157,6 +157,7 @@ EXPECTED = {
         "201",
         "400",
         "401",
+        "403",  # a keyword naming an opted-out person (decision 0058)
         "408",
         "409",
         "413",
@@ -169,6 +170,7 @@ EXPECTED = {
         "200",
         "400",
         "401",
+        "403",  # a keyword naming an opted-out person (decision 0058)
         "404",
         "408",
         "409",
@@ -282,6 +284,7 @@ EXPECTED = {
         "200",
         "400",
         "401",
+        "403",  # a keyword naming an opted-out person (decision 0058)
         "408",
         "409",
         "413",
