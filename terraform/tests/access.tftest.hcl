@@ -135,8 +135,8 @@ run "secrets_and_roles" {
     condition = jsonencode(sort([
       for k, m in google_project_iam_member.fn : split(" ", k)[0]
       if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/osint\""
-    ])) == jsonencode(["chat", "mcp", "osint"])
-    error_message = "The osint database (opt-out list, audit log) is reached by osint, chat (the assistant's company and person answers keep the OSINT rules) and mcp (its OSINT tools) only."
+    ])) == jsonencode(["chat", "content", "mcp", "osint", "research", "task_worker", "tracking"])
+    error_message = "The osint database (opt-out list, audit log) is reached by osint, chat (the assistant's company and person answers keep the OSINT rules), mcp (its OSINT tools), and the doors that leave out opted-out people and audit keywords naming a person (content, research, tracking and task_worker's digests; decision 0058) only."
   }
 
   assert {
@@ -149,10 +149,10 @@ run "secrets_and_roles" {
 
   assert {
     condition = alltrue([
-      for k in ["portal", "usage", "search", "knowledge", "content", "research", "legal", "tracking_dispatch"] :
+      for k in ["portal", "usage", "search", "knowledge", "legal", "tracking_dispatch"] :
       length([for g, m in google_project_iam_member.fn : g if startswith(g, "${k} ") && m.role == "roles/datastore.user"]) == 1
     ])
-    error_message = "The public portal, usage, search, knowledge, content, research, legal and dispatch functions reach the main database only."
+    error_message = "The public portal, usage, search, knowledge, legal and dispatch functions reach the main database only."
   }
 
 
