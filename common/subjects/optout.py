@@ -1,8 +1,9 @@
 """The opt-out list: people who asked not to be profiled. Operators keep it with
 ``python -m admin osint-optout add|remove|list|reindex --name "First Last"``; a profile of
 someone on it is refused with 403 ``subject_opted_out`` before anything is searched, on every
-door: the person profile, the company profile (a company name that is the person's name), and
-the assistant.
+door: the person profile, the company profile (a company name that is the person's name), the
+assistant, and research and tracking keywords; research items, digests, drafts, answers,
+summaries and profiles leave out what names them (decision 0058).
 
 An entry is keyed by the canonical form of the name (``names.canonical``: case, accents and
 apostrophes folded, hyphens and spaces alike, every token kept) and stores its tokens. A request
@@ -139,25 +140,11 @@ def _entry(data: dict[str, Any]) -> OptOut:
 
 @dataclass(frozen=True)
 class Listed:
-    """The whole list in memory (``listed``), to find the people on it a text names."""
+    """The whole list in memory (``listed``): the screen finds the people on it a text names
+    (``common.privacy.screen.opted_out_named``), a keyword door their last names."""
 
     people: tuple[tuple[str, ...], ...]
     by_last: dict[str, tuple[tuple[str, ...], ...]]
-
-    def named_in(self, text: str) -> list[tuple[str, ...]]:
-        """The people on the list ``text`` names: by first and last name (a middle name or
-        initial between them, or "Last, First"), or by initial and last name ("D. Whitfield",
-        "D Whitfield"), however the text is cased or spelled with look-alike letters. A last
-        name alone does not name anyone (``mentioned``)."""
-        if not self.people:
-            return []
-        folded = names.fold(text)
-        found = []
-        for last in {w for w in folded.split() if w in self.by_last}:
-            for person in self.by_last[last]:
-                if names.names_listed(folded, person):
-                    found.append(person)
-        return found
 
 
 _cache: tuple[float, Listed] | None = None
