@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from common.subjects import names
@@ -136,6 +137,7 @@ def resolve(
     return Resolved("organisation", shown, evidence="several words")
 
 
+@cache
 def _titles() -> frozenset[str]:
     """Honorifics and single-word titles of office that open a person's name."""
     from common.privacy.rules import rules

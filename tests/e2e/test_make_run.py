@@ -403,6 +403,15 @@ def assert_every_door_knows_who_it_is_about(base: str, cli_env: dict[str, str]) 
     issued = admin(cli_env, "issue-key", "--email", "doors@example.org")
     assert issued.returncode == 0, issued.stderr
     auth = {"Authorization": f"Bearer {issued.stdout.strip()}"}
+
+    def brightwell() -> httpx.Response:
+        return httpx.post(
+            f"{base}/v1/research/topics",
+            json={"customKeywords": ["Brightwell Supermarkets"], "limit": 20},
+            headers=auth,
+            timeout=60,
+        )
+
     for name in ("Raman", "Raman & Co", "Raman and"):
         refused = httpx.post(
             f"{base}/v1/osint/company-profile", json={"companyName": name}, headers=auth
@@ -414,12 +423,7 @@ def assert_every_door_knows_who_it_is_about(base: str, cli_env: dict[str, str]) 
     claims = [e["claim"] for e in ndjson(profile) if e["type"] == "finding"]
     assert any("cage-free egg figures to investors" in claim for claim in claims), claims
     assert "Raman said the chain\u2019s egg audit would be published in the spring." in claims
-    research = httpx.post(
-        f"{base}/v1/research/topics",
-        json={"customKeywords": ["Brightwell Supermarkets"], "limit": 20},
-        headers=auth,
-        timeout=60,
-    )
+    research = brightwell()
     assert [e for e in ndjson(research) if e["type"] == "item"]
     for answer in (profile, research):
         for hidden in HIDDEN_IN_FEED:
@@ -440,12 +444,7 @@ def assert_every_door_knows_who_it_is_about(base: str, cli_env: dict[str, str]) 
                 answer = httpx.post(f"{base}{path}", json=body, headers=auth, timeout=30)
                 assert answer.status_code == 403, (path, keywords, answer.text)
                 assert answer.json()["code"] == "subject_opted_out"
-        research = httpx.post(
-            f"{base}/v1/research/topics",
-            json={"customKeywords": ["Brightwell Supermarkets"], "limit": 20},
-            headers=auth,
-            timeout=60,
-        )
+        research = brightwell()
         assert [e for e in ndjson(research) if e["type"] == "item"]
         assert "Raman" not in research.text
         assert "Priya" not in research.text
