@@ -125,13 +125,21 @@ _LEET_WORD = re.compile(
     r"(?<![\w@$!|])(?=[\w@$!|]*[a-z])(?=[\w@$!|]*[0134578@$!|])[A-Za-z0134578@$!|][\w@$!|]*"
 )
 # Letters with dots, spaces, hyphens or underscores between: "c.a.n.c.e.r", "p r e g n a n t".
-_SPACED_LETTERS = re.compile(r"(?<![\w.])[A-Za-z](?:[ ._\-\u00a0*][A-Za-z]){3,}(?![\w])")
+_SPACED_LETTERS = re.compile(r"(?<![\w.])[A-Za-z](?:[ ._\-\u00a0*]{1,3}[A-Za-z]){3,}(?![\w])")
+# Between spaced letters, a separator of several characters with a hyphen in it stands for the
+# word's own hyphen ("t.h.i.r.t.y.-.t.w.o" is "thirty-two").
+_SEPARATOR = re.compile(r"[ ._\-\u00a0*]{1,3}")
 
 
 def deobfuscated(matched: str) -> str:
     """``matched`` (``for_matching``'s text) with disguised words read as the words they
     spell (module docstring)."""
-    text = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ ._\-\u00a0*]", "", m.group(0)), matched)
+    text = _SPACED_LETTERS.sub(
+        lambda m: _SEPARATOR.sub(
+            lambda s: "-" if len(s.group(0)) > 1 and "-" in s.group(0) else "", m.group(0)
+        ),
+        matched,
+    )
     return _LEET_WORD.sub(_unleet, text)
 
 

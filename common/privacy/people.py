@@ -21,7 +21,13 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from common.privacy.rules import given_names, never_names, organisation_words, rules
+from common.privacy.rules import (
+    given_names,
+    never_names,
+    organisation_words,
+    rules,
+    world_given_names,
+)
 
 _CAPITALISED = re.compile(r"[A-Z][\w\u2019'-]*")
 _RUN = re.compile(
@@ -77,7 +83,7 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     """The references to people in ``text``, in order. ``extra``: lower-case names known to
     be people's (the records'), which count wherever they stand (a known "jenny" opening a
     sentence is the person, not a female donkey)."""
-    animal = _animal_subject(text)
+    animal = animal_subject(text)
     if animal is not None and extra and set(re.findall(r"\w+", text[:animal].lower())) & extra:
         animal = None
     found = [
@@ -190,12 +196,43 @@ _AFTER_ANIMAL = (
 )
 
 
-def _animal_subject(text: str) -> int | None:
+def animal_subject(text: str) -> int | None:
     """Where an animal that opens the sentence ends ("The tigress", "Rescued pig", "The
     dairy's oldest cow", "Bella the Labrador"), or None: its pronouns, and a name right after
     it, are the animal's."""
     match = _animal_opening().match(text) or _animal_named().match(text)
-    return match.end() if match else None
+    if match is None or _names_a_person(text, match.end()):
+        return None
+    return match.end()
+
+
+_NEXT_WORD = re.compile(r"\s+([^\W\d_][\w'\u2019-]*)")
+
+
+def _names_a_person(text: str, end: int) -> bool:
+    """The animal word that opens the sentence is part of a person's reference: a role
+    ("CATTLE BARON JEDEDIAH STONE", "Pig farmer Ola Berg") or a given name with a surname
+    written the same way ("Jenny McBride has", "robin adler said"), not "Jenny the donkey"."""
+    after = _NEXT_WORD.match(text, end)
+    if after is None:
+        return False
+    following = _word(after.group(1))
+    lower = following.lower()
+    if len(lower) >= 4 and lower in rules().person_nouns:  # not "son" ("Los terneros son")
+        return True
+    opening = re.findall(r"[^\W\d_][\w'\u2019-]*", text[:end])
+    if not opening or opening[-1].lower() not in world_given_names():
+        return False
+    same_case = following.isupper() == opening[-1].isupper() and (
+        following[:1].isupper() == opening[-1][:1].isupper()
+    )
+    return (
+        same_case
+        and len(lower) >= 3
+        and lower not in _FUNCTION
+        and lower not in rules().animal_words
+        and lower not in rules().name_verbs
+    )
 
 
 _HANDLE = re.compile(
@@ -309,7 +346,7 @@ def lowercase_names(text: str) -> list[Reference]:
     first = re.search(r"[A-Za-z]", text)
     if first is None or first.group(0).isupper():
         return []
-    given, verbs = given_names(), rules().name_verbs
+    given, verbs = world_given_names(), rules().name_verbs
     words = list(_LOWER_WORD.finditer(text))
     found = []
     for i, match in enumerate(words):
@@ -349,9 +386,10 @@ def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Referenc
     """Names written in capitals or in lower case, which ``names`` does not see (it takes
     "WHITFIELD" for an acronym and "whitfield" for a word): a word the records know as a
     person's (``extra``), and a given name with the next word when both are written the same
-    way ("DANA WHITFIELD REVEALS", "saw dana whitfield at"). Lower-case words count only in a
-    text written all in lower case."""
-    given = given_names()
+    way ("DANA WHITFIELD REVEALS", "saw dana whitfield at"), given names of many countries
+    included (``world_given_names``). Lower-case words count only in a text written all in
+    lower case."""
+    given = world_given_names()
     words = list(_ANY_WORD.finditer(text))
     lower_text = not any(c.isupper() for c in text)  # in a text in mixed case, "carry" is a verb
     found: list[Reference] = []

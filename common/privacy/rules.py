@@ -201,6 +201,17 @@ def given_names() -> frozenset[str]:
 
 
 @cache
+def world_given_names() -> frozenset[str]:
+    """``given_names`` and data/privacy/given_names_world.txt (given names from many countries,
+    written by ``python -m devtools.given_names``): for names written all in capitals or all in
+    lower case, where nothing else marks a word as a name."""
+    text = (DATA / "privacy" / "given_names_world.txt").read_text(encoding="utf-8")
+    return given_names() | frozenset(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
+
+
+@cache
 def organisation_words() -> frozenset[str]:
     """Words that make a capitalised run an organisation's or a place's name: this file's and
     the shared list of organisations' last words (data/text/organisations.toml)."""

@@ -83,26 +83,35 @@ def screen_many(
     verdicts: list[str | None] = []
     ask: list[int] = []
     texts: list[str] = []
+    offices: list[bool] = []
     previous = False
+    previous_office = False  # the person the previous sentence was about holds public office
     for index, sentence in enumerate(sentences):
         text = clean(sentence)
         if known.opted_out and opted_out_named(text, known.opted_out):
             verdicts.append("opted_out")
-            previous = True
+            previous, previous_office = True, False
             continue
-        context = about_person or (in_text and previous)
-        verdict, refers = _by_rules(text, known, context)
-        previous = refers
+        # A sentence whose subject is an animal ("The sows there are pregnant...") is about
+        # the animal, whoever the sentence before it named.
+        carried = in_text and previous and people.animal_subject(text) is None
+        context = about_person or carried
+        office = _public_office_only(text, known, carried and previous_office)
+        verdict, refers = _by_rules(text, known, context, office)
+        if refers:
+            previous, previous_office = True, office
+        else:
+            previous = False
         verdicts.append(verdict)
         if verdict is None and (refers or context):
             ask.append(index)
             texts.append(text)
+            offices.append(office)
     if ask:
         shown = [_without_official_accounts(text, known) for text in texts]
-        for index, text, (label, _) in zip(ask, texts, classifier.classify(shown), strict=True):
-            if label is not None and not (
-                label == "political_union" and _public_office_only(text, known)
-            ):
+        verdicts_asked = classifier.classify(shown)
+        for index, office, (label, _) in zip(ask, offices, verdicts_asked, strict=True):
+            if label is not None and not (label == "political_union" and office):
                 verdicts[index] = label
     return verdicts
 
@@ -120,33 +129,37 @@ def opted_out_named(text: str, people_listed: Sequence[tuple[str, ...]]) -> bool
     )
 
 
-def _by_rules(sentence: str, known: Known, context: bool = False) -> tuple[str | None, bool]:
+def _by_rules(
+    sentence: str, known: Known, context: bool = False, office: bool | None = None
+) -> tuple[str | None, bool]:
     """(category by the patterns or None, whether the sentence refers to a person), for a raw
     or an already cleaned sentence (cleaning is idempotent). ``context``: the sentence before
-    it referred to a person. Obfuscated words ("c4nc3r", "p.r.e.g.n.a.n.t") are read as
-    written first, then as what they spell (``deobfuscated``)."""
+    it referred to a person. ``office``: the people it is about hold public office only
+    (``_public_office_only``; worked out here when not given). Obfuscated words ("c4nc3r",
+    "p.r.e.g.n.a.n.t") are read as written first, then as what they spell
+    (``deobfuscated``)."""
     text = clean(sentence)
     matched = for_matching(text)
-    verdict, refers = _by_rules_on(text, matched, known, context)
+    if office is None:
+        office = _public_office_only(text, known)
+    verdict, refers = _by_rules_on(text, matched, known, context, office)
     if verdict is None:
         plain = deobfuscated(matched)
         if plain != matched:
-            again, refers_again = _by_rules_on(text, plain, known, context)
+            again, refers_again = _by_rules_on(text, plain, known, context, office)
             return again, refers or refers_again
     return verdict, refers
 
 
-def _by_rules_on(text: str, matched: str, known: Known, context: bool) -> tuple[str | None, bool]:
+def _by_rules_on(
+    text: str, matched: str, known: Known, context: bool, office_only: bool
+) -> tuple[str | None, bool]:
     refs = people.references(matched, known.names)
     if context and not refs:
         refs = [people.Reference(0, 0, "", "context")]
-    office_only: bool | None = None
     for category in compiled():
-        if category.private_persons_only:
-            if office_only is None:
-                office_only = _public_office_only(text, known)
-            if office_only:
-                continue
+        if category.private_persons_only and office_only:
+            continue
         if _matches(category, matched, refs, known):
             return category.key, bool(refs)
     return None, bool(refs)
@@ -213,15 +226,17 @@ _SUBJECT_BEFORE = re.compile(
 )
 
 
-def _public_office_only(text: str, known: Known) -> bool:
+def _public_office_only(text: str, known: Known, carried: bool = False) -> bool:
     """Every person the sentence names holds public office (by a title next to their name or
     by the records), and there is at least one. Names inside an office holder's apposition
     (", the Plaid Cymru member for the ward,") are the office's, not other people. A sentence
     that names nobody and refers to people only by a title of office ("The Lok Sabha member
-    raised...") is about an office holder too."""
+    raised...") is about an office holder too, and so is one that names nobody after a
+    sentence about an office holder (``carried``: "Senator Jensen introduced the ban. She
+    voted for it again.")."""
     named = people.names(text, known.names)
     if not named:
-        return people.titles_only(text)
+        return carried or people.titles_only(text)
     offices = [r for r in named if r.kind == "office" or r.text.lower() in known.public_office]
     covered = [span for r in offices if (span := people.apposition(text, r.end)) is not None]
     others = [

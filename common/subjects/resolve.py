@@ -15,10 +15,13 @@ Person:
    ("Foods", "Council") follows; or the public-figures table holds it (``Evidence.person``);
 Organisation again:
 5. an organisation word ("Harlow Foods"), or a domain given with it;
+Person again:
+6. two or three words opening with a given name of another country's list
+   (``world_given_names``: "Rohan Bhatt"), when no domain says it is a firm's;
 Neither:
-6. a single word once legal forms and connectors ("Ltd", "& Co", "and") are taken off, which
+7. a single word once legal forms and connectors ("Ltd", "& Co", "and") are taken off, which
    could be anyone's surname ("Whitfield", "Whitfield &"): ``kind == "unknown"``;
-7. anything else (two or more words with no evidence either way) is taken as an
+8. anything else (two or more words with no evidence either way) is taken as an
    organisation, as before.
 
 A name that resolves to a person is served only by the person rules, whatever the door: the
@@ -91,7 +94,7 @@ def resolve(
     """Who ``name`` is (module docstring). ``records`` reads the door's tables (not called
     when the curated list or the name's shape decides first)."""
     from common.offline import gazetteer
-    from common.privacy.rules import given_names, organisation_words
+    from common.privacy.rules import given_names, organisation_words, world_given_names
     from common.subjects import optout
     from common.text.confusables import latin
 
@@ -132,6 +135,8 @@ def resolve(
         return Resolved("organisation", shown, evidence="organisation word")
     if domain and names.domain_label(domain):
         return Resolved("organisation", shown, evidence="domain")
+    if 2 <= len(words) <= 3 and words[0] in world_given_names():
+        return Resolved("person", shown, person, evidence="given name elsewhere")
     if len(words) == 1:
         return Resolved("unknown", shown, evidence="single word")
     return Resolved("organisation", shown, evidence="several words")

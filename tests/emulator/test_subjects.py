@@ -183,3 +183,121 @@ def test_the_assistant_proposes_no_tracking_of_an_opted_out_person(alice, osint)
             assert "Whitfield" not in answer.get_json()["response"], (message, answer.get_json())
     finally:
         optout.remove("Dana Whitfield")
+
+
+def test_research_news_through_mcp_refuses_and_leaves_out_an_opted_out_person(alice, osint):  # noqa: F811
+    """The MCP door is the research route's own: a keyword naming her (or her surname alone)
+    is a tool error naming ``subject_opted_out``, nothing is searched or billed, and a company
+    keyword's result no longer names her."""
+    from common.subjects import optout
+    from tests.emulator.test_mcp import rpc
+
+    consumer, auth = alice
+
+    def research_news(keywords: list[str]) -> dict:
+        answered = rpc(
+            auth,
+            "tools/call",
+            {"name": "research_news", "arguments": {"customKeywords": keywords, "limit": 20}},
+        )
+        assert answered.status_code == 200, answered.get_data(as_text=True)
+        return answered.get_json()["result"]
+
+    before = research_news(["Harlow Foods"])
+    assert "isError" not in before
+    assert "Whitfield" in json.dumps(before["structuredContent"]["items"])  # the news names her
+    billed = usage_count(consumer["id"], "research.topics")
+    assert billed == 1
+    optout.add("Dana Whitfield")
+    try:
+        osint.clear_requests()
+        for keywords in (["Dana Whitfield"], ["Whitfield"]):
+            refused = research_news(keywords)
+            assert refused.get("isError") is True, (keywords, refused)
+            assert "subject_opted_out" in refused["content"][0]["text"], keywords
+            assert "structuredContent" not in refused
+        assert usage_count(consumer["id"], "research.topics") == billed  # neither was billed
+        assert [p for p, _ in osint.requests if p.startswith("/raw.xml")] == []  # nor searched
+
+        after = research_news(["Harlow Foods"])
+        assert "isError" not in after
+        text = json.dumps(after, ensure_ascii=False)
+        assert "Whitfield" not in text
+        assert "whitfield" not in text.lower()
+        assert after["structuredContent"]["items"]  # the company's own news still shows
+        assert "Whitfield" not in after["content"][0]["text"]
+    finally:
+        optout.remove("Dana Whitfield")
+
+
+def test_a_subscription_made_before_she_opted_out_neither_searches_nor_names_her(
+    alice,
+    osint,  # noqa: F811
+    sendgrid,
+):
+    """A subscription whose keywords named her before she was listed: its next run still
+    delivers the company's news, does not search for her, and neither the digest (subject,
+    text, HTML) nor what the run stored names her. A twin subscription run before she opted
+    out shows the fixture news would have named her."""
+    from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
+    from common.subjects import optout
+    from functions.tracking.run import run_task
+    from registry import run_task as execute
+    from tests.helpers import create_subscription, subscription_doc
+
+    _, auth = alice
+    body = {"custom_keywords": ["Harlow Foods", "Dana Whitfield"], "frequency": "daily"}
+    twin = create_subscription(auth, body)
+    sub = create_subscription(auth, body)
+
+    def run(subscription: dict):
+        task = run_task(
+            subscription["id"],
+            subscription["user_id"],
+            subscription_doc(subscription["id"])["next_run_at"],
+        )
+        return task, execute(task)
+
+    _, outcome = run(twin)  # before she opts out: her name is searched and shown
+    assert outcome == "sent"
+    assert "Whitfield" in json.dumps(sendgrid.messages[-1])
+    assert any("Whitfield" in p for p, _ in osint.requests)
+
+    optout.add("Dana Whitfield")
+    try:
+        osint.clear_requests()
+        sent_before = len(sendgrid.messages)
+        task, outcome = run(sub)
+        assert outcome == "sent"  # the company keyword still delivers
+
+        searched = [p for p, _ in osint.requests if p.startswith("/raw.xml")]
+        assert searched == ["/raw.xml?q=Harlow+Foods"], searched  # her name was not searched
+
+        assert len(sendgrid.messages) == sent_before + 1
+        message = sendgrid.messages[-1]
+        assert message["custom_args"]["task_id"] == task.task_id
+        parts = [message["subject"]] + [c["value"] for c in message["content"]]
+        assert len(parts) == 3  # subject, text/plain, text/html
+        for part in parts:
+            assert "whitfield" not in part.lower(), part
+        assert "Harlow Foods" in parts[1]  # the company keyword is still what is tracked
+        assert "whitfield" not in json.dumps(message, ensure_ascii=False).lower()
+
+        stored = [
+            doc.to_dict()
+            for doc in get_db()
+            .collection(SUBSCRIPTIONS)
+            .document(sub["id"])
+            .collection(RESULTS)
+            .stream()
+        ]
+        assert stored  # the run kept what it sent
+        record = get_db().collection(TASKS).document(task.task_id).get().to_dict()
+        assert record["status"] == "succeeded"
+        assert record["result"]["items"] == len(stored)
+        usage = get_db().collection(USAGE).document(task.task_id).get().to_dict()
+        assert usage is not None  # the run that sent a digest is billed
+        for kept in (stored, record, usage):
+            assert "whitfield" not in json.dumps(kept, default=str).lower(), kept
+    finally:
+        optout.remove("Dana Whitfield")
