@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from common.privacy.rules import (
+    expand,
     given_names,
     never_names,
     organisation_words,
@@ -69,7 +70,7 @@ def _titles() -> tuple[frozenset[str], re.Pattern[str]]:
                 re.escape(t) + (_SEAT_AFTER if t.endswith(" for") else "")
                 for t in sorted(titles, key=len, reverse=True)
             ),
-            *rules().office_title_patterns,
+            *(expand(p) for p in rules().office_title_patterns),
         ]
     )
     return single, re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
@@ -92,11 +93,15 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
         if not re.search(r"\s[A-Z]", m.group(0))  # "Our Father's Table" is a name
         and (
             animal is None
-            or (m.group(0).lower() not in _PRONOUNS | _ALSO_ANIMALS and m.start() >= animal)
+            or (
+                m.group(0).lower() not in _PRONOUNS | _TYPED | _ALSO_ANIMALS and m.start() >= animal
+            )
         )
     ]
     found += [
-        Reference(m.start(), m.end(), m.group(0), "word") for m in _text_pronouns().finditer(text)
+        Reference(m.start(), m.end(), m.group(0), "word")
+        for m in _text_pronouns().finditer(text)
+        if animal is None  # "Die Hunde ... werden täglich im Park ausgeführt"
     ]
     found += [
         Reference(m.start(), m.end(), m.group(0), "word")
@@ -133,6 +138,8 @@ def _text_pronouns() -> re.Pattern[str]:
 # "who" with a singular verb refers to a person ("the picker, who is in the union").
 _WHO = re.compile(r"(?<![\w-])who(?:\s+(?:is|was|has|had)|['\u2019]s)(?!\w)")
 _PRONOUNS = frozenset(["he", "she", "him", "his", "her", "hers", "himself", "herself"])
+# Pronouns typed without an apostrophe, which are also words of other languages (German "im").
+_TYPED = frozenset(["im", "ive", "hes", "shes"])
 # Nouns for a person that a sentence about an animal uses for the animal ("the zoo's best-loved
 # resident", "a good girl").
 _ALSO_ANIMALS = frozenset(
@@ -334,6 +341,25 @@ def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     return found
 
 
+def every_name(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+    """``names``, or when it finds none, the names written in capitals or in lower case
+    (``cased_names``, ``lowercase_names``), each marked "office" when a title of office stands
+    next to it ("GMB ORGANISER TUNDE BAKARE")."""
+    found = names(text, extra)
+    if found:
+        return found
+    pattern = _titles()[1]
+    return [
+        Reference(
+            r.start,
+            r.end,
+            r.text,
+            "office" if _has_title(text, r.start, r.end, pattern) else r.kind,
+        )
+        for r in [*cased_names(text, extra), *lowercase_names(text)]
+    ]
+
+
 _LOWER_WORD = re.compile(r"(?<![\w'\u2019@./-])[a-z]+(?![\w@/-])")
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "our", "my", "your", "his", "her"])
 
@@ -476,26 +502,56 @@ def apposition(text: str, end: int) -> tuple[int, int] | None:
 
 def titles_only(text: str) -> bool:
     """The sentence refers to people only by titles of office ("The Lok Sabha member", "the
-    senator", "their MP"): no name, no other noun or pronoun for a person outside a title."""
-    title_spans = [m.span() for m in _titles()[1].finditer(text)]
+    senator", "their MP") or by a pronoun with its title ("He is a CDU member of the
+    Bundestag"): no name, no other noun or pronoun for a person outside a title."""
+    pattern = _titles()[1]
+    title_spans = [m.span() for m in pattern.finditer(text)]
     if not title_spans:
         return False
     return all(
-        any(a <= r.start and r.end <= b for a, b in title_spans) or r.kind == "record"
+        any(a <= r.start and r.end <= b for a, b in title_spans)
+        or r.kind == "record"
+        or (r.text.lower() in _PRONOUNS and _has_title(text, r.start, r.end, pattern))
         for r in references(text)
     )
 
 
+# "is a", "has been the new", "was elected": what may stand between a name and its title
+_PREDICATE = re.compile(
+    r"\s+(?:is|was|has\s+been|had\s+been|became|becomes|serves\s+as|served\s+as|was\s+elected|"
+    r"is\s+now|remains)\s+(?:(?:the|a|an|its|their)\s+)?(?:(?:new|former|current|longtime|"
+    r"long-serving|veteran|interim|acting|elected)\s+)?",
+    re.IGNORECASE,
+)
+_CAPITALISED = re.compile(r"[A-Z][\w'\u2019-]*\s+")
+# What may stand between a title and the name after it: a word of the name's own, or the
+# title's place ("Le délégué CGT de l'abattoir, Karim Benali").
+_TITLE_TO_NAME = re.compile(
+    r"(?:\s+(?:of|at|for|de|du|des|de\s+la|del|de\s+los|bei|von|vom|der|im)\s+"
+    r"(?:[\w'\u2019-]+\s*){1,4},)?[\s.,]*(?:[A-Z][\w-]*\s*)?"
+)
+
+
 def _has_title(text: str, start: int, end: int, titles: re.Pattern[str]) -> bool:
     """A title of office right before the name ("Senator", "Labour MP"), right after it ("Jo
-    Bland MP"), or in an apposition after it ("Carla Jensen, the state senator,")."""
+    Bland MP", "Jo Bland is the Labour MP for"), or in an apposition after it ("Carla Jensen,
+    the state senator,")."""
     before = text[max(0, start - 40) : start]
     last = list(titles.finditer(before))
-    if last and re.fullmatch(r"[\s.,]*(?:[A-Z][\w-]*\s*)?", before[last[-1].end() :]):
+    if last and _TITLE_TO_NAME.fullmatch(before[last[-1].end() :]):
         return True
     after = text[end : end + 80]
     if titles.match(after.lstrip()):
         return True
+    predicate = _PREDICATE.match(after)  # "Bronagh Quinn is a Sinn Féin MLA"
+    at = predicate.end() if predicate else -1
+    for _ in range(4 if predicate else 0):  # up to three words of a party's name first
+        if titles.match(after, at):
+            return True
+        word = _CAPITALISED.match(after, at)
+        if word is None:
+            break
+        at = word.end()
     if after.lstrip().startswith(","):
         apposition = re.split(r"[,.;:()]", after.lstrip()[1:], maxsplit=1)[0]
         return len(apposition.split()) <= 6 and titles.search(apposition) is not None

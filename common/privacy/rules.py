@@ -42,6 +42,13 @@ class Category(Content):
     person_bound: bool = False
     private_persons_only: bool = False
     official_accounts: bool = False
+    # an organisation's channel (its press line, press@ mailbox, head office) is not a
+    # person's contact or home: ``Channels``
+    organisation_channels: bool = False
+    # the words may be said of an organisation ("the 50-year-old co-op", "the firm turns 100")
+    said_of_organisations: bool = False
+    # the words may tell a business's history ("founded by his grandfather in 1931")
+    business_history: bool = False
     examples: tuple[Line, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -71,6 +78,22 @@ class Normalise(Content):
         return {ord(words[i]): words[i + 1] for i in range(0, len(words), 2)}
 
 
+class Channels(Content):
+    """An organisation's contact channel: a mailbox whose name is a role (``mailboxes``:
+    press@, info@, prensa@) or a number or address the sentence gives as an organisation's
+    (``cues`` near it: "the press line", "head office", "Pressestelle"), in a sentence with no
+    word of a person's own channel (``personal``: mobile, private, WhatsApp, home); a handle
+    described as an organisation's (``accounts``: "its official account", "la cuenta oficial
+    de la marca")."""
+
+    mailboxes: LowerWords
+    cues: tuple[Pattern, ...] = Field(min_length=1)
+    personal: tuple[Pattern, ...] = Field(min_length=1)
+    reach: int = Field(ge=10, le=200)  # characters around the number a cue may stand in
+    # words before a handle that make it an organisation's account, ending at the handle
+    accounts: tuple[Pattern, ...] = Field(min_length=1)
+
+
 class Rules(Content):
     """data/privacy/screen.toml."""
 
@@ -88,6 +111,11 @@ class Rules(Content):
     office_titles: tuple[LowerLine, ...] = Field(min_length=1)
     office_title_patterns: tuple[Pattern, ...] = ()
     parties: Words
+    # named alternations a pattern uses as {name} (a routine's time, places of work, ...)
+    terms: dict[Annotated[str, Field(pattern=r"^[a-z_]+$")], Pattern] = Field(default_factory=dict)
+    # nouns for organisations and their places (``said_of_organisations``)
+    organisation_nouns: LowerWords = frozenset()
+    channels: Channels
     professional_examples: tuple[Line, ...] = Field(min_length=1)
     normalise: Normalise
     category: tuple[Category, ...] = Field(min_length=1)
@@ -244,6 +272,9 @@ class Compiled:
     person_bound: bool
     private_persons_only: bool
     official_accounts: bool
+    organisation_channels: bool
+    said_of_organisations: bool
+    business_history: bool
 
 
 # A reference to a person in a pattern: a person word or noun ("she", "the manager"), or a
@@ -257,27 +288,34 @@ def _person_alternation() -> str:
     return rf"(?<!\w)(?P<person>{word}|{name})(?:['\u2019]s)?(?!\w)"
 
 
+@cache
 def _party_alternation() -> str:
     """The parties and unions by name, as written (``parties``; "Sinn_Féin" is "Sinn Féin")."""
     names = sorted((re.escape(n.replace("_", " ")) for n in rules().parties), key=len, reverse=True)
     return rf"(?<!\w)(?-i:(?:{'|'.join(names)}))(?!\w)"
 
 
+def expand(pattern: str) -> str:
+    """``pattern`` with ``{party}`` and the named ``terms`` ({routine}, ...) written out."""
+    pattern = pattern.replace(PARTY, _party_alternation())
+    for name, alternation in rules().terms.items():
+        pattern = pattern.replace("{" + name + "}", f"(?:{alternation})")
+    return pattern
+
+
 @cache
 def compiled() -> tuple[Compiled, ...]:
-    person, party = _person_alternation(), _party_alternation()
+    person = _person_alternation()
     found = []
     for category in rules().category:
-        patterns = [p.replace(PARTY, party) for p in category.patterns]
+        patterns = [expand(p) for p in category.patterns]
         plain = tuple(re.compile(p, re.IGNORECASE) for p in patterns if PERSON not in p)
         anchored = tuple(
             re.compile(p.replace(PERSON, person), re.IGNORECASE) for p in patterns if PERSON in p
         )
         near = (
             re.compile(
-                "|".join(
-                    f"(?<!\\w)(?:{p.replace(PARTY, party)})(?!\\w)" for p in category.near_person
-                ),
+                "|".join(f"(?<!\\w)(?:{expand(p)})(?!\\w)" for p in category.near_person),
                 re.IGNORECASE,
             )
             if category.near_person
@@ -293,6 +331,9 @@ def compiled() -> tuple[Compiled, ...]:
                 category.person_bound,
                 category.private_persons_only,
                 category.official_accounts,
+                category.organisation_channels,
+                category.said_of_organisations,
+                category.business_history,
             )
         )
     return tuple(found)

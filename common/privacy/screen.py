@@ -24,10 +24,19 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from common.privacy import classifier, people
 from common.privacy.normalise import clean, deobfuscated, for_matching, visible
-from common.privacy.rules import Compiled, animal_words, compiled, organisation_words, rules
+from common.privacy.rules import (
+    Compiled,
+    animal_words,
+    compiled,
+    expand,
+    organisation_words,
+    rules,
+    world_given_names,
+)
 from common.text.sentences import split
 
 _ACCOUNT = re.compile(r"@([A-Za-z0-9_.]+)|\.(?:com|app|net|social)/([^\s/?#,;)'\"]+)")
@@ -108,12 +117,41 @@ def screen_many(
             texts.append(text)
             offices.append(office)
     if ask:
-        shown = [_without_official_accounts(text, known) for text in texts]
+        shown = [shown_to_classifier(text, known) for text in texts]
         verdicts_asked = classifier.classify(shown)
-        for index, office, (label, _) in zip(ask, offices, verdicts_asked, strict=True):
-            if label is not None and not (label == "political_union" and office):
-                verdicts[index] = label
+        for index, office, text, (label, _) in zip(
+            ask, offices, texts, verdicts_asked, strict=True
+        ):
+            if label is None or (label == "political_union" and office):
+                continue
+            if label in _judged_an_organisations(text):
+                continue  # the patterns found those words and judged them the organisation's
+            verdicts[index] = label
     return verdicts
+
+
+def _judged_an_organisations(text: str) -> frozenset[str]:
+    """The labels whose words the patterns found in ``text`` and judged an organisation's:
+    its channel ("the press line, 0800 ..."), its age ("the 12-year-old company") or its
+    history ("founded by his grandfather in 1931"). The classifier, which reads the same
+    words, is not asked to judge them again."""
+    matched = for_matching(text)
+    found = set()
+    for category in compiled():
+        if not (
+            category.organisation_channels
+            or category.said_of_organisations
+            or category.business_history
+        ):
+            continue
+        near = (category.near,) if category.near is not None else ()
+        for pattern in (*category.patterns, *category.anchored, *near):
+            for match in pattern.finditer(matched):
+                if (
+                    category.organisation_channels and _organisations_channel(matched, match)
+                ) or _of_the_business(category, matched, match):
+                    found.add(category.label)
+    return frozenset(found)
 
 
 def opted_out_named(text: str, people_listed: Sequence[tuple[str, ...]]) -> bool:
@@ -172,17 +210,23 @@ def _matches(category: Compiled, text: str, refs: list[people.Reference], known:
                 _official(match.group(0), known) or _organisations_account(text, match.start())
             ):
                 continue
-            if category.person_bound and _about_something_else(text, match):
+            if category.person_bound and _about_something_else(text, match, category):
+                continue
+            if category.organisation_channels and _organisations_channel(text, match):
                 continue
             return True
     for pattern in category.anchored:
         for match in pattern.finditer(text):
+            if _of_the_business(category, text, match):
+                continue
             if _anchored_person(match, refs):
                 return True
     if category.near is not None and refs:
         window = rules().window
         spans = [
-            m.span() for m in category.near.finditer(text) if not _about_something_else(text, m)
+            m.span()
+            for m in category.near.finditer(text)
+            if not _about_something_else(text, m, category)
         ]
         return any(
             max(0, max(ts, ref.start) - min(te, ref.end)) <= window
@@ -199,12 +243,17 @@ def _anchored_person(match: re.Match[str], refs: list[people.Reference]) -> bool
     return any(ref.start < end and start < ref.end for ref in refs)
 
 
-def _about_something_else(text: str, match: re.Match[str]) -> bool:
+def _about_something_else(
+    text: str, match: re.Match[str], category: Compiled | None = None
+) -> bool:
     """The words matched belong to an animal ("a 14-year-old horse", "pregnant gilts", "the
-    giraffe is pregnant") or to a proper name ("Gay Street", "Family Court", "Home Office"):
-    not a person's data."""
+    giraffe is pregnant"), to an organisation where the category's words may be said of one
+    ("the 50-year-old co-op", "the firm is 100 years old") or to a proper name ("Gay Street",
+    "Family Court", "Home Office"): not a person's data."""
     following = text[match.end() : match.end() + 40]
     if any(word in animal_words() for word in re.findall(r"[a-z]+", following.lower())[:2]):
+        return True
+    if category is not None and _of_the_business(category, text, match):
         return True
     subject = _SUBJECT_BEFORE.search(text[max(0, match.start() - 50) : match.start()])
     if subject is not None and subject.group(1).lower() in animal_words():
@@ -214,6 +263,118 @@ def _about_something_else(text: str, match: re.Match[str]) -> bool:
         match.group(0)[:1].isupper()
         and named is not None
         and named.group(1).lower() in organisation_words()
+    )
+
+
+def _of_the_business(category: Compiled, text: str, match: re.Match[str]) -> bool:
+    """The words matched are said of an organisation (``said_of_organisations``: its age) or
+    of its history (``business_history``: "founded by his grandfather in 1931", "three
+    generations of the family have run the mill"), not of a person's private life."""
+    if category.said_of_organisations and _said_of_an_organisation(text, match):
+        return True
+    return category.business_history and _business_history(text, match)
+
+
+def _business_history(text: str, match: re.Match[str]) -> bool:
+    """A founder's lineage in the history of a business: the words matched name kin of
+    descent (not a spouse), the sentence tells a founding or a family's ownership
+    (``{founding}``) and names an organisation."""
+    if not _LINEAGE.search(match.group(0)):
+        return False
+    if _founding().search(text) is None:
+        return False
+    nouns = rules().organisation_nouns | organisation_words()
+    words = re.findall(r"[\w-]+", text.lower())
+    return "&" in text or any(word in nouns for word in words)  # "Whitlow & Sons"
+
+
+_LINEAGE = re.compile(
+    r"father|mother|grand|great|famil|parent|son|daughter|generation|heir|"
+    r"padre|abuel|bisabuel|hij|vater|großvater|grossvater|sohn|tochter|père|fils|fille",
+    re.IGNORECASE,
+)
+
+
+@cache
+def _founding() -> re.Pattern[str]:
+    return re.compile(expand("{founding}"), re.IGNORECASE)
+
+
+def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
+    """An organisation's age: an organisation noun right after the match, maybe after a name
+    or "family" ("50-YEAR-OLD MEHTA DAIRIES", "a 150-year-old family firm"), ending it, or as
+    the subject right before it ("the association turns 60", "la empacadora cumple 70 años").
+    A verb first is a person's ("Der 52-Jährige leitet den Betrieb")."""
+    nouns = rules().organisation_nouns
+    following = _NOUN_AFTER.match(text, match.end())
+    if following is not None and following.group(1).lower().strip("-") in nouns:
+        head = re.match(r"\s+([\w-]+)", text[following.end() :])
+        if head is None or head.group(1).lower() not in rules().person_nouns:
+            return True  # but "a 54-year-old company director", "a dairy farmer"
+    if re.search(r"\b(?:its|their)\s+$", text[max(0, match.start() - 10) : match.start()]):
+        return True  # "celebrates its 25th birthday"
+    found = re.findall(r"\w+", match.group(0).lower())
+    if found and found[-1] in nouns:
+        return True
+    subject = _ORGANISATION_BEFORE.search(text[max(0, match.start() - 60) : match.start()])
+    return subject is not None and subject.group(1).lower() in nouns
+
+
+# After an age: the noun it describes, maybe after "the", a name, "family" or one other
+# word ("the auction mart", "MEHTA DAIRIES", "feed plant"), not a verb and its object.
+_NOUN_AFTER = re.compile(
+    r"(?:-?\s*years?[\s-]old\b)?[\s,]*(?:(?:the|a|an|its|this|that|our|their)\s+)?"
+    r"(?:(?:[A-Z][\w'\u2019-]*|family|familial|old|new)\s+){0,2}(?:[a-z]+\s+)??([\w-]+)"
+    r"(?![\w'\u2019-])"  # not "Whitfield, 54, the company's founder"
+)
+# Before an age: its organisation subject ("The abattoir, now 72", "the co-op's like 80",
+# "the association turns 60", "which is 140").
+_ORGANISATION_BEFORE = re.compile(
+    r"\b([\w-]+?)(?:['\u2019]s)?,?\s+(?:(?:now|which|that|is|was|are|has|had|been|being|like|"
+    r"about|around|almost|nearly|over|already|just|turns|turned|turning|celebrates|celebrated|"
+    r"marks|cumple|cumplió|celebra|wird|wurde|feiert|fête|a|aura)\s+){0,4}$",
+    re.IGNORECASE,
+)
+
+
+def _organisations_channel(text: str, match: re.Match[str]) -> bool:
+    """An organisation's email, number or address, not a person's (``rules.Channels``): a role
+    mailbox, or a number or address with a cue such as "the press line" or "head office"
+    within ``reach`` characters and no person's name just before it, in a sentence with no
+    word of a person's own channel."""
+    channels = rules().channels
+    if any(pattern.search(text) for pattern in _channel_patterns()[1]):
+        return False
+    found = match.group(0)
+    if not re.search(r"[\d@]", found):
+        return False  # "ring him on", "his mobile number": a person's line, no number given
+    if "@" in found:  # a mailbox is an organisation's by its name alone: press@, not bea@
+        box = re.split(r"[._+-]", found.split("@")[0].strip().lower())[0]
+        return box in channels.mailboxes
+    start, end = match.span()
+    cues = _channel_patterns()[0]
+    # a number given right after a person's name is theirs ("call Naledi Sithole on ..."),
+    # unless a cue stands between ("ANWAR SIDDIQUI: COMPANY HELPLINE 0345 ...")
+    given = world_given_names()
+    for name in people.every_name(text):
+        first = name.text.split()[0].lower()
+        if first not in given:
+            continue  # a German noun ("Sitz", "Die Pressestelle") names no one
+        if 0 <= start - name.end <= 30 and not any(
+            cue.search(text[name.end : end]) for cue in cues
+        ):
+            return False
+    around = text[max(0, start - channels.reach) : end + channels.reach // 2]
+    return any(cue.search(around) for cue in cues)
+
+
+@cache
+def _channel_patterns() -> tuple[tuple[re.Pattern[str], ...], ...]:
+    """(cues, personal, accounts) of ``rules.Channels``, compiled."""
+    channels = rules().channels
+    return tuple(
+        tuple(re.compile(expand(p), re.IGNORECASE) for p in patterns)
+        for patterns in (channels.cues, channels.personal, channels.accounts)
     )
 
 
@@ -234,7 +395,7 @@ def _public_office_only(text: str, known: Known, carried: bool = False) -> bool:
     raised...") is about an office holder too, and so is one that names nobody after a
     sentence about an office holder (``carried``: "Senator Jensen introduced the ban. She
     voted for it again.")."""
-    named = people.names(text, known.names)
+    named = people.every_name(text, known.names)
     if not named:
         return carried or people.titles_only(text)
     offices = [r for r in named if r.kind == "office" or r.text.lower() in known.public_office]
@@ -245,29 +406,48 @@ def _public_office_only(text: str, known: Known, carried: bool = False) -> bool:
     return bool(offices) and not others
 
 
-_ORGANISATIONS_ACCOUNT = re.compile(
-    r"\b(?:official|its|(?:company|brand|charity|firm|retailer|chain|group|business|farm|"
-    r"sanctuary|campaign|organi[sz]ation|council|party|union)['\u2019]s)\b[^.;]{0,40}$",
-    re.IGNORECASE,
-)
-
-
 def _organisations_account(text: str, start: int) -> bool:
     """The account is described as an organisation's ("its official TikTok account", "the
-    company's X account, @GreenfieldDairy")."""
-    return _ORGANISATIONS_ACCOUNT.search(text[max(0, start - 60) : start]) is not None
+    company's X account, @GreenfieldDairy", "la cuenta oficial de la marca"):
+    ``rules.Channels.accounts`` in the 60 characters before it."""
+    before = text[max(0, start - 60) : start]
+    return any(pattern.search(before) for pattern in _channel_patterns()[2])
 
 
 _HANDLE_OR_URL = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_.]+|\b[\w.-]+\.(?:com|app|net|social)/\S+")
 
 
-def _without_official_accounts(text: str, known: Known) -> str:
-    """The text the classifier reads: an organisation's official account (the patterns have
-    judged it already) is just "its account", so the handle's shape is not read as personal."""
-    if not known.organisations:
-        return text
-    return _HANDLE_OR_URL.sub(
-        lambda m: "its account" if _official(m.group(0), known) else m.group(0), text
+def shown_to_classifier(text: str, known: Known) -> str:
+    """The text the classifier reads: what the patterns have judged an organisation's is left
+    out, so its shape is not read as personal: an official account is just "its account",
+    and an organisation's mailbox, number or address (``_organisations_channel``) is gone."""
+    text = _HANDLE_OR_URL.sub(
+        lambda m: (
+            "its account"
+            if _official(m.group(0), known) or _organisations_account(text, m.start())
+            else m.group(0)
+        ),
+        text,
+    )
+    kept, at = [], 0
+    for start, end in _channel_spans(text):
+        if start >= at:
+            kept.append(text[at:start])
+            at = end
+        else:
+            at = max(at, end)
+    return " ".join("".join([*kept, text[at:]]).split())
+
+
+def _channel_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` gives an organisation's mailbox, number or address, in order."""
+    return sorted(
+        match.span()
+        for category in compiled()
+        if category.organisation_channels
+        for pattern in category.patterns
+        for match in pattern.finditer(text)
+        if _organisations_channel(text, match)
     )
 
 

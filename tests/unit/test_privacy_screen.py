@@ -309,6 +309,74 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
     assert screen(claim, NOBODY) is not None
 
 
+@pytest.mark.parametrize(
+    ("claim", "kept"),
+    [
+        # an organisation's channel: a role mailbox, or a number or address given as its own
+        ("Press enquiries to press@harlowfoods.example, Whitfield said.", True),
+        ("Whitfield said queries go to the company media line, 020 7946 0123.", True),
+        ("HARLOW FOODS' HELPLINE 0345 555 0123 IS OPEN, SAYS DANA WHITFIELD.", True),
+        ("The group's head office is at 12 Dock Road, Grimsby, Whitfield said.", True),
+        ("Presseanfragen an presse@harlow.example, sagte Dana Whitfield.", True),
+        # a person's own channel, whatever the sentence says of the organisation
+        ("Whitfield gave out the press line and her mobile, 07700 900123.", False),
+        ("Media enquiries: Dana Whitfield, 0161 496 0758.", False),
+        ("For interviews, call Dana Whitfield on 0161 496 0758.", False),
+        ("Media enquiries to dana.whitfield@harlowfoods.example.", False),
+        ("The press office gave her home address, 4 Mill Lane, Otley.", False),
+    ],
+)
+def test_an_organisations_channel_is_kept_and_a_persons_is_not(claim, kept):
+    assert (screen(claim, DANA) is None) is kept
+
+
+# What the screen reads as an organisation's or an office's, and what it still reads as a
+# person's (decision 0058, third pass): (claim, kept).
+KINDS = [
+    # a post in a union or a party is its public role; membership is not
+    ("GMB organiser Tunde Bakare said the strike goes ahead.", True),
+    ("UNITE'S JAMAL HADDAD: UNION WILL BALLOT 2,000 WORKERS.", True),
+    ("Tunde Bakare, regional officer of Unite, met the company.", True),
+    ("Ruairi McGill is the new chair of the Ulster Farmers' Union pig committee.", True),
+    ("Shop steward Gary Nuttall said the union would ballot poultry workers.", True),
+    ("Le délégué CGT de l'abattoir, Karim Benali, a présenté les revendications.", True),
+    ("He is a CDU member of the Bundestag.", True),
+    ("Tunde Bakare is a member of Unite.", False),
+    ("Tunde Bakare, a picker, joined the GMB last year.", False),
+    # an organisation's age is not a person's
+    ("ARJUN MEHTA QUITS AS CHAIR OF 50-YEAR-OLD MEHTA DAIRIES.", True),
+    ("Hugo Lindahl said the firm is 100 years old this year.", True),
+    ("La empacadora cumple 70 años, dijo su director, Rodrigo Salcedo.", True),
+    ("The 12-year-old company he founded now supplies 400 stores.", True),
+    ("Der 52-Jährige leitet den Betrieb seit zwanzig Jahren.", False),
+    ("Hugo Lindahl, a 54-year-old company director, spoke.", False),
+    ("Whitfield, 54, the company's founder, spoke.", False),
+    ("Hugo Lindahl is 100 years old this year.", False),
+    # a business's history is not a family's private life
+    ("Whitlow & Sons was founded by Arthur Whitlow in 1931 and is run by his grandson.", True),
+    ("The abattoir has been in the Fenwick family since 1903, Robert Fenwick said.", True),
+    (
+        "Entreprise familiale fondée en 1921 par son arrière-grand-père, la laiterie grandit.",
+        True,
+    ),
+    ("Robert Fenwick's grandson is in hospital.", False),
+    ("The firm was founded in 1931 by Arthur Whitlow, whose wife left him in 1950.", False),
+    # a leisure habit with its time is whereabouts; work is not
+    ("Seo Dong-hyun hits balls at the Namsan driving range every Sunday morning.", False),
+    ("Saturdays are spent on her rented vegetable plot, Han Ji-woo says.", False),
+    ("Li Wenhao practises tai chi in Zhongshan Park at dawn.", False),
+    ("Le samedi, on croise souvent Dirk Peeters au marché aux puces.", False),
+    ("Kazuo Fukuda bids at the Toyosu market auction each morning.", True),
+    ("Zofia Pawlak chairs the board meeting at the Warsaw office every Monday.", True),
+    ("Die Hunde aus dem Tierheim werden täglich im Park ausgeführt.", True),
+]
+
+
+@pytest.mark.parametrize(("claim", "kept"), KINDS)
+def test_what_is_an_organisations_or_an_offices_and_what_is_a_persons(claim, kept):
+    assert (screen(claim, NOBODY) is None) is kept
+
+
 def test_a_text_keeps_its_other_sentences_and_lines():
     text = (
         "# Harlow Foods\n\n- Dana Whitfield leads sustainability. She lives at 12 Acacia "
