@@ -49,6 +49,9 @@ class Category(Content):
     said_of_organisations: bool = False
     # the words may tell a business's history ("founded by his grandfather in 1931")
     business_history: bool = False
+    # a sentence one of these finds is not this category's, whatever else it says: "is on the
+    # kill floor every morning for the hygiene inspection" is work, not whereabouts
+    unless: tuple[Pattern, ...] = ()
     examples: tuple[Line, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -92,6 +95,8 @@ class Channels(Content):
     reach: int = Field(ge=10, le=200)  # characters around the number a cue may stand in
     # words before a handle that make it an organisation's account, ending at the handle
     accounts: tuple[Pattern, ...] = Field(min_length=1)
+    # the first digits of numbers only organisations have (free-call, non-geographic)
+    free_numbers: tuple[Annotated[str, Field(pattern=r"^[0-9]{3,4}$")], ...] = ()
 
 
 class Rules(Content):
@@ -275,6 +280,7 @@ class Compiled:
     organisation_channels: bool
     said_of_organisations: bool
     business_history: bool
+    unless: tuple[re.Pattern[str], ...]
 
 
 # A reference to a person in a pattern: a person word or noun ("she", "the manager"), or a
@@ -334,6 +340,7 @@ def compiled() -> tuple[Compiled, ...]:
                 category.organisation_channels,
                 category.said_of_organisations,
                 category.business_history,
+                tuple(re.compile(expand(p), re.IGNORECASE) for p in category.unless),
             )
         )
     return tuple(found)

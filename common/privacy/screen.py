@@ -124,20 +124,27 @@ def screen_many(
         ):
             if label is None or (label == "political_union" and office):
                 continue
-            if label in _judged_an_organisations(text):
+            if label in _judged_an_organisations(text, known):
                 continue  # the patterns found those words and judged them the organisation's
             verdicts[index] = label
     return verdicts
 
 
-def _judged_an_organisations(text: str) -> frozenset[str]:
+def _judged_an_organisations(text: str, known: Known) -> frozenset[str]:
     """The labels whose words the patterns found in ``text`` and judged an organisation's:
-    its channel ("the press line, 0800 ..."), its age ("the 12-year-old company") or its
-    history ("founded by his grandfather in 1931"). The classifier, which reads the same
-    words, is not asked to judge them again."""
+    its channel ("the press line, 0800 ..."), its official account ("follow us on
+    Instagram @harlowfoods"), its age ("the 12-year-old company") or its history ("founded
+    by his grandfather in 1931"). The classifier, which reads the same words, is not asked
+    to judge them again."""
     matched = for_matching(text)
     found = set()
     for category in compiled():
+        if category.official_accounts and any(
+            _official(m.group(0), known) or _organisations_account(matched, m.start())
+            for pattern in category.patterns
+            for m in pattern.finditer(matched)
+        ):
+            found.add(category.label)
         if not (
             category.organisation_channels
             or category.said_of_organisations
@@ -204,6 +211,8 @@ def _by_rules_on(
 
 
 def _matches(category: Compiled, text: str, refs: list[people.Reference], known: Known) -> bool:
+    if any(pattern.search(text) for pattern in category.unless):
+        return False
     for pattern in category.patterns if refs or not category.person_bound else ():
         for match in pattern.finditer(text):
             if category.official_accounts and (
@@ -316,10 +325,41 @@ def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
     found = re.findall(r"\w+", match.group(0).lower())
     if found and found[-1] in nouns:
         return True
-    subject = _ORGANISATION_BEFORE.search(text[max(0, match.start() - 60) : match.start()])
-    return subject is not None and subject.group(1).lower() in nouns
+    before = text[max(0, match.start() - 60) : match.start()]
+    subject = _ORGANISATION_BEFORE.search(before)
+    if subject is None or subject.group(1).lower() not in nouns:
+        return False
+    # the subject, not the object of a preposition ("Dot at the sanctuary turned 90")
+    preceding = re.findall(r"[\w']+", before[: subject.start()].lower())[-1:]
+    return not preceding or preceding[0] not in _PREPOSITIONS
 
 
+_PREPOSITIONS = frozenset(
+    [
+        "at",
+        "in",
+        "from",
+        "of",
+        "with",
+        "for",
+        "on",
+        "by",
+        "to",
+        "near",
+        "into",
+        "de",
+        "à",
+        "en",
+        "bei",
+        "von",
+        "vom",
+        "im",
+        "am",
+        "zu",
+        "a",
+        "en",
+    ]
+)
 # After an age: the noun it describes, maybe after "the", a name, "family" or one other
 # word ("the auction mart", "MEHTA DAIRIES", "feed plant"), not a verb and its object.
 _NOUN_AFTER = re.compile(
@@ -327,10 +367,11 @@ _NOUN_AFTER = re.compile(
     r"(?:(?:[A-Z][\w'\u2019-]*|family|familial|old|new)\s+){0,2}(?:[a-z]+\s+)??([\w-]+)"
     r"(?![\w'\u2019-])"  # not "Whitfield, 54, the company's founder"
 )
-# Before an age: its organisation subject ("The abattoir, now 72", "the co-op's like 80",
-# "the association turns 60", "which is 140").
+# Before an age: its organisation subject after a determiner ("The abattoir, now 72", "the
+# co-op's like 80", "the association turns 60"), not "who built Ogun's biggest hatchery,".
 _ORGANISATION_BEFORE = re.compile(
-    r"\b([\w-]+?)(?:['\u2019]s)?,?\s+(?:(?:now|which|that|is|was|are|has|had|been|being|like|"
+    r"\b(?:the|its|their|this|our|la|le|el|die|der|das|l['\u2019])\s+(?:[\w-]+\s+){0,2}?"
+    r"([\w-]+?)(?:['\u2019]s)?,?\s+(?:(?:now|which|that|is|was|are|has|had|been|being|like|"
     r"about|around|almost|nearly|over|already|just|turns|turned|turning|celebrates|celebrated|"
     r"marks|cumple|cumplió|celebra|wird|wurde|feiert|fête|a|aura)\s+){0,4}$",
     re.IGNORECASE,
@@ -351,6 +392,9 @@ def _organisations_channel(text: str, match: re.Match[str]) -> bool:
     if "@" in found:  # a mailbox is an organisation's by its name alone: press@, not bea@
         box = re.split(r"[._+-]", found.split("@")[0].strip().lower())[0]
         return box in channels.mailboxes
+    number = re.sub(r"\D", "", found)
+    if number.startswith(channels.free_numbers):
+        return True  # a free-call number is an organisation's ("0800 917 4420")
     start, end = match.span()
     cues = _channel_patterns()[0]
     # a number given right after a person's name is theirs ("call Naledi Sithole on ..."),
@@ -382,7 +426,8 @@ def _channel_patterns() -> tuple[tuple[re.Pattern[str], ...], ...]:
 # is pregnant", "the sow was later diagnosed".
 _SUBJECT_BEFORE = re.compile(
     r"\b([a-z]+)\s+(?:(?:is|was|are|were|has|had|have|been|being|now|also|still|currently|"
-    r"recently|later|not|confirmed|found|thought|believed|to\s+be)\s+){0,3}$",
+    r"recently|later|not|confirmed|found|thought|believed|to\s+be|heavily|very|visibly|clearly|"
+    r"obviously|already|probably|likely)\s+){0,3}$",
     re.IGNORECASE,
 )
 
@@ -409,9 +454,13 @@ def _public_office_only(text: str, known: Known, carried: bool = False) -> bool:
 def _organisations_account(text: str, start: int) -> bool:
     """The account is described as an organisation's ("its official TikTok account", "the
     company's X account, @GreenfieldDairy", "la cuenta oficial de la marca"):
-    ``rules.Channels.accounts`` in the 60 characters before it."""
+    ``rules.Channels.accounts`` in the 60 characters before it, in a sentence with no word of
+    a person's own channel."""
+    _, personal, accounts = _channel_patterns()
+    if any(pattern.search(text) for pattern in personal):
+        return False  # "the official vet ... writes a personal blog"
     before = text[max(0, start - 60) : start]
-    return any(pattern.search(before) for pattern in _channel_patterns()[2])
+    return any(pattern.search(before) for pattern in accounts)
 
 
 _HANDLE_OR_URL = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_.]+|\b[\w.-]+\.(?:com|app|net|social)/\S+")

@@ -317,6 +317,9 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("Whitfield said queries go to the company media line, 020 7946 0123.", True),
         ("HARLOW FOODS' HELPLINE 0345 555 0123 IS OPEN, SAYS DANA WHITFIELD.", True),
         ("The group's head office is at 12 Dock Road, Grimsby, Whitfield said.", True),
+        ("Call the complaints line on 0800 555 0199, said chief executive Dana Whitfield.", True),
+        ("Follow us on Instagram @harlowfoods, says marketing head Dana Whitfield.", True),
+        ("Whitfield posts as @dana_w_private on Instagram.", False),
         ("Presseanfragen an presse@harlow.example, sagte Dana Whitfield.", True),
         # a person's own channel, whatever the sentence says of the organisation
         ("Whitfield gave out the press line and her mobile, 07700 900123.", False),
@@ -338,8 +341,8 @@ KINDS = [
     ("UNITE'S JAMAL HADDAD: UNION WILL BALLOT 2,000 WORKERS.", True),
     ("Tunde Bakare, regional officer of Unite, met the company.", True),
     ("Ruairi McGill is the new chair of the Ulster Farmers' Union pig committee.", True),
-    ("Shop steward Gary Nuttall said the union would ballot poultry workers.", True),
-    ("Le délégué CGT de l'abattoir, Karim Benali, a présenté les revendications.", True),
+    ("Shop steward Gary Nuttall said the union would ballot poultry workers.", False),
+    ("Le délégué CGT de l'abattoir, Karim Benali, a présenté les revendications.", False),
     ("He is a CDU member of the Bundestag.", True),
     ("Tunde Bakare is a member of Unite.", False),
     ("Tunde Bakare, a picker, joined the GMB last year.", False),
@@ -369,6 +372,11 @@ KINDS = [
     ("Kazuo Fukuda bids at the Toyosu market auction each morning.", True),
     ("Zofia Pawlak chairs the board meeting at the Warsaw office every Monday.", True),
     ("Die Hunde aus dem Tierheim werden täglich im Park ausgeführt.", True),
+    (
+        "Quality head Mia Ross is on the packing line every morning at six for the swab checks.",
+        True,
+    ),
+    ("Mia Ross swims at the lido every morning at six before work.", False),
 ]
 
 
