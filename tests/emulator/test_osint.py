@@ -85,7 +85,6 @@ PLANTED = [
     "choir",
     "baking",
     "teacher",
-    "press@harlowfoods.example",
     "Otley",
     "Mill Lane",
     "leukaemia",
@@ -387,8 +386,8 @@ def test_a_company_profile_covers_commitments_campaigns_and_news(alice, osint):
         in by_section["People in public roles at the company"]
     )
     text = json.dumps(stream)
-    assert "press@harlowfoods.example" not in text
-    assert stream[-1]["claimsDropped"] >= 1
+    # the company's own press mailbox is the organisation's channel, kept (decision 0058)
+    assert "press@harlowfoods.example" in text
     sources = [e["source"] for e in stream if e["type"] == "source"]
     assert {"campaigns", "organizations", "actions", "public figures", "news search"} <= set(
         sources
@@ -459,7 +458,7 @@ def test_company_summary_for_the_chat_assistant(alice, osint):
     assert summary.findings > 0
     assert summary.text.startswith("Harlow Foods:")
     assert all(s["url"].startswith("https://") for s in summary.sources)
-    assert "press@harlowfoods.example" not in summary.report
+    assert "press@harlowfoods.example" in summary.report  # its own channel (0058)
     (entry,) = audit_entries(consumer["id"])
     assert (entry["channel"], entry["outcome"]) == ("chat", "completed")
     assert usage_count(consumer["id"], "osint.company_profile") == 0  # the chat bills
