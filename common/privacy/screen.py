@@ -315,7 +315,10 @@ def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
     the subject right before it ("the association turns 60", "la empacadora cumple 70 años").
     A verb first is a person's ("Der 52-Jährige leitet den Betrieb")."""
     nouns = rules().organisation_nouns
-    following = _NOUN_AFTER.match(text, match.end())
+    # an age that describes a noun ("a 12-year-old company"), not a date ("born in 1958,
+    # will oversee abattoir inspections")
+    adjectival = _ADJECTIVAL.search(text[match.start() : match.end() + 12]) is not None
+    following = _NOUN_AFTER.match(text, match.end()) if adjectival else None
     if following is not None and following.group(1).lower().strip("-") in nouns:
         head = re.match(r"\s+([\w-]+)", text[following.end() :])
         if head is None or head.group(1).lower() not in rules().person_nouns:
@@ -334,6 +337,7 @@ def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
     return not preceding or preceding[0] not in _PREPOSITIONS
 
 
+_ADJECTIVAL = re.compile(r"years?[\s-]+old|j[äa]hrige|\d+(?:st|nd|rd|th)\b", re.IGNORECASE)
 _PREPOSITIONS = frozenset(
     [
         "at",
