@@ -139,25 +139,14 @@ def _judged_an_organisations(text: str, known: Known) -> frozenset[str]:
     matched = for_matching(text)
     found = set()
     for category in compiled():
-        if category.official_accounts and any(
-            _official(m.group(0), known) or _organisations_account(matched, m.start())
-            for pattern in category.patterns
-            for m in pattern.finditer(matched)
-        ):
-            found.add(category.label)
-        if not (
-            category.organisation_channels
-            or category.said_of_organisations
-            or category.business_history
-        ):
-            continue
         near = (category.near,) if category.near is not None else ()
         for pattern in (*category.patterns, *category.anchored, *near):
-            for match in pattern.finditer(matched):
-                if (
-                    category.organisation_channels and _organisations_channel(matched, match)
-                ) or _of_the_business(category, matched, match):
-                    found.add(category.label)
+            plain = pattern in category.patterns
+            if any(
+                _an_organisations(category, matched, match, known, accounts=plain)
+                for match in pattern.finditer(matched)
+            ):
+                found.add(category.label)
     return frozenset(found)
 
 
@@ -215,18 +204,14 @@ def _matches(category: Compiled, text: str, refs: list[people.Reference], known:
         return False
     for pattern in category.patterns if refs or not category.person_bound else ():
         for match in pattern.finditer(text):
-            if category.official_accounts and (
-                _official(match.group(0), known) or _organisations_account(text, match.start())
-            ):
+            if _an_organisations(category, text, match, known):
                 continue
-            if category.person_bound and _about_something_else(text, match, category):
-                continue
-            if category.organisation_channels and _organisations_channel(text, match):
+            if category.person_bound and _about_something_else(text, match):
                 continue
             return True
     for pattern in category.anchored:
         for match in pattern.finditer(text):
-            if _of_the_business(category, text, match):
+            if _an_organisations(category, text, match, known, accounts=False):
                 continue
             if _anchored_person(match, refs):
                 return True
@@ -235,7 +220,8 @@ def _matches(category: Compiled, text: str, refs: list[people.Reference], known:
         spans = [
             m.span()
             for m in category.near.finditer(text)
-            if not _about_something_else(text, m, category)
+            if not _about_something_else(text, m)
+            and not _an_organisations(category, text, m, known, accounts=False)
         ]
         return any(
             max(0, max(ts, ref.start) - min(te, ref.end)) <= window
@@ -245,6 +231,26 @@ def _matches(category: Compiled, text: str, refs: list[people.Reference], known:
     return False
 
 
+def _an_organisations(
+    category: Compiled, text: str, match: re.Match[str], known: Known, accounts: bool = True
+) -> bool:
+    """The words a category's pattern matched are an organisation's, not a person's: its
+    official account (``official_accounts``), its channel (``organisation_channels``), its
+    age or its history (``_of_the_business``). ``_matches`` passes them over, and the
+    classifier is not asked to judge them again (``_judged_an_organisations``). An account
+    is judged by the plain patterns only (``accounts``): a pattern anchored on a person
+    ("Lidia Mas tiene un canal de YouTube") is that person's, whatever the words before."""
+    if (
+        accounts
+        and category.official_accounts
+        and (_official(match.group(0), known) or _organisations_account(text, match.start()))
+    ):
+        return True
+    if category.organisation_channels and _organisations_channel(text, match):
+        return True
+    return _of_the_business(category, text, match)
+
+
 def _anchored_person(match: re.Match[str], refs: list[people.Reference]) -> bool:
     """The ``{person}`` of a person-bound pattern is a reference ``people`` found (not "Hens"
     opening "Hens live in cages", nor "Managing" in "Managing partner Oskar Lindgren")."""
@@ -252,17 +258,12 @@ def _anchored_person(match: re.Match[str], refs: list[people.Reference]) -> bool
     return any(ref.start < end and start < ref.end for ref in refs)
 
 
-def _about_something_else(
-    text: str, match: re.Match[str], category: Compiled | None = None
-) -> bool:
+def _about_something_else(text: str, match: re.Match[str]) -> bool:
     """The words matched belong to an animal ("a 14-year-old horse", "pregnant gilts", "the
-    giraffe is pregnant"), to an organisation where the category's words may be said of one
-    ("the 50-year-old co-op", "the firm is 100 years old") or to a proper name ("Gay Street",
-    "Family Court", "Home Office"): not a person's data."""
+    giraffe is pregnant") or to a proper name ("Gay Street", "Family Court", "Home
+    Office"): not a person's data."""
     following = text[match.end() : match.end() + 40]
     if any(word in animal_words() for word in re.findall(r"[a-z]+", following.lower())[:2]):
-        return True
-    if category is not None and _of_the_business(category, text, match):
         return True
     subject = _SUBJECT_BEFORE.search(text[max(0, match.start() - 50) : match.start()])
     if subject is not None and subject.group(1).lower() in animal_words():
