@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 from common.privacy import classifier, people
 from common.privacy.normalise import clean, deobfuscated, for_matching, visible
@@ -289,25 +290,19 @@ def _business_history(text: str, match: re.Match[str]) -> bool:
     """A founder's lineage in the history of a business: the words matched name kin of
     descent (not a spouse), the sentence tells a founding or a family's ownership
     (``{founding}``) and names an organisation."""
-    if not _LINEAGE.search(match.group(0)):
+    if not _term("lineage").search(match.group(0)):
         return False
-    if _founding().search(text) is None:
+    if _term("founding").search(text) is None:
         return False
     nouns = rules().organisation_nouns | organisation_words()
     words = re.findall(r"[\w-]+", text.lower())
     return "&" in text or any(word in nouns for word in words)  # "Whitlow & Sons"
 
 
-_LINEAGE = re.compile(
-    r"father|mother|grand|great|famil|parent|son|daughter|generation|heir|"
-    r"padre|abuel|bisabuel|hij|vater|großvater|grossvater|sohn|tochter|père|fils|fille",
-    re.IGNORECASE,
-)
-
-
 @cache
-def _founding() -> re.Pattern[str]:
-    return re.compile(expand("{founding}"), re.IGNORECASE)
+def _term(name: str) -> re.Pattern[str]:
+    """A named alternation of screen.toml's ``[terms]``, compiled on its own."""
+    return re.compile(expand("{" + name + "}"), re.IGNORECASE)
 
 
 def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
@@ -318,8 +313,8 @@ def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
     nouns = rules().organisation_nouns
     # an age that describes a noun ("a 12-year-old company"), not a date ("born in 1958,
     # will oversee abattoir inspections")
-    adjectival = _ADJECTIVAL.search(text[match.start() : match.end() + 12]) is not None
-    following = _NOUN_AFTER.match(text, match.end()) if adjectival else None
+    adjectival = _term("adjectival_age").search(text[match.start() : match.end() + 12])
+    following = _NOUN_AFTER.match(text, match.end()) if adjectival is not None else None
     if following is not None and following.group(1).lower().strip("-") in nouns:
         head = re.match(r"\s+([\w-]+)", text[following.end() :])
         if head is None or head.group(1).lower() not in rules().person_nouns:
@@ -330,41 +325,14 @@ def _said_of_an_organisation(text: str, match: re.Match[str]) -> bool:
     if found and found[-1] in nouns:
         return True
     before = text[max(0, match.start() - 60) : match.start()]
-    subject = _ORGANISATION_BEFORE.search(before)
+    subject = _organisation_before().search(before)
     if subject is None or subject.group(1).lower() not in nouns:
         return False
     # the subject, not the object of a preposition ("Dot at the sanctuary turned 90")
     preceding = re.findall(r"[\w']+", before[: subject.start()].lower())[-1:]
-    return not preceding or preceding[0] not in _PREPOSITIONS
+    return not preceding or not _term("preposition").fullmatch(preceding[0])
 
 
-_ADJECTIVAL = re.compile(r"years?[\s-]+old|j[äa]hrige|\d+(?:st|nd|rd|th)\b", re.IGNORECASE)
-_PREPOSITIONS = frozenset(
-    [
-        "at",
-        "in",
-        "from",
-        "of",
-        "with",
-        "for",
-        "on",
-        "by",
-        "to",
-        "near",
-        "into",
-        "de",
-        "à",
-        "en",
-        "bei",
-        "von",
-        "vom",
-        "im",
-        "am",
-        "zu",
-        "a",
-        "en",
-    ]
-)
 # After an age: the noun it describes, maybe after "the", a name, "family" or one other
 # word ("the auction mart", "MEHTA DAIRIES", "feed plant"), not a verb and its object.
 _NOUN_AFTER = re.compile(
@@ -372,24 +340,26 @@ _NOUN_AFTER = re.compile(
     r"(?:(?:[A-Z][\w'\u2019-]*|family|familial|old|new)\s+){0,2}(?:[a-z]+\s+)??([\w-]+)"
     r"(?![\w'\u2019-])"  # not "Whitfield, 54, the company's founder"
 )
+
+
 # Before an age: its organisation subject after a determiner ("The abattoir, now 72", "the
 # co-op's like 80", "the association turns 60"), not "who built Ogun's biggest hatchery,".
-_ORGANISATION_BEFORE = re.compile(
-    r"\b(?:the|its|their|this|our|la|le|el|die|der|das|l['\u2019])\s+(?:[\w-]+\s+){0,2}?"
-    r"([\w-]+?)(?:['\u2019]s)?,?\s+(?:(?:now|which|that|is|was|are|has|had|been|being|like|"
-    r"about|around|almost|nearly|over|already|just|turns|turned|turning|celebrates|celebrated|"
-    r"marks|cumple|cumplió|celebra|wird|wurde|feiert|fête|a|aura)\s+){0,4}$",
-    re.IGNORECASE,
-)
+@cache
+def _organisation_before() -> re.Pattern[str]:
+    return re.compile(
+        r"\b(?:the|its|their|this|our|la|le|el|die|der|das|l['\u2019])\s+(?:[\w-]+\s+){0,2}?"
+        r"([\w-]+?)(?:['\u2019]s)?,?\s+(?:" + expand("{age_linking}") + r"\s+){0,4}$",
+        re.IGNORECASE,
+    )
 
 
 def _organisations_channel(text: str, match: re.Match[str]) -> bool:
     """An organisation's email, number or address, not a person's (``rules.Channels``): a role
-    mailbox, or a number or address with a cue such as "the press line" or "head office"
-    within ``reach`` characters and no person's name just before it, in a sentence with no
-    word of a person's own channel."""
+    mailbox, a free-call number (``free_numbers``), or a number or address with a cue such as
+    "the press line" or "head office" within ``reach`` characters and no person's name just
+    before it; never in a sentence with a word of a person's own channel."""
     channels = rules().channels
-    if any(pattern.search(text) for pattern in _channel_patterns()[1]):
+    if any(pattern.search(text) for pattern in _channel_patterns().personal):
         return False
     found = match.group(0)
     if not re.search(r"[\d@]", found):
@@ -401,29 +371,40 @@ def _organisations_channel(text: str, match: re.Match[str]) -> bool:
     if number.startswith(channels.free_numbers):
         return True  # a free-call number is an organisation's ("0800 917 4420")
     start, end = match.span()
-    cues = _channel_patterns()[0]
+    cues = _channel_patterns().cues
+    around = text[max(0, start - channels.reach) : end + channels.reach // 2]
+    if not any(cue.search(around) for cue in cues):
+        return False
     # a number given right after a person's name is theirs ("call Naledi Sithole on ..."),
     # unless a cue stands between ("ANWAR SIDDIQUI: COMPANY HELPLINE 0345 ...")
     given = world_given_names()
-    for name in people.every_name(text):
-        first = name.text.split()[0].lower()
-        if first not in given:
-            continue  # a German noun ("Sitz", "Die Pressestelle") names no one
-        if 0 <= start - name.end <= 30 and not any(
-            cue.search(text[name.end : end]) for cue in cues
-        ):
-            return False
-    around = text[max(0, start - channels.reach) : end + channels.reach // 2]
-    return any(cue.search(around) for cue in cues)
+    return not any(
+        name.text.split()[0].lower() in given  # a German noun ("Sitz") names no one
+        and 0 <= start - name.end <= 30
+        and not any(cue.search(text[name.end : end]) for cue in cues)
+        for name in people.every_name(text)
+    )
+
+
+class _ChannelPatterns(NamedTuple):
+    """``rules.Channels``' patterns, compiled."""
+
+    cues: tuple[re.Pattern[str], ...]
+    personal: tuple[re.Pattern[str], ...]
+    accounts: tuple[re.Pattern[str], ...]
 
 
 @cache
-def _channel_patterns() -> tuple[tuple[re.Pattern[str], ...], ...]:
-    """(cues, personal, accounts) of ``rules.Channels``, compiled."""
+def _channel_patterns() -> _ChannelPatterns:
     channels = rules().channels
-    return tuple(
-        tuple(re.compile(expand(p), re.IGNORECASE) for p in patterns)
-        for patterns in (channels.cues, channels.personal, channels.accounts)
+
+    def compiled_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(expand(p), re.IGNORECASE) for p in patterns)
+
+    return _ChannelPatterns(
+        compiled_all(channels.cues),
+        compiled_all(channels.personal),
+        compiled_all(channels.accounts),
     )
 
 
@@ -461,11 +442,11 @@ def _organisations_account(text: str, start: int) -> bool:
     company's X account, @GreenfieldDairy", "la cuenta oficial de la marca"):
     ``rules.Channels.accounts`` in the 60 characters before it, in a sentence with no word of
     a person's own channel."""
-    _, personal, accounts = _channel_patterns()
-    if any(pattern.search(text) for pattern in personal):
+    patterns = _channel_patterns()
+    if any(pattern.search(text) for pattern in patterns.personal):
         return False  # "the official vet ... writes a personal blog"
     before = text[max(0, start - 60) : start]
-    return any(pattern.search(before) for pattern in accounts)
+    return any(pattern.search(before) for pattern in patterns.accounts)
 
 
 _HANDLE_OR_URL = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_.]+|\b[\w.-]+\.(?:com|app|net|social)/\S+")

@@ -319,6 +319,8 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("The group's head office is at 12 Dock Road, Grimsby, Whitfield said.", True),
         ("Call the complaints line on 0800 555 0199, said chief executive Dana Whitfield.", True),
         ("Follow us on Instagram @harlowfoods, says marketing head Dana Whitfield.", True),
+        ("The group's mink farm is at 4 Mill Lane, Otley, Whitfield said.", True),
+        ("Whitfield lives at the farm at 4 Mill Lane, Otley.", False),
         ("Whitfield posts as @dana_w_private on Instagram.", False),
         ("Presseanfragen an presse@harlow.example, sagte Dana Whitfield.", True),
         # a person's own channel, whatever the sentence says of the organisation
