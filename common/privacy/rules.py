@@ -282,6 +282,16 @@ class Compiled:
     business_history: bool
     unless: tuple[re.Pattern[str], ...]
 
+    @property
+    def judges_organisations(self) -> bool:
+        """Some of its matches may be judged an organisation's (``screen._an_organisations``)."""
+        return (
+            self.official_accounts
+            or self.organisation_channels
+            or self.said_of_organisations
+            or self.business_history
+        )
+
 
 # A reference to a person in a pattern: a person word or noun ("she", "the manager"), or a
 # capitalised word, possibly with a possessive, in the group ``person``; the screen accepts the

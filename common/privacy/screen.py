@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from common.privacy import classifier, people
@@ -140,6 +140,8 @@ def _judged_an_organisations(text: str, known: Known) -> frozenset[str]:
     matched = for_matching(text)
     found = set()
     for category in compiled():
+        if not category.judges_organisations:
+            continue
         near = (category.near,) if category.near is not None else ()
         for pattern in (*category.patterns, *category.anchored, *near):
             plain = pattern in category.patterns
@@ -359,7 +361,7 @@ def _organisations_channel(text: str, match: re.Match[str]) -> bool:
     "the press line" or "head office" within ``reach`` characters and no person's name just
     before it; never in a sentence with a word of a person's own channel."""
     channels = rules().channels
-    if any(pattern.search(text) for pattern in _channel_patterns().personal):
+    if _a_persons_channel(text):
         return False
     found = match.group(0)
     if not re.search(r"[\d@]", found):
@@ -382,8 +384,22 @@ def _organisations_channel(text: str, match: re.Match[str]) -> bool:
         name.text.split()[0].lower() in given  # a German noun ("Sitz") names no one
         and 0 <= start - name.end <= 30
         and not any(cue.search(text[name.end : end]) for cue in cues)
-        for name in people.every_name(text)
+        for name in _names_in(text)
     )
+
+
+@lru_cache(maxsize=256)
+def _a_persons_channel(text: str) -> bool:
+    """The sentence has a word of a person's own channel (``Channels.personal``): once per
+    sentence, however many numbers and handles it holds."""
+    return any(pattern.search(text) for pattern in _channel_patterns().personal)
+
+
+@lru_cache(maxsize=256)
+def _names_in(text: str) -> tuple[people.Reference, ...]:
+    """``people.every_name`` of a sentence, once for all the numbers in it (a long feed item
+    may give hundreds). Immutable, so threads may share it."""
+    return tuple(people.every_name(text))
 
 
 class _ChannelPatterns(NamedTuple):
@@ -442,11 +458,10 @@ def _organisations_account(text: str, start: int) -> bool:
     company's X account, @GreenfieldDairy", "la cuenta oficial de la marca"):
     ``rules.Channels.accounts`` in the 60 characters before it, in a sentence with no word of
     a person's own channel."""
-    patterns = _channel_patterns()
-    if any(pattern.search(text) for pattern in patterns.personal):
+    if _a_persons_channel(text):
         return False  # "the official vet ... writes a personal blog"
     before = text[max(0, start - 60) : start]
-    return any(pattern.search(before) for pattern in patterns.accounts)
+    return any(pattern.search(before) for pattern in _channel_patterns().accounts)
 
 
 _HANDLE_OR_URL = re.compile(r"(?<![\w.@/])@[A-Za-z0-9_.]+|\b[\w.-]+\.(?:com|app|net|social)/\S+")
