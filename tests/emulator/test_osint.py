@@ -195,7 +195,14 @@ def news_server():
 
 @pytest.fixture
 def osint(db, feeds, news_server, settings_env, tmp_path):
-    """Tables loaded, topic feeds from the fixture server, the news search from ours."""
+    """Tables loaded, topic feeds from the fixture server, the news search from ours. The
+    screen's patterns are compiled first: the first compile in a process takes about 1.8 s of
+    CPU, and made beside the profile's fetches it starved this process's own fixture feed
+    servers past the tests' 1.5 s feed timeout ("No news source answered" when this module's
+    first test ran alone; the service's default timeout is 8 s)."""
+    from common.privacy.rules import compiled
+
+    compiled()
     embeddings.reset_embedder()
     settings_env(
         EMBEDDINGS_BACKEND="offline",
