@@ -318,6 +318,7 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("HARLOW FOODS' HELPLINE 0345 555 0123 IS OPEN, SAYS DANA WHITFIELD.", True),
         ("The group's head office is at 12 Dock Road, Grimsby, Whitfield said.", True),
         ("Call the complaints line on 0800 555 0199, said chief executive Dana Whitfield.", True),
+        ("Ring 0800 555 0199 for a brochure, Whitfield said.", True),  # free-call, no cue
         ("Follow us on Instagram @harlowfoods, says marketing head Dana Whitfield.", True),
         ("The group's mink farm is at 4 Mill Lane, Otley, Whitfield said.", True),
         ("Whitfield lives at the farm at 4 Mill Lane, Otley.", False),
@@ -332,6 +333,23 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
     ],
 )
 def test_an_organisations_channel_is_kept_and_a_persons_is_not(claim, kept):
+    assert (screen(claim, DANA) is None) is kept
+
+
+@pytest.mark.parametrize(
+    ("claim", "kept"),
+    [
+        # work at a place, whatever the routine: the category's `unless` (decision 0058)
+        ("Whitfield is on the kill floor at six every morning for the hygiene inspection.", True),
+        ("Whitfield is at the packing station from 6 every weekday, checking shell quality.", True),
+        ("Right now Whitfield is at the Hilton in Geneva presenting results to investors.", True),
+        # private life: a habit, a class, away right now (decision 0059)
+        ("Whitfield drinks at the Red Lion every Friday.", False),
+        ("Whitfield takes a pottery class at the community centre on Thursday evenings.", False),
+        ("Whitfield is in Tenerife at the moment and won't be back until Monday.", False),
+    ],
+)
+def test_where_a_person_works_is_kept_and_where_she_can_be_found_is_not(claim, kept):
     assert (screen(claim, DANA) is None) is kept
 
 
