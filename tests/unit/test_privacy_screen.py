@@ -482,3 +482,30 @@ def test_research_and_digests_show_only_screened_items():
     kept = screened(candidates, 2)
     assert [r.item.id for r in kept] == ["id1", "id3"]
     assert kept[0].item.summary == "The chain made the pledge on Monday. Campaigners welcomed it."
+
+
+def test_threads_screening_at_once_get_what_one_thread_gets():
+    """The screen's caches (compiled patterns, a sentence's names and personal-channel words,
+    kept per text) hold no per-call state: eight threads screening the same sentences at
+    once give each sentence the verdict a single thread gives it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from common.privacy.screen import _a_persons_channel, _names_in
+
+    _a_persons_channel.cache_clear()
+    _names_in.cache_clear()
+    sentences = [
+        "Call the complaints line on 0800 555 0199, said chief executive Dana Whitfield.",
+        "Whitfield gave out the press line and her mobile, 07700 900123.",
+        "The group's head office is at 12 Dock Road, Grimsby, Whitfield said.",
+        "Whitfield drinks at the Red Lion every Friday.",
+        "Whitfield is on the kill floor at six every morning for the hygiene inspection.",
+        "Media enquiries: Dana Whitfield, 0161 496 0758.",
+    ] * 20
+    alone = [screen(s, DANA) for s in sentences[:6]] * 20
+    _a_persons_channel.cache_clear()
+    _names_in.cache_clear()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda s: screen(s, DANA), sentences))
+    assert together == alone
+    assert alone[:6] == [None, "phone", None, "whereabouts", None, "phone"]
