@@ -186,6 +186,23 @@ def test_sentences_keep_abbreviations_whole():
     ]
 
 
+def test_german_ordinals_and_other_languages_abbreviations_do_not_end_a_sentence():
+    assert report.sentences(
+        "Verhandelt wird am 14. März in Leipzig. Zum 60. Geburtstag lädt er ein. "
+        "Patricio Vial, fecha de nac. 12/03/1961, dirige la pesquera."
+    ) == [
+        "Verhandelt wird am 14. März in Leipzig.",
+        "Zum 60. Geburtstag lädt er ein.",
+        "Patricio Vial, fecha de nac. 12/03/1961, dirige la pesquera.",
+    ]
+    # a number that ends a sentence still ends it
+    assert report.sentences("She was 41. Her herd grew to 60. Then it fell.") == [
+        "She was 41.",
+        "Her herd grew to 60.",
+        "Then it fell.",
+    ]
+
+
 def test_the_report_is_literal_markdown_with_every_claim_cited():
     findings = [
         report.Finding(
