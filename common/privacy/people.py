@@ -115,7 +115,7 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
         r
         for r in [*names(text, extra), *lowercase_names(text), *cased_names(text, extra)]
         if animal is None
-        or r.start > animal + 30
+        or (r.start > animal + 30 and _a_persons_name(r.text))
         or any(w in extra for w in re.findall(r"\w+", r.text.lower()))
     ]
     found += [
@@ -126,6 +126,13 @@ def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     found += handles(text, extra)
     found += [Reference(m.start(), m.end(), m.group(0), "record") for m in _fields().finditer(text)]
     return sorted(found, key=lambda r: r.start)
+
+
+def _a_persons_name(found: str) -> bool:
+    """In a sentence about an animal, a name is a person's when it has two words or a given
+    name: a single capitalised word is not ("Die Hündin ... in zwei Wochen ihre Welpen")."""
+    words = found.split()
+    return len(words) > 1 or words[0].lower() in world_given_names()
 
 
 @cache

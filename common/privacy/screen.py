@@ -378,13 +378,45 @@ def _organisations_channel(text: str, match: re.Match[str]) -> bool:
     if not any(cue.search(around) for cue in cues):
         return False
     # a number given right after a person's name is theirs ("call Naledi Sithole on ..."),
-    # unless a cue stands between ("ANWAR SIDDIQUI: COMPANY HELPLINE 0345 ...")
+    # unless a cue stands between ("ANWAR SIDDIQUI: COMPANY HELPLINE 0345 ...") or the name
+    # is the business's ("la poissonnerie de Christian Le Gall, 12 quai Carnot")
     given = world_given_names()
     return not any(
         name.text.split()[0].lower() in given  # a German noun ("Sitz") names no one
         and 0 <= start - name.end <= 30
         and not any(cue.search(text[name.end : end]) for cue in cues)
+        and not _a_business_name(text, name.start, name.end)
         for name in _names_in(text)
+    )
+
+
+def _a_business_name(text: str, start: int, end: int) -> bool:
+    """The name from ``start`` to ``end`` names a business: after an organisation noun or a
+    verb of running it (screen.toml's ``name_of`` and ``owned_by``: "la poissonnerie de
+    Christian Le Gall", "die Metzgerei Stoll", "the farm run by Tom Hadley"), or as its
+    owner ("Dana Whitfield's shop")."""
+    nouns = rules().organisation_nouns
+    possessive = text[end - 2 : end] in ("'s", "\u2019s")  # the name may hold its "'s"
+    owner = _OWNERS.match(text, end - 2 if possessive else end)
+    if owner is not None and any((w or "").lower() in nouns for w in owner.groups()):
+        return True
+    found = _owned_by().search(text[max(0, start - 60) : start])
+    return found is not None and (found.group(1) is None or found.group(1).lower() in nouns)
+
+
+# After a name: its business ("'s shop", "'s family dairy").
+_OWNERS = re.compile(r"['\u2019]s\s+([\w-]+)(?:\s+([\w-]+))?")
+
+
+@cache
+def _owned_by() -> re.Pattern[str]:
+    return re.compile(
+        r"(?:\b([\w-]+)\s+(?:(?:"
+        + expand("{name_of}")
+        + r")\s*)?|\b(?:"
+        + expand("{owned_by}")
+        + r"))\s*$",
+        re.IGNORECASE,
     )
 
 

@@ -330,6 +330,18 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("For interviews, call Dana Whitfield on 0161 496 0758.", False),
         ("Media enquiries to dana.whitfield@harlowfoods.example.", False),
         ("The press office gave her home address, 4 Mill Lane, Otley.", False),
+        # a business named after its owner, its hours, its orders, its own WhatsApp line
+        (
+            "La poissonnerie de Dana Whitfield, 12 quai Carnot, est ouverte du mardi au samedi.",
+            True,
+        ),
+        ("Die Metzgerei Whitfield in der Hauptstraße 5 ist werktags ab 7 Uhr geöffnet.", True),
+        ("Los pedidos a la granja de Dana Whitfield se hacen al 601 744 2211.", True),
+        ("Tips go to the WhatsApp-Hotline des Vereins, +49 30 2250 4400, Whitfield said.", True),
+        ("Dana Whitfield's shop at 12 Dock Road, Grimsby, opens daily from 8.", True),
+        ("Whitfield habite au 12 rue des Lilas, à Otley.", False),
+        ("You can ring Dana Whitfield on 07700 900461 any evening.", False),
+        ("For orders, Whitfield gives her mobile, 07700 900461.", False),
     ],
 )
 def test_an_organisations_channel_is_kept_and_a_persons_is_not(claim, kept):
@@ -431,6 +443,20 @@ def test_a_stream_is_screened_sentence_by_sentence_across_pieces():
     out = "".join(screen_stream(iter(pieces), on_drop=dropped.append))
     assert out == "Dana Whitfield leads sustainability. The chain pledged."
     assert dropped == ["street_address"]
+
+
+def test_after_an_animal_that_opens_a_sentence_a_single_word_is_no_ones_name():
+    """ "Die Hündin ... in zwei Wochen ihre Welpen": German capitalises nouns, and a word
+    thirty characters past the animal is no person's name unless it has a given name."""
+    from common.privacy import people
+
+    def named(text: str) -> list[str]:
+        return [r.text for r in people.references(text) if r.kind in ("name", "office")]
+
+    assert named("Die Hündin ist schwanger und bekommt in zwei Wochen ihre Welpen.") == []
+    assert named("The sow at the sanctuary was rescued last year by Dana Whitfield.") == [
+        "Dana Whitfield"
+    ]
 
 
 def test_the_model_is_the_one_trained_from_the_training_set():
