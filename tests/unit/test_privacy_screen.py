@@ -342,6 +342,7 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("Whitfield habite au 12 rue des Lilas, à Otley.", False),
         ("You can ring Dana Whitfield on 07700 900461 any evening.", False),
         ("For orders, Whitfield gives her mobile, 07700 900461.", False),
+        ("The court orders that Whitfield, of 4 Mill Lane, Otley, pay costs.", False),
     ],
 )
 def test_an_organisations_channel_is_kept_and_a_persons_is_not(claim, kept):
