@@ -330,7 +330,7 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("For interviews, call Dana Whitfield on 0161 496 0758.", False),
         ("Media enquiries to dana.whitfield@harlowfoods.example.", False),
         ("The press office gave her home address, 4 Mill Lane, Otley.", False),
-        # a business named after its owner, its hours, its orders, its own WhatsApp line
+        # a business named after its owner, its hours, its orders, its WhatsApp hotline
         (
             "La poissonnerie de Dana Whitfield, 12 quai Carnot, est ouverte du mardi au samedi.",
             True,
@@ -447,8 +447,9 @@ def test_a_stream_is_screened_sentence_by_sentence_across_pieces():
 
 
 def test_after_an_animal_that_opens_a_sentence_a_single_word_is_no_ones_name():
-    """ "Die Hündin ... in zwei Wochen ihre Welpen": German capitalises nouns, and a word
-    thirty characters past the animal is no person's name unless it has a given name."""
+    """After an animal that opens a sentence ("Die Hündin ..."), a single capitalised word
+    thirty characters on is no person's name unless it is a given name: German capitalises
+    its nouns ("ihre Welpen")."""
     from common.privacy import people
 
     def named(text: str) -> list[str]:
