@@ -339,6 +339,14 @@ def test_personal_data_worded_as_news_words_it_is_dropped(claim):
         ("Los pedidos a la granja de Dana Whitfield se hacen al 601 744 2211.", True),
         ("Tips go to the WhatsApp-Hotline des Vereins, +49 30 2250 4400, Whitfield said.", True),
         ("Dana Whitfield's shop at 12 Dock Road, Grimsby, opens daily from 8.", True),
+        ("Whitfield said the lab's duty phone, +45 76 12 00 90, is staffed all week.", True),
+        ("If you want to complain, ring the farm office line 01234 567890, Whitfield said.", True),
+        (
+            "La ligne WhatsApp de l'association, 06 44 12 80 30, répond aux signalements, "
+            "dit Dana Whitfield.",
+            True,
+        ),
+        ("Whitfield gave her WhatsApp, 07700 900123, to the reporter.", False),
         ("Whitfield habite au 12 rue des Lilas, à Otley.", False),
         ("You can ring Dana Whitfield on 07700 900461 any evening.", False),
         ("For orders, Whitfield gives her mobile, 07700 900461.", False),
