@@ -13,8 +13,10 @@ and capitals with full stops are one word (``U.S.`` is ``US``, ``U.K.`` is ``UK`
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import cache
+from typing import Any
 
 from common.datafiles import DATA
 
@@ -33,16 +35,24 @@ def _stopwords() -> frozenset[str]:
     return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
-@cache
-def _stemmer() -> object:
-    import snowballstemmer
+_local = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> Any:
+    """This thread's stemmer. A Snowball stemmer keeps the word it is stemming on itself, so
+    one shared by threads mixes their words: wrong stems ("hatcheries" -> "enrich") and
+    IndexError (issue 43). One per thread; each is a few small objects."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @cache
 def stem(word: str) -> str:
-    return _stemmer().stemWord(word)  # type: ignore[attr-defined]
+    return str(_stemmer().stemWord(word))
 
 
 def unaccented(text: str) -> str:

@@ -1,0 +1,103 @@
+"""The text pipeline, the personal-data screen and the encoder give the same answer from 16
+threads as from one (issue 43): no process-wide object with per-call state is shared
+unguarded (the audit: docs/decisions/0065-one-answer-from-any-thread.md).
+
+Each check first forgets what the process cached, so the threads really run the work
+together rather than reading an answer a serial run left behind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from common.datafiles import DATA
+from common.text import index
+from common.text.sentences import split
+
+T = TypeVar("T")
+U = TypeVar("U")
+THREADS = 16
+
+
+def _sentences() -> list[str]:
+    texts = [path.read_text(encoding="utf-8") for path in sorted((DATA / "knowledge").glob("*.md"))]
+    return [s for text in texts for s in split(text) if len(s) > 20]
+
+
+def _together(work: Callable[[T], U], items: Sequence[T], rounds: int = 1) -> list[list[U]]:
+    """``work`` of every item, from THREADS threads started at once; each thread does all the
+    items (in its own order, so that threads meet on different items), ``rounds`` times."""
+    start = threading.Barrier(THREADS)
+
+    def one(offset: int) -> list[U]:
+        start.wait()
+        answers: dict[int, U] = {}
+        for _ in range(rounds):
+            for k in range(len(items)):
+                i = (k + offset) % len(items)
+                answers[i] = work(items[i])
+        return [answers[i] for i in range(len(items))]
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        return list(pool.map(one, [n * 7 for n in range(THREADS)]))
+
+
+def test_stems_from_many_threads_are_the_serial_stems() -> None:
+    words = sorted({w.lower() for s in _sentences() for w in s.split() if w.isalpha()})
+    index.stem.cache_clear()
+    serial = [index.stem(w) for w in words]
+    index.stem.cache_clear()
+    # Without the cache every call stems: the stemmer objects themselves are exercised.
+    for answers in _together(index.stem.__wrapped__, words, rounds=3):
+        assert answers == serial
+    index.stem.cache_clear()
+    for answers in _together(index.stem, words):
+        assert answers == serial
+    assert [index.stem(w) for w in words] == serial  # nothing wrong was cached
+
+
+def test_terms_from_many_threads_are_the_serial_terms() -> None:
+    sentences = _sentences()
+    index.stem.cache_clear()
+    serial = [index.terms(s) for s in sentences]
+    index.stem.cache_clear()
+    for answers in _together(index.terms, sentences):
+        assert answers == serial
+
+
+def test_the_screen_from_many_threads_gives_the_serial_verdicts() -> None:
+    from common.privacy import screen_many
+
+    sentences = [
+        *_sentences()[:8],
+        "Priya Okafor, the chief executive, missed the AGM.",
+        "Her chemotherapy starts next week.",
+        "You'll find Jon Whitfield at the Bluebell Café on Mill Lane most mornings.",
+        "JON WHITFIELD REVEALS CANCER BATTLE",
+    ]
+    index.stem.cache_clear()
+    serial = screen_many(sentences, in_text=True)
+    assert any(serial)  # the check sees both verdicts
+    assert not all(serial)
+
+    def whole(_: int) -> list[str | None]:
+        return screen_many(sentences, in_text=True)
+
+    for answers in _together(whole, [0]):
+        assert answers == [serial]
+
+
+def test_the_encoder_from_many_threads_gives_the_serial_vectors() -> None:
+    import numpy as np
+
+    from common.offline.minilm import get_model
+
+    model = get_model()
+    batches = [_sentences()[n : n + 4] for n in range(0, 16, 4)]
+    serial = [np.array(model.embed(batch)) for batch in batches]
+    for answers in _together(model.embed, batches):
+        for vectors, expected in zip(answers, serial, strict=True):
+            np.testing.assert_allclose(np.array(vectors), expected, atol=1e-5)
