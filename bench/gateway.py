@@ -9,7 +9,13 @@ authenticated request runs with a warm key cache, so its RPCs are the gateway's:
 with 429 (a refusal is remembered in process until Retry-After: no RPC), and a burst of 20
 concurrent requests from one consumer, under a limit of 60 and of 10.
 
-Run: ``.venv/bin/python bench/gateway.py [--requests N]``.
+``creates`` (issue 43, decision 0064): 10 and 30 parallel ``POST /v1/tracking/subscriptions``
+from one consumer each (a fresh one per burst, the cap of 25 subscriptions), against the real
+``functions-framework --target=api`` server as ``make run`` serves it (its own process, 64
+threads), each request on its own connection: served (201), statuses with their problem codes,
+p50/p99 latency, and the subscriptions stored and counted on the consumer afterwards.
+
+Run: ``.venv/bin/python bench/gateway.py [--requests N] [--only gateway,creates]``.
 """
 
 from __future__ import annotations
@@ -31,7 +37,10 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import emulated  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
+from devtools.run import THREADS  # noqa: E402
+from devtools.server import start_api  # noqa: E402
 
 RPCS: Counter[str] = Counter()
 WRITES: Counter[str] = Counter()
@@ -118,10 +127,87 @@ def burst(base: str, key: str, n: int = 20) -> dict:
     }
 
 
+def parallel_creates(bursts: tuple[int, ...] = (10, 30)) -> dict:
+    """Each burst: that many concurrent creates from one new consumer, over HTTP against a
+    server process of its own on the bench's emulator."""
+    import tempfile
+
+    from common.consumers import get_or_create_by_email
+    from common.firestore import CONSUMERS, SUBSCRIPTIONS, get_db, where_eq
+
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "wb") as log:
+        port = free_port()
+        server = start_api({**os.environ, "THREADS": str(THREADS)}, port, log)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            with httpx.Client(base_url=base, timeout=5) as client:
+                deadline = time.monotonic() + 60
+                while not _answers(client):
+                    if time.monotonic() > deadline:
+                        raise SystemExit("the server did not start")
+                    time.sleep(0.2)
+            for n in bursts:
+                email = f"creates-{n}@example.org"
+                auth = {"Authorization": f"Bearer {emulated.api_key(email)}"}
+                with httpx.Client(base_url=base, timeout=30) as client:  # the key is cached
+                    client.get("/v1/tracking/topics", headers=auth)
+
+                def one(_: int, auth: dict = auth) -> tuple[str, float]:
+                    with httpx.Client(base_url=base, timeout=70) as client:
+                        started = time.perf_counter()
+                        answer = client.post(
+                            "/v1/tracking/subscriptions",
+                            json={"topics": ["fur"]},
+                            headers=auth,
+                        )
+                        elapsed = (time.perf_counter() - started) * 1000
+                    code = "" if answer.is_success else f" {answer.json().get('code')}"
+                    return f"{answer.status_code}{code}", elapsed
+
+                started = time.perf_counter()
+                with ThreadPoolExecutor(n) as pool:
+                    answers = list(pool.map(one, range(n)))
+                seconds = time.perf_counter() - started
+                consumer = (
+                    get_db().collection(CONSUMERS).document(get_or_create_by_email(email)[0]["id"])
+                )
+                owned = (
+                    get_db()
+                    .collection(SUBSCRIPTIONS)
+                    .where(filter=where_eq("user_id", consumer.id))
+                )
+                latencies = sorted(ms for _, ms in answers)
+                results[f"parallel_{n}"] = {
+                    "concurrent": n,
+                    "served": sum(status == "201" for status, _ in answers),
+                    "statuses": dict(Counter(status for status, _ in answers)),
+                    "p50_ms": round(statistics.median(latencies), 1),
+                    "p99_ms": round(latencies[int(0.99 * (n - 1))], 1),
+                    "longest_ms": round(latencies[-1], 1),
+                    "seconds": round(seconds, 2),
+                    "stored": len(list(owned.select([]).stream())),
+                    "subscription_count": consumer.get().get("subscription_count"),
+                }
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    return results
+
+
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/health").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=500)
-    n = parser.parse_args().requests
+    parser.add_argument("--only", default="gateway,creates", help="scenarios: gateway,creates")
+    args = parser.parse_args()
+    n, only = args.requests, set(args.only.split(","))
 
     emulator = Emulator("127.0.0.1", free_port(), "demo-bench-gateway").start()
     os.environ.update(
@@ -134,6 +220,11 @@ def main() -> None:
         }
     )
     try:
+        if "creates" in only:
+            creates = parallel_creates()
+        if "gateway" not in only:
+            print(json.dumps(creates, indent=2))
+            return
         from common.config import get_settings
         from common.consumers import create_consumer
         from common.http.keys import issue_key
@@ -182,6 +273,8 @@ def main() -> None:
             fresh = issue_key(create_consumer(f"burst{limit}@example.org")["id"]).plaintext
             results[f"burst_limit_{limit}"] = burst(base, fresh)
         server.shutdown()
+        if "creates" in only:
+            results["creates"] = creates
         print(json.dumps(results, indent=2))
     finally:
         emulator.stop()

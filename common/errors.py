@@ -158,8 +158,10 @@ class ConfirmationLimit(AppError):
 
 
 class Overloaded(AppError):
-    """This instance is running as many requests of this kind as it can (common.http.capacity):
-    nothing was done and nothing billed; retry after the pause."""
+    """This instance is running as many requests of this kind as it can (common.http.capacity),
+    or a transaction met other requests' changes of the same records until its deadline
+    (common.firestore.run_transaction): nothing was done and nothing billed; retry after the
+    pause."""
 
     status, code, title = 503, "overloaded", "Busy"
 

@@ -7,18 +7,21 @@ gives a prompt 502 instead of the library's default of up to 300 s of retrying.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import random
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
-from common.errors import BackendUnavailable, Conflict
+from common.errors import BackendUnavailable, Overloaded
 
 if TYPE_CHECKING:
     from google.cloud.firestore import Client
@@ -245,27 +248,70 @@ _TIMEOUTS = {"DeadlineExceeded", "RetryError"}
 
 
 def run_transaction(
-    fn: Callable[..., T], *args: Any, max_attempts: int = 5, database: str = MAIN
+    fn: Callable[..., T],
+    *args: Any,
+    database: str = MAIN,
+    in_line_on: Any = None,
 ) -> T:
     """Run ``fn(transaction, *args)`` in a Firestore transaction on ``database``.
 
-    The library reports exhausted attempts as a ValueError chained to the backend's error.
-    Contention (Aborted) is 409 ``conflict`` with Retry-After, since a retry succeeds; any
-    other backend failure is 502.
+    Contention (Aborted: another transaction held the same documents) is retried, ``fn`` run
+    again on a new transaction after a jittered, doubling pause, until ``FIRESTORE_TIMEOUT_S``
+    after the call began (a transaction is one database call to its caller, held to the same
+    deadline as any other); contention that outlasts it is 503 ``overloaded`` with
+    Retry-After, nothing saved. Any other backend failure is 502. ``fn`` may run more than
+    once, so it has no effect outside the transaction.
+
+    ``in_line_on``: the document every such transaction of a kind reads and writes (a
+    consumer's record, which holds its counts); this instance's transactions on it run one at
+    a time, in line within the same deadline, instead of meeting in Firestore, where
+    transactions that read a document and then write it each wait for the others' read locks
+    (the emulator ends the wait after 2 s; issue 43). Decision 0064.
     """
     from google.api_core.exceptions import Aborted
     from google.cloud import firestore
 
-    transaction = get_db(database).transaction(max_attempts=max_attempts)
-    try:
-        return firestore.transactional(fn)(transaction, *args)
-    except ValueError as exc:
-        cause = exc.__cause__
-        if isinstance(cause, Aborted):
-            raise Conflict() from exc
-        if cause is not None and is_backend_error(cause):
-            raise backend_unavailable(cause) from exc
-        raise
+    deadline = time.monotonic() + get_settings().firestore_timeout_s
+    line = _line(in_line_on) if in_line_on is not None else None
+    for attempt in itertools.count():
+        if line is not None and not line.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise _contended()
+        try:
+            transaction = get_db(database).transaction(max_attempts=1)
+            return firestore.transactional(fn)(transaction, *args)
+        except Aborted:  # a read of the transaction was refused (the library re-raises it)
+            pass
+        except ValueError as exc:  # the library's report of a commit refused
+            cause = exc.__cause__
+            if cause is not None and not isinstance(cause, Aborted) and is_backend_error(cause):
+                raise backend_unavailable(cause) from exc
+            if not isinstance(cause, Aborted):
+                raise
+        finally:
+            if line is not None:
+                line.release()
+        ceiling = min(CONTENTION_PAUSE_MAX_S, CONTENTION_PAUSE_S * 2**attempt)
+        pause = random.uniform(0, ceiling)  # noqa: S311 (jitter, not crypto)
+        if time.monotonic() + pause >= deadline:
+            raise _contended()
+        time.sleep(pause)
+    raise AssertionError("unreachable")
+
+
+CONTENTION_PAUSE_S = 0.02  # the first pause after contention, doubled after each (jittered)
+CONTENTION_PAUSE_MAX_S = 0.5
+_LINES = [threading.Lock() for _ in range(1024)]  # a document's line: its path's stripe
+
+
+def _line(ref: Any) -> threading.Lock:
+    return _LINES[zlib.crc32(ref.path.encode()) % len(_LINES)]
+
+
+def _contended() -> Overloaded:
+    return Overloaded(
+        "Other requests were changing the same records and this one could not be saved in "
+        "time; nothing was saved or billed. Retry after the pause in Retry-After."
+    )
 
 
 BULK_ATTEMPTS = 4  # tries of one step of an import or reindex (1 + 2 + 4 s between them)

@@ -23,16 +23,18 @@ _STATUS_TEXT = {
     403: "Signed in, but no active API account (code not_provisioned) or a disabled one.",
     404: "No such resource, or it belongs to someone else.",
     408: "The request body did not arrive in time (request_timeout).",
-    409: "A limit was reached (limit_exceeded), a concurrent change (conflict): retry, or a "
-    "request with the same Idempotency-Key is still running (idempotency_key_in_use): retry.",
+    409: "A limit was reached (limit_exceeded), the resource's state does not allow the change "
+    "(conflict), or a request with the same Idempotency-Key is still running "
+    "(idempotency_key_in_use): retry.",
     410: "The link was already used or has expired.",
     415: "The body is not declared as JSON (unsupported_media_type): send "
     "Content-Type: application/json.",
     422: "The Idempotency-Key was used with another request (idempotency_key_reused).",
     429: "Rate limit exceeded.",
     502: "A backend (database, provider) is unreachable, timed out or failed.",
-    503: "This instance is running as many searches as it can (overloaded): nothing was done "
-    "or billed; retry after Retry-After.",
+    503: "This instance is running as many searches as it can, or other requests were changing "
+    "the same records until this one's deadline (overloaded): nothing was done or billed; retry "
+    "after Retry-After.",
 }
 
 

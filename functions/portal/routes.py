@@ -144,7 +144,7 @@ ROUTES = (
         body=KeyCreate,
         response=NewKeyEnvelope,
         status=201,
-        errors=(409,),
+        errors=(409, 503),
         secret_fields=("data.key",),  # a replay shows the key's record, never the key
         description="With an Idempotency-Key, a retry creates no second key: it answers with "
         "the same key's record, without the key itself (shown only once).",
@@ -171,7 +171,7 @@ ROUTES = (
         body=KeyRotate,
         path_params=KeyPath,
         response=RotatedKey,
-        errors=(409,),
+        errors=(409, 503),
         secret_fields=("data.key",),
         description="With an Idempotency-Key, a retry issues no second successor: it answers "
         "with the same records, without the new key itself (shown only once).",

@@ -22,7 +22,8 @@ def create_key(consumer_id: str, name: str, expires_in_days: int | None) -> dict
     """Issue a key; at most MAX_ACTIVE_KEYS_PER_CONSUMER active keys per consumer.
 
     The transaction reads the consumer's keys and writes the consumer record, so two
-    concurrent creations are serialised and cannot both pass the limit."""
+    concurrent creations are serialised and cannot both pass the limit; they wait in line on
+    the record (``run_transaction``'s ``in_line_on``), so all of them are served up to it."""
     db = get_db()
     limit = get_settings().max_active_keys_per_consumer
     consumer_ref = db.collection(CONSUMERS).document(consumer_id)
@@ -40,7 +41,7 @@ def create_key(consumer_id: str, name: str, expires_in_days: int | None) -> dict
         transaction.update(consumer_ref, {"keys_changed_at": now})
         transaction.create(db.collection(API_KEYS).document(issued.key_id), issued.record)
 
-    run_transaction(insert)
+    run_transaction(insert, in_line_on=consumer_ref)
     record = {k: v for k, v in issued.record.items() if k != "key_hash"}
     return {**record, "status": "active", "key": issued.plaintext}
 
@@ -89,7 +90,7 @@ def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[
             transaction.update(old_ref, change)
         return issued, {**current, **change}
 
-    issued, previous = run_transaction(rotate)
+    issued, previous = run_transaction(rotate, in_line_on=consumer_ref)
     keys.forget_key(key_id)
     previous.pop("key_hash", None)
     record = {k: v for k, v in issued.record.items() if k != "key_hash"}

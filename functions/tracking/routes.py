@@ -185,7 +185,7 @@ ROUTES = (
         body=SubscriptionCreate,
         response=SubscriptionEnvelope,
         status=201,
-        errors=(403, 409, 429),
+        errors=(403, 409, 429, 503),
         description=CONFIRMATION_LIMIT,
     ),
     Route(
@@ -224,7 +224,7 @@ ROUTES = (
         tag="Tracking",
         path_params=SubscriptionPath,
         response=Deleted,
-        errors=(409,),
+        errors=(503,),
     ),
     Route(
         method="GET",

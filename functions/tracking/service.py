@@ -31,7 +31,8 @@ def create_subscription(consumer_id: str, default_email: str, fields: dict[str, 
     """Store a new subscription; at most MAX_SUBSCRIPTIONS_PER_CONSUMER per consumer.
 
     The consumer record holds the count, checked and moved in the same transaction as the
-    insert, so concurrent creations can never pass the limit."""
+    insert, so concurrent creations can never pass the limit; they wait in line on the record
+    (``run_transaction``'s ``in_line_on``), so all of them are served up to it."""
     from google.cloud.firestore import Increment
 
     db = get_db()
@@ -64,7 +65,7 @@ def create_subscription(consumer_id: str, default_email: str, fields: dict[str, 
         transaction.update(consumer_ref, {"subscription_count": Increment(1)})
         transaction.create(sub_ref, record)
 
-    run_transaction(insert)
+    run_transaction(insert, in_line_on=consumer_ref)
     return record
 
 
@@ -137,7 +138,7 @@ def delete_subscription(consumer_id: str, sub_id: str) -> None:
         transaction.delete(ref)
         transaction.update(consumer_ref, {"subscription_count": Increment(-1)})
 
-    run_transaction(remove)
+    run_transaction(remove, in_line_on=consumer_ref)
     # A research run that finished between the first sweep and the delete wrote its results
     # under the subscription; once it is gone no run can write any (see tracking.run).
     delete_results(ref)

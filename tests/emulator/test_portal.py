@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from common.firestore import API_KEYS, get_db
+from common.consumers import find_by_email
+from common.firestore import API_KEYS, get_db, where_eq
 from common.http import keys
 from tests.helpers import bearer, client
 
@@ -78,6 +81,18 @@ def test_active_key_limit_is_409_and_revoked_keys_do_not_count(alice, settings_e
     assert third.get_json()["code"] == "limit_exceeded"
     client("portal").delete(f"{URL}/{first['id']}", headers=alice)
     assert create(alice).status_code == 201
+
+
+def test_parallel_key_creates_are_served_up_to_the_cap(alice):
+    # They contend on the consumer's record like subscription creates (issue 43, decision
+    # 0064): all served up to MAX_ACTIVE_KEYS_PER_CONSUMER (10), the rest meet the cap.
+    with ThreadPoolExecutor(12) as pool:
+        answers = list(pool.map(lambda _: create(alice), range(12)))
+    codes = sorted(str(a.status_code) + str((a.get_json() or {}).get("code")) for a in answers)
+    assert codes == ["201None"] * 10 + ["409limit_exceeded"] * 2
+    owner = find_by_email("alice@example.org")["id"]
+    stored = get_db().collection(API_KEYS).where(filter=where_eq("consumer_id", owner))
+    assert len(list(stored.stream())) == 10
 
 
 @pytest.mark.parametrize(

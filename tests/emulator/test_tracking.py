@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db
+from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db, where_eq
 from tests.helpers import client, create_subscription
 from tests.helpers import subscription_doc as stored
 
@@ -87,25 +89,86 @@ def test_subscription_limit_gives_409(alice, settings_env):
     assert response.get_json()["code"] == "limit_exceeded"
 
 
-def test_concurrent_creations_never_pass_the_limit(alice, settings_env):
-    settings_env(MAX_SUBSCRIPTIONS_PER_CONSUMER="2")
+def parallel_creates(auth: dict[str, str], n: int) -> list[tuple[int, str | None]]:
+    """``n`` creates at once, each on its own client: (status, problem code) of each."""
+
+    def attempt(_: int) -> tuple[int, str | None]:
+        response = client().post(URL, json={"topics": ["fur"]}, headers=auth)
+        return response.status_code, (response.get_json() or {}).get("code")
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(attempt, range(n)))
+
+
+def stored_and_counted(consumer_id: str) -> tuple[int, int]:
+    """The consumer's stored subscriptions, and the count its record holds."""
+    owned = get_db().collection(SUBSCRIPTIONS).where(filter=where_eq("user_id", consumer_id))
+    record = get_db().collection(CONSUMERS).document(consumer_id).get()
+    return len(list(owned.select([]).stream())), record.get("subscription_count")
+
+
+def test_parallel_creates_are_all_served(alice):
+    # Issue 43: 10 at once gave 4 x 201 and 6 x 409 `conflict` (creates contending on the
+    # consumer's count); they wait in line on it now (decision 0064).
     consumer, auth = alice
-    http = client()
+    answers = parallel_creates(auth, 10)
+    assert answers == [(201, None)] * 10
+    assert stored_and_counted(consumer["id"]) == (10, 10)
 
-    def attempt(_):
-        return http.post(URL, json={"topics": ["fur"]}, headers=auth).status_code
 
-    with ThreadPoolExecutor(4) as pool:
-        statuses = list(pool.map(attempt, range(4)))
-    # Each either succeeds, meets the limit, or meets a concurrent change (409 conflict).
-    assert set(statuses) <= {201, 409}
-    stored_docs = list(get_db().collection(SUBSCRIPTIONS).stream())
-    assert 1 <= len(stored_docs) == statuses.count(201) <= 2
-    count = get_db().collection(CONSUMERS).document(consumer["id"]).get().get("subscription_count")
-    assert count == len(stored_docs)
-    while len(list(get_db().collection(SUBSCRIPTIONS).stream())) < 2:
-        assert http.post(URL, json={"topics": ["fur"]}, headers=auth).status_code == 201
-    assert http.post(URL, json={"topics": ["fur"]}, headers=auth).status_code == 409
+def test_the_cap_holds_under_parallel_creates(alice):
+    consumer, auth = alice
+    answers = parallel_creates(auth, 30)
+    assert sorted(answers, key=str) == [(201, None)] * 25 + [(409, "limit_exceeded")] * 5
+    assert stored_and_counted(consumer["id"]) == (25, 25)
+
+
+def test_parallel_deletes_and_creates_keep_the_count(alice, settings_env):
+    settings_env(MAX_SUBSCRIPTIONS_PER_CONSUMER="10")
+    consumer, auth = alice
+    ids = [create(auth)["id"] for _ in range(10)]
+
+    def delete(sub_id: str) -> int:
+        return client().delete(f"{URL}/{sub_id}", headers=auth).status_code
+
+    with ThreadPoolExecutor(10) as pool:
+        deleted = pool.map(delete, ids[:5])
+        created = parallel_creates(auth, 5)
+    assert list(deleted) == [200] * 5
+    # A create that came before a delete met the cap; none met a conflict.
+    assert {code for _, code in created} <= {None, "limit_exceeded"}
+    served = sum(status == 201 for status, _ in created)
+    assert stored_and_counted(consumer["id"]) == (5 + served, 5 + served)
+
+
+def test_a_create_that_cannot_get_its_turn_in_time_is_503_and_saves_nothing(alice, settings_env):
+    from common.firestore import run_transaction
+
+    settings_env(FIRESTORE_TIMEOUT_S="1")
+    consumer, auth = alice
+    consumer_ref = get_db().collection(CONSUMERS).document(consumer["id"])
+    holding = threading.Event()
+
+    def slow(transaction):  # another request of this consumer, holding its place in line
+        consumer_ref.get(transaction=transaction)
+        holding.set()
+        time.sleep(4)
+
+    holder = threading.Thread(
+        target=run_transaction, args=(slow,), kwargs={"in_line_on": consumer_ref}
+    )
+    holder.start()
+    assert holding.wait(5)
+    started = time.monotonic()
+    response = client().post(URL, json={"topics": ["fur"]}, headers=auth)
+    waited = time.monotonic() - started
+    holder.join()
+    assert response.status_code == 503
+    assert response.get_json()["code"] == "overloaded"
+    assert response.headers["Retry-After"] == "1"
+    assert 0.9 < waited < 3  # its deadline, not the holder's 4 s
+    assert stored_and_counted(consumer["id"]) == (0, 0)
+    assert client().post(URL, json={"topics": ["fur"]}, headers=auth).status_code == 201
 
 
 def test_list_is_newest_first_and_pages_with_a_cursor(alice):

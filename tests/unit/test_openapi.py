@@ -165,6 +165,7 @@ EXPECTED = {
         "422",
         "429",
         "502",
+        "503",  # its turn in line did not come before its deadline (decision 0064)
     },
     ("patch", "/v1/tracking/subscriptions/{id}"): {
         "200",
@@ -185,9 +186,9 @@ EXPECTED = {
         "400",
         "401",
         "404",
-        "409",
         "429",
         "502",
+        "503",  # its turn in line did not come before its deadline (decision 0064)
     },
     ("get", "/v1/portal/keys"): {"200", "401", "403", "429", "502"},
     ("post", "/v1/portal/keys"): {
@@ -202,10 +203,12 @@ EXPECTED = {
         "422",  # an Idempotency-Key reused for another request
         "429",
         "502",
+        "503",  # its turn in line did not come before its deadline (decision 0064)
     },
     ("delete", "/v1/portal/keys/{id}"): {"200", "400", "401", "403", "404", "429", "502"},
     ("post", "/v1/portal/keys/{id}/rotate"): {
         *("200", "400", "401", "403", "404", "408", "409", "413", "415", "422", "429", "502"),
+        "503",
     },
     ("get", "/v1/portal/usage"): {"200", "400", "401", "403", "429", "502"},
     ("post", "/webhooks/idp"): {"204", "400", "401", "408", "413", "415", "502"},
