@@ -283,7 +283,8 @@ def reindex(args: argparse.Namespace) -> None:
 def move_restricted(args: argparse.Namespace) -> None:
     """Once, when upgrading a deployment made before decision 0051: move the suppression
     list, recipients' consents and the OSINT opt-out list, audit log and counts from the main
-    database to the restricted ones (run it again after a failure; it moves what is left)."""
+    database to the restricted ones, copying only what the destination lacks (a document
+    already there is newer and kept); run it again after a failure, it moves what is left."""
     from common.firestore import move_restricted as move
 
     print(json.dumps(move()))

@@ -84,7 +84,9 @@ def portal_principal(idp_user_id: str) -> PortalUser:
     if consumer is None or link.get("deleted"):
         raise NotProvisioned(
             "This sign-in has no API account yet; it is created when the identity provider "
-            "reports the user. Try again in a minute, or contact support."
+            "reports the user with a verified primary email address. Verify your primary "
+            "email address with the sign-in provider and try again in a minute, or contact "
+            "support."
         )
     if consumer.get("status") != ACTIVE:
         raise Forbidden("This account is disabled.")
@@ -105,7 +107,7 @@ def _link_id(idp_user_id: str) -> str:
 @dataclass(frozen=True)
 class IdpUser:
     idp_user_id: str
-    email: str | None  # None: the IdP has no usable address for the user (kept as it was)
+    email: str | None  # None: no verified primary address usable here (kept as it was)
     name: str
     disabled: bool
     updated_at_ms: int
@@ -141,7 +143,7 @@ def upsert_from_idp(user: IdpUser) -> str:
             transaction.update(link_ref, {"idp_updated_at": user.updated_at_ms})
             return "updated" if user.email is not None else "updated: email kept"
         if user.email is None:
-            return "ignored: no usable email address"
+            return "ignored: no usable verified primary email address"
         record = new_consumer_record(user.email, idp_user_id=user.idp_user_id)
         record.update(profile)
         transaction.create(db.collection(CONSUMERS).document(record["id"]), record)

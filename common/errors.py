@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.text import clip
+
+# A field's name as an error shows it (in ``errors`` and the detail): a caller's own names
+# are echoed only this long, so a 900 KB name is not answered with a 1.8 MB problem.
+MAX_FIELD_CHARS = 200
+
 
 @dataclass(frozen=True)
 class FieldError:
-    """One bad field of a request: ``field`` is a dotted path such as ``body.topics.0``."""
+    """One bad field of a request: ``field`` is a dotted path such as ``body.topics.0``, cut
+    to ``MAX_FIELD_CHARS``."""
 
     field: str
     message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "field", clip(self.field, MAX_FIELD_CHARS))
 
 
 class AppError(Exception):

@@ -75,6 +75,11 @@ T = TypeVar("T")
 _lock = threading.Lock()
 _clients: dict[str, Client] = {}
 _stream_api: Any = None  # see stream_documents
+# Until ``admin move-restricted`` has run, the main database may still hold a restricted
+# collection's older documents (``locations``): whether it does is read again at most this often.
+LEGACY_RECHECK_S = 60.0
+_moved_out: set[str] = set()  # restricted collections the main database holds nothing of
+_legacy_seen_at: dict[str, float] = {}
 
 
 def get_db(database: str = MAIN) -> Client:
@@ -94,6 +99,45 @@ def collection(name: str) -> Any:
     return get_db(DATABASE_OF.get(name, MAIN)).collection(name)
 
 
+def locations(name: str) -> list[Any]:
+    """Every place the documents of collection ``name`` may be: its own database's collection
+    (``collection``, where they are written) and, for a restricted collection, the main
+    database's one while it still holds documents written there before decision 0051, that is
+    until ``admin move-restricted`` has moved them. A reader looks in each, so no suppression
+    or opt-out is unseen during an upgrade (decision 0063)."""
+    own = collection(name)
+    if name not in DATABASE_OF or _moved_from_main(name):
+        return [own]
+    return [own, get_db().collection(name)]
+
+
+def _moved_from_main(name: str) -> bool:
+    """True once the main database holds no document of ``name``. Once true it stays so in
+    this process: nothing writes a restricted collection there any more. While it holds some,
+    it is read again at most every ``LEGACY_RECHECK_S``."""
+    now = time.monotonic()
+    with _lock:
+        if name in _moved_out:
+            return True
+        if now - _legacy_seen_at.get(name, float("-inf")) < LEGACY_RECHECK_S:
+            return False
+    empty = not list(get_db().collection(name).limit(1).select([]).stream())
+    with _lock:
+        if empty:
+            _moved_out.add(name)
+        else:
+            _legacy_seen_at[name] = now
+    return empty
+
+
+def forget_moved() -> None:
+    """Forget what was learnt of the restricted collections' old location (tests, and after
+    ``move_restricted`` in this process)."""
+    with _lock:
+        _moved_out.clear()
+        _legacy_seen_at.clear()
+
+
 def database_id(database: str) -> str:
     """The Firestore database id of ``MAIN``, ``RECIPIENTS`` or ``OSINT`` (settings)."""
     settings = get_settings()
@@ -110,6 +154,7 @@ def reset_client() -> None:
     with _lock:
         _clients.clear()
         _stream_api = None
+    forget_moved()
 
 
 def _build_client(database: str) -> Client:
@@ -412,28 +457,60 @@ class CounterPlaces:
             add_to_counters(refs, -1, self.expires_at)
 
 
-def move_restricted(page_size: int = 400) -> dict[str, int]:
+def move_restricted(page_size: int = 400) -> dict[str, dict[str, int]]:
     """Move the documents of the restricted collections (``DATABASE_OF``) that are still in
-    the main database, written before decision 0051, to their databases: a page is copied,
-    then deleted from the main database. Returns the count per collection. A run that stops
-    can be run again: a page copied twice is the same data; nothing is deleted before it is
-    copied. For the operator's upgrade (``admin move-restricted``)."""
+    the main database, written before decision 0051, to their databases: of each page, what
+    the destination lacks is copied (created, never overwritten: a document already there was
+    written since the upgrade and is newer), then the page is deleted from the main database.
+    Returns per collection how many were ``copied`` and how many ``kept`` (newer in the
+    destination). A run that stops can be run again: nothing is deleted before the
+    destination holds it. For the operator's upgrade (``admin move-restricted``); until it has
+    run, readers look in both places (``locations``)."""
     moved = {}
     for name, database in DATABASE_OF.items():
-        source, target, count = get_db().collection(name), get_db(database), 0
+        source, target = get_db().collection(name), get_db(database).collection(name)
+        copied = kept = 0
         while True:
             docs = retried(partial(_page, source, page_size))
             if not docs:
                 break
-            copy, delete = target.batch(), get_db().batch()
+            created = _copy_missing(target, docs)
+            delete = get_db().batch()
             for doc in docs:
-                copy.set(target.collection(name).document(doc.id), doc.to_dict() or {})
                 delete.delete(doc.reference)
-            retried(copy.commit)
             retried(delete.commit)
-            count += len(docs)
-        moved[name] = count
+            copied, kept = copied + created, kept + len(docs) - created
+        moved[name] = {"copied": copied, "kept": kept}
+    forget_moved()
     return moved
+
+
+def _copy_missing(target: Any, docs: list[Any]) -> int:
+    """Create in ``target`` the documents of ``docs`` it does not hold; returns how many. A
+    document the service writes there meanwhile makes the batch fail as a whole (a create's
+    precondition): the page is then read again."""
+    from google.api_core.exceptions import AlreadyExists
+
+    db = target._client
+    for _ in range(BULK_ATTEMPTS):
+        refs = [target.document(doc.id) for doc in docs]
+        held = {snap.id for snap in retried(partial(_existing, db, refs))}
+        missing = [doc for doc in docs if doc.id not in held]
+        if not missing:
+            return 0
+        batch = db.batch()
+        for doc in missing:
+            batch.create(target.document(doc.id), doc.to_dict() or {})
+        try:
+            retried(batch.commit)
+        except AlreadyExists:
+            continue  # written meanwhile, or a timed-out commit that was applied: read again
+        return len(missing)
+    raise Conflict("The destination kept changing while documents were copied; run it again.")
+
+
+def _existing(db: Any, refs: list[Any]) -> list[Any]:
+    return [snap for snap in db.get_all(refs, field_paths=[]) if snap.exists]
 
 
 def _page(query: Any, size: int) -> list[Any]:

@@ -12,7 +12,7 @@ import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
-from common.firestore import RECIPIENTS, SUPPRESSIONS, collection, get_db
+from common.firestore import RECIPIENTS, SUPPRESSIONS, collection, get_db, locations
 
 BATCH = 400
 
@@ -27,7 +27,12 @@ def ref(address: str) -> Any:
 
 
 def is_suppressed(address: str) -> bool:
-    return bool(address) and ref(address).get().exists
+    """On the list: in the recipients database, or still in the main one before an upgrade's
+    ``admin move-restricted`` (``locations``)."""
+    if not address:
+        return False
+    key = address_key(address)
+    return any(place.document(key).get().exists for place in locations(SUPPRESSIONS))
 
 
 def suppress_addresses(reasons: dict[str, str], source: str) -> int:

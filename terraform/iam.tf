@@ -59,6 +59,11 @@ resource "google_service_account" "build" {
 
 locals {
   datastore = "roles/datastore.user" # Firestore read/write, on the main database only
+  # Get one document by its name, on the main database only: all GET /health reads (the
+  # probe of functions/system/service.py). A custom role (below), not roles/datastore.viewer,
+  # which can also list and query every collection (decision 0063).
+  probe         = "projects/${var.project_id}/roles/${local.probe_role_id}"
+  probe_role_id = "${replace(var.name_prefix, "-", "_")}_health_probe"
   # roles/datastore.user on one restricted database (firestore.tf, decision 0051): the email
   # suppression list and third-party consents; the OSINT opt-out list, audit log and counts.
   recipients = "recipients"
@@ -74,7 +79,7 @@ locals {
   #   IDP_WEBHOOK_SECRET: only webhooks verifies the identity provider's signatures.
   #   LLM_API_KEY       : the functions that call the LLM (chat, content, research, task_worker).
   function_access = {
-    health            = { sa = "health", secrets = [], roles = [] }
+    health            = { sa = "health", secrets = [], roles = [local.probe] }
     api               = { sa = "api", secrets = keys(local.secrets), roles = [local.datastore, local.recipients, local.osint, local.vertex, local.enqueuer] }
     chat              = { sa = "chat", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
     tracking          = { sa = "tracking", secrets = ["PAUSE_LINK_SECRET"], roles = [local.datastore, local.recipients, local.osint, local.enqueuer] }
@@ -106,7 +111,7 @@ locals {
       for role in local.function_access[fn].roles : "${fn} ${role}" => {
         function = fn
         role     = contains(keys(local.restricted_databases), role) ? local.datastore : role
-        database = role == local.datastore ? var.firestore_database : lookup(local.restricted_databases, role, null)
+        database = contains([local.datastore, local.probe], role) ? var.firestore_database : lookup(local.restricted_databases, role, null)
       }
     }
   ]...)
@@ -115,6 +120,17 @@ locals {
   enqueuing_functions = toset([
     for fn, _ in local.functions : fn if contains(local.function_access[fn].roles, local.enqueuer)
   ])
+}
+
+# What /health may do in Firestore: get a document by its name (the health probe), nothing else.
+resource "google_project_iam_custom_role" "health_probe" {
+  project     = var.project_id
+  role_id     = local.probe_role_id
+  title       = "Advocacy Research Service - health probe"
+  description = "Get one Firestore document by its name: what GET /health reads."
+  permissions = ["datastore.entities.get"]
+
+  depends_on = [google_project_service.enabled]
 }
 
 resource "google_project_iam_member" "fn" {
@@ -134,6 +150,8 @@ resource "google_project_iam_member" "fn" {
       expression  = "resource.name == \"projects/${var.project_id}/databases/${condition.value}\""
     }
   }
+
+  depends_on = [google_project_iam_custom_role.health_probe] # local.probe names it
 }
 
 # Creating a task with an OIDC token for the invoker SA requires actAs on it: only the

@@ -17,7 +17,7 @@ os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
 from common.config import get_settings
-from common.firestore import reset_client
+from common.firestore import forget_moved, reset_client
 from common.http import edgelimit, keys, ratelimit
 from devtools.emulator import Emulator, free_port
 
@@ -56,6 +56,7 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
 def db(emulator: Emulator) -> Iterator[Emulator]:
     """A wiped emulator and fresh in-process caches."""
     emulator.wipe()
+    forget_moved()
     refresh_settings()
     yield emulator
     refresh_settings()

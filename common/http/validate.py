@@ -1,6 +1,9 @@
 """Validating a request's inputs against its route's models: strict JSON for bodies (a field
-sent twice in one object is refused, not "last wins"), callers' text checked for control and
-bidi characters, and every failure a 400 naming its fields.
+sent twice in one object is refused, not "last wins"; nesting no deeper than pydantic-core's
+parser takes), callers' text checked for control and bidi characters, and every failure a 400
+naming its fields (a field's name shown at most ``common.errors.MAX_FIELD_CHARS`` long).
+
+``load_json`` reads a body the same way for a door that has no model for it (``POST /mcp``).
 """
 
 from __future__ import annotations
@@ -9,12 +12,18 @@ import json
 from collections import Counter
 from typing import Any
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from common.errors import FieldError, InvalidRequest
 from common.text.safety import MAX_ERRORS, NOT_BLANK, NOT_BLANK_MESSAGE
 
 DUPLICATE_MESSAGE = "Sent more than once in the same object; send each field once."
+# pydantic-core's parser (which validates every route's body) refuses JSON nested deeper than
+# this many arrays and objects, as "recursion limit exceeded"; Python's json module would
+# instead fail with a RecursionError (a 500) a few hundred levels further down.
+MAX_NESTING = 201
+_TOO_DEEP = "recursion limit exceeded"
 
 
 def validate_json(model: type[BaseModel], raw: bytes, *, check_text: bool = False) -> BaseModel:
@@ -23,15 +32,38 @@ def validate_json(model: type[BaseModel], raw: bytes, *, check_text: bool = Fals
         validated = model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
         raise _invalid(model, exc, "body") from None
-    data = json.loads(raw, object_pairs_hook=_Object)
-    if errors := _duplicates(data, []):
-        raise _refused(errors)
+    data = _each_name_once(raw)  # the model's parser has taken its nesting
     if check_text:  # callers' text: no control or bidi characters (common.text.safety)
         from common.text.safety import unsafe_text
 
         if errors := unsafe_text(data):
             raise _refused(errors)
     return validated
+
+
+def load_json(raw: bytes) -> Any:
+    """``raw`` read as a route's body is: JSON nested at most ``MAX_NESTING`` deep (the limit
+    of the parser every route's model validation uses), each name once per object.
+    ``ValueError`` for what is not JSON; ``InvalidRequest`` for JSON refused."""
+    try:
+        pydantic_core.from_json(raw)
+    except ValueError as exc:
+        if str(exc).startswith(_TOO_DEEP):
+            raise InvalidRequest(
+                f"The body is nested too deeply: at most {MAX_NESTING} levels of arrays and "
+                "objects."
+            ) from None
+        raise
+    return _each_name_once(raw)
+
+
+def _each_name_once(raw: bytes) -> Any:
+    """The JSON document in ``raw`` (nested no deeper than ``MAX_NESTING``: parsed already);
+    400 naming every field sent twice in one object."""
+    data = json.loads(raw, object_pairs_hook=_Object)
+    if errors := _duplicates(data, []):
+        raise _refused(errors)
+    return data
 
 
 class _Object(dict):

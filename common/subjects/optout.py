@@ -28,7 +28,7 @@ from typing import Any
 
 from common.config import get_settings
 from common.errors import SubjectOptedOut
-from common.firestore import OSINT, OSINT_OPTOUTS, collection, get_db
+from common.firestore import OSINT, OSINT_OPTOUTS, collection, get_db, locations
 from common.privacy import NOBODY, Known
 from common.subjects import names
 
@@ -55,10 +55,11 @@ def add(name: str) -> tuple[OptOut, bool]:
     world)."""
     tokens = _tokens(name)
     key = " ".join(tokens)
+    for place in locations(OSINT_OPTOUTS):
+        snapshot = place.document(_doc_id(key)).get()
+        if snapshot.exists:
+            return _entry(snapshot.to_dict() or {}), False
     ref = collection(OSINT_OPTOUTS).document(_doc_id(key))
-    snapshot = ref.get()
-    if snapshot.exists:
-        return _entry(snapshot.to_dict() or {}), False
     entry = OptOut(" ".join(name.split()), key, datetime.now(UTC))
     ref.set({"name": entry.name, "key": key, "tokens": list(tokens), "added_at": entry.added_at})
     forget()
@@ -66,19 +67,26 @@ def add(name: str) -> tuple[OptOut, bool]:
 
 
 def remove(name: str) -> bool:
-    """Take a person off the list; False when they were not on it."""
-    ref = collection(OSINT_OPTOUTS).document(_doc_id(" ".join(_tokens(name))))
-    if not ref.get().exists:
-        return False
-    ref.delete()
+    """Take a person off the list, wherever it is kept (``locations``: a removal before an
+    upgrade's move must not come back with it); False when they were not on it."""
+    doc_id = _doc_id(" ".join(_tokens(name)))
+    found = False
+    for place in locations(OSINT_OPTOUTS):
+        ref = place.document(doc_id)
+        if ref.get().exists:
+            ref.delete()
+            found = True
     forget()
-    return True
+    return found
 
 
 def entries() -> list[OptOut]:
     """The whole list, by name."""
-    docs = collection(OSINT_OPTOUTS).stream()
-    return sorted((_entry(doc.to_dict() or {}) for doc in docs), key=lambda e: e.key)
+    found: dict[str, OptOut] = {}
+    for place in reversed(locations(OSINT_OPTOUTS)):  # its own database's entry wins
+        for doc in place.stream():
+            found[doc.id] = _entry(doc.to_dict() or {})
+    return sorted(found.values(), key=lambda e: e.key)
 
 
 def is_opted_out(name: str) -> bool:
@@ -89,15 +97,12 @@ def is_opted_out(name: str) -> bool:
     asked = names.canonical(name)
     if len(asked) < 2:
         return False
-    query = (
-        collection(OSINT_OPTOUTS)
-        .where(filter=field_filter("tokens", "array_contains_any", sorted(set(asked))))
-        .limit(MAX_CANDIDATES)
-    )
-    for doc in query.stream():
-        listed = tuple((doc.to_dict() or {}).get("tokens") or ())
-        if names.same_person(asked, listed):
-            return True
+    sharing = field_filter("tokens", "array_contains_any", sorted(set(asked)))
+    for place in locations(OSINT_OPTOUTS):
+        for doc in place.where(filter=sharing).limit(MAX_CANDIDATES).stream():
+            listed = tuple((doc.to_dict() or {}).get("tokens") or ())
+            if names.same_person(asked, listed):
+                return True
     return False
 
 
@@ -161,7 +166,8 @@ def listed() -> Listed:
             return _cache[1]
     people = tuple(
         tuple((doc.to_dict() or {}).get("tokens") or ())
-        for doc in collection(OSINT_OPTOUTS).select(["tokens"]).stream()
+        for place in locations(OSINT_OPTOUTS)
+        for doc in place.select(["tokens"]).stream()
     )
     people = tuple(p for p in people if len(p) >= 2)
     by_last: dict[str, list[tuple[str, ...]]] = {}

@@ -7,6 +7,10 @@ Two eras share ``POST /mcp`` (decision 0052):
   client in ``params._meta`` and repeats its method (and a tool's name) in headers, which must
   agree with the body.
 A request without ``MCP-Protocol-Version`` is of the 2025 era (the 2025-03-26 default).
+
+A message is read as a REST body is (``common.http.validate.load_json``): a name sent twice in
+one object, or nesting deeper than REST takes, is an invalid request, as is an id longer than
+``MAX_ID_CHARS``: nothing the caller sent is echoed back unbounded (decision 0062).
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import binascii
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from common.errors import MAX_FIELD_CHARS, InvalidRequest
+from common.http.validate import load_json
 
 MODERN = ("2026-07-28",)
 HANDSHAKE = ("2025-11-25", "2025-06-18", "2025-03-26")  # newest first
@@ -37,6 +44,12 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 HEADER_MISMATCH = -32020
 UNSUPPORTED_VERSION = -32022
+
+# An id is echoed in the answer: a string id at most this long (the bound of a field's name in
+# an error), an integer one within 64 bits (clients number their requests, or send a UUID); a
+# method's name is quoted at most this long.
+MAX_ID_CHARS = MAX_FIELD_CHARS
+_MAX_INT_ID = 2**63
 
 # The HTTP status of a JSON-RPC error, as the protocol's own server answers: a message the
 # server cannot take is 400, an unknown method 404, anything else 200.
@@ -82,8 +95,10 @@ class Message:
 def parse(raw: bytes) -> Message:
     """The message in ``raw``; ``RpcError`` for what is not one JSON-RPC 2.0 message."""
     try:
-        document = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        document = load_json(raw)
+    except InvalidRequest as exc:  # JSON, but not as a REST route would take it
+        raise RpcError(INVALID_REQUEST, exc.detail) from None
+    except ValueError:  # UnicodeDecodeError included
         raise RpcError(PARSE_ERROR, "The body is not JSON.") from None
     if isinstance(document, list):
         raise RpcError(INVALID_REQUEST, "Send one JSON-RPC message per request (no batches).")
@@ -94,6 +109,10 @@ def parse(raw: bytes) -> Message:
         raise RpcError(INVALID_REQUEST, "method must be a string.")
     if ident is not None and (isinstance(ident, bool) or not isinstance(ident, int | str)):
         raise RpcError(INVALID_REQUEST, "id must be a string or an integer.")
+    if isinstance(ident, str) and len(ident) > MAX_ID_CHARS:
+        raise RpcError(INVALID_REQUEST, f"id must be at most {MAX_ID_CHARS} characters long.")
+    if isinstance(ident, int) and not -_MAX_INT_ID <= ident < _MAX_INT_ID:
+        raise RpcError(INVALID_REQUEST, "id must be an integer of at most 64 bits.")
     if params is not None and not isinstance(params, dict):
         raise RpcError(INVALID_PARAMS, "params must be an object.", ident=ident)
     return Message(method, ident, params or {})
@@ -140,26 +159,39 @@ def era(version_header: str | None) -> str:
     )
 
 
+def check_headers(message: Message, headers: Any) -> None:
+    """Whatever the era, the routing headers a request carries say what its body says (the
+    method, a tool's name, the version its ``_meta`` names), each sent once, so that a gateway
+    routing on the headers cannot be shown one call and run another."""
+    for name in (VERSION_HEADER, METHOD_HEADER, NAME_HEADER):
+        if len(headers.getlist(name)) > 1:
+            raise RpcError(HEADER_MISMATCH, f"The {name} header is sent more than once.")
+    meta = message.params.get(META)
+    named = meta.get(META_VERSION) if isinstance(meta, dict) else None
+    version = headers.get(VERSION_HEADER)
+    if version is not None and named is not None and version != named:
+        raise RpcError(HEADER_MISMATCH, f"The {VERSION_HEADER} header does not match params._meta.")
+    method = headers.get(METHOD_HEADER)
+    if method is not None and method != message.method:
+        raise RpcError(HEADER_MISMATCH, f"The {METHOD_HEADER} header does not match the method.")
+    name = headers.get(NAME_HEADER)
+    if name is not None and _decoded(name) != message.params.get("name"):
+        raise RpcError(HEADER_MISMATCH, f"The {NAME_HEADER} header does not match params.name.")
+
+
 def check_envelope(message: Message, headers: Any) -> None:
-    """A 2026-07-28 request: its ``_meta`` names its version and capabilities, and its headers
-    say what its body says (method, version, a tool's name), so that a gateway routing on the
-    headers cannot be shown one call and run another."""
+    """A 2026-07-28 request: its ``_meta`` names its version and capabilities, and it carries
+    the headers ``check_headers`` compares with its body (the version, the method, and a
+    tool's name)."""
     meta = message.params.get(META)
     if not isinstance(meta, dict) or not isinstance(meta.get(META_VERSION), str):
         raise RpcError(INVALID_PARAMS, f"params._meta must carry {META_VERSION}.")
     if not isinstance(meta.get(META_CAPABILITIES), dict):
         raise RpcError(INVALID_PARAMS, f"params._meta must carry {META_CAPABILITIES}.")
-    for name in (VERSION_HEADER, METHOD_HEADER, NAME_HEADER):
-        if len(headers.getlist(name)) > 1:
-            raise RpcError(HEADER_MISMATCH, f"The {name} header is sent more than once.")
-    if headers.get(VERSION_HEADER) != meta[META_VERSION]:
-        raise RpcError(HEADER_MISMATCH, f"The {VERSION_HEADER} header does not match params._meta.")
-    if headers.get(METHOD_HEADER) != message.method:
-        raise RpcError(HEADER_MISMATCH, f"The {METHOD_HEADER} header does not match the method.")
-    if message.method == "tools/call" and _decoded(headers.get(NAME_HEADER)) != (
-        message.params.get("name")
-    ):
-        raise RpcError(HEADER_MISMATCH, f"The {NAME_HEADER} header does not match params.name.")
+    if headers.get(METHOD_HEADER) is None:
+        raise RpcError(HEADER_MISMATCH, f"Send the method in the {METHOD_HEADER} header too.")
+    if message.method == "tools/call" and headers.get(NAME_HEADER) is None:
+        raise RpcError(HEADER_MISMATCH, f"Send the tool's name in the {NAME_HEADER} header too.")
 
 
 def _decoded(value: str | None) -> str | None:

@@ -14,9 +14,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from common.config import get_settings
-from common.errors import AppError
+from common.errors import MAX_FIELD_CHARS, AppError
 from common.http import Call, Inputs, Reply, Streamed, perform
 from common.http.streams import SSE
+from common.text import clip
 from functions.mcp import protocol, tools
 from functions.mcp.protocol import RpcError
 
@@ -41,6 +42,7 @@ def handle(call: Call[None, None, None]) -> Reply | Streamed:
         return Reply(b"", JSON, 202)
     try:
         era = protocol.era(call.headers.get(protocol.VERSION_HEADER))
+        protocol.check_headers(message, call.headers)  # whenever they are sent
         if era == "modern":
             protocol.check_envelope(message, call.headers)
         return _answer(message, era, call)
@@ -83,7 +85,9 @@ def _answer(message: protocol.Message, era: str, call: Call[None, None, None]) -
         )
     if method == "ping" and not modern:
         return _ok(message.id, {}, modern)
-    raise RpcError(protocol.METHOD_NOT_FOUND, "Method not found", method)
+    raise RpcError(
+        protocol.METHOD_NOT_FOUND, "Method not found", clip(method or "", MAX_FIELD_CHARS)
+    )
 
 
 def _call_tool(

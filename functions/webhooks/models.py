@@ -21,9 +21,18 @@ class IdpEvent(Lenient):
     timestamp: int | None = Field(None, description="Milliseconds since the epoch.")
 
 
+class Verification(Lenient):
+    status: str | None = None  # "verified" once the user proved the address is theirs
+
+
 class EmailAddress(Lenient):
     id: str
     email_address: str
+    verification: Verification | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.verification is not None and self.verification.status == "verified"
 
 
 class UserData(Lenient):
@@ -39,10 +48,13 @@ class UserData(Lenient):
     locked: bool = False
 
     def primary_email(self) -> str | None:
+        """The user's primary address, once verified; None otherwise. Another address of the
+        user (even a verified one) is never taken: the owner's address gets the account's
+        digests without a consent or the confirmation cap (decision 0063)."""
         for address in self.email_addresses:
-            if address.id == self.primary_email_address_id:
+            if address.id == self.primary_email_address_id and address.verified:
                 return address.email_address
-        return self.email_addresses[0].email_address if self.email_addresses else None
+        return None
 
 
 class DeletedUserData(Lenient):

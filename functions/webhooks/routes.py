@@ -34,8 +34,8 @@ ROUTES = (
         description="Signed with Standard Webhooks (webhook-* or svix-* headers). "
         "user.created, user.updated and user.deleted are applied; other types are "
         "acknowledged and ignored, as are signed events the service cannot use (e.g. a user "
-        "with no usable email address: logged, not retried); a repeated delivery id has no "
-        "second effect.",
+        "with no verified primary email address: logged, not retried); a repeated delivery "
+        "id has no second effect.",
     ),
     Route(
         method="POST",

@@ -121,7 +121,7 @@ def _parse(model: type[Data], event: IdpEvent) -> Data:
 
 def _idp_user(data: UserData) -> IdpUser:
     """The user as the service keeps it; ``email`` None when the IdP has no usable address
-    (none, or one mail cannot be sent to here, e.g. a non-ASCII one)."""
+    (no verified primary one, or one mail cannot be sent to here, e.g. a non-ASCII one)."""
     from pydantic import TypeAdapter
 
     email = data.primary_email()

@@ -102,8 +102,18 @@ run "secrets_and_roles" {
   }
 
   assert {
-    condition     = length([for k, m in google_project_iam_member.fn : k if startswith(k, "health ")]) == 0
-    error_message = "health needs no project role."
+    condition = jsonencode([
+      for k, m in google_project_iam_member.fn : [m.role, m.condition[0].expression] if startswith(k, "health ")
+      ]) == jsonencode([[
+        "projects/test-project/roles/ars_health_probe",
+        "resource.name == \"projects/test-project/databases/(default)\"",
+    ]])
+    error_message = "health holds one role: the health probe, on the main database only (GET /health reads one document)."
+  }
+
+  assert {
+    condition     = jsonencode(google_project_iam_custom_role.health_probe.permissions) == jsonencode(["datastore.entities.get"])
+    error_message = "The health probe may get a Firestore document by its name, nothing else."
   }
 
   assert {
@@ -143,8 +153,8 @@ run "secrets_and_roles" {
     condition = length([
       for k, m in google_project_iam_member.fn : k
       if try(m.condition[0].expression, "") == "resource.name == \"projects/test-project/databases/(default)\""
-    ]) == length(local.functions) - 1
-    error_message = "Every function but health reaches the main database."
+    ]) == length(local.functions)
+    error_message = "Every function reaches the main database (health only to get a document, with the probe role)."
   }
 
   assert {

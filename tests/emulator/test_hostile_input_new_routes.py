@@ -10,6 +10,7 @@ from common.firestore import USAGE, get_db
 from tests.helpers import bearer, client, new_consumer
 
 pytestmark = pytest.mark.emulator
+MAX_FIELD_CHARS = 200  # common.errors.MAX_FIELD_CHARS
 
 
 @pytest.fixture
@@ -99,3 +100,24 @@ def test_text_made_only_of_invisible_characters_is_blank(db, auth, local_idp, bl
         assert (error["field"], "visible character" in error["message"]) == (field, True)
     visible = client("portal").post("/v1/portal/keys", json={"name": "\u200bci"}, headers=alice)
     assert visible.status_code == 201
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"query": "eggs", "' + "n" * 900_000 + '": 1}',
+        '{"query": "eggs", "' + "d" * 400_000 + '": 1, "' + "d" * 400_000 + '": 2}',
+    ],
+    ids=["unknown", "sent twice"],
+)
+def test_a_huge_field_name_is_named_in_a_400_only_up_to_a_bound(auth, raw):
+    """A 900 KB field name used to be echoed twice (the detail and ``errors``): a 1.8 MB 400."""
+    response = client().post(
+        "/v1/search", data=raw, headers={**auth, "Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert len(response.data) < 2000
+    [error] = response.get_json()["errors"]
+    assert len(error["field"]) <= MAX_FIELD_CHARS  # 200 characters
+    assert error["field"].endswith("\u2026")
+    assert error["field"][0] in "nd"

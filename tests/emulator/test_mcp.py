@@ -22,6 +22,7 @@ META = {
     "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
 }
 ACCEPT = "application/json, text/event-stream"
+MAX_ID_CHARS = 200  # functions.mcp.protocol.MAX_ID_CHARS
 
 
 def rpc(auth, method, params=None, *, ident=1, headers=None, raw=None):
@@ -230,6 +231,105 @@ def test_what_is_not_one_json_rpc_message_is_answered_in_json_rpc(alice):
         assert answered.get_json()["error"]["code"] == code, raw
     # a response the client sends back is taken and ignored
     assert rpc(auth, "x", raw=b'{"jsonrpc": "2.0", "id": 5, "result": {}}').status_code == 202
+
+
+def test_routing_headers_must_agree_with_the_body_in_every_era(campaigns, alice):  # noqa: F811
+    """Mcp-Method and Mcp-Name are compared with the body whenever they are sent, not only with
+    an MCP-Protocol-Version of 2026: a call whose headers name another one is refused and not
+    billed (it was run and billed)."""
+    consumer, auth = alice
+    params = {"name": "search_records", "arguments": {"query": "mink fur", "search_type": "text"}}
+    for headers in (
+        {"Mcp-Method": "tools/list"},  # no version header: the 2025 era
+        {"Mcp-Name": "list_tracking_subscriptions"},
+        {"MCP-Protocol-Version": "2025-06-18", "Mcp-Method": "ping"},
+        {"MCP-Protocol-Version": "2025-06-18", "Mcp-Name": "search_table"},
+        {
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "=?base64?" + base64.b64encode(b"x").decode() + "?=",
+        },
+    ):
+        refused = rpc(auth, "tools/call", params, headers=headers)
+        assert refused.status_code == 400, headers
+        assert refused.get_json()["error"]["code"] == -32020, headers
+    # a 2025 request whose _meta names another version than its header
+    other = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}
+    mixed = rpc(auth, "tools/call", other, headers={"MCP-Protocol-Version": "2025-06-18"})
+    assert mixed.get_json()["error"]["code"] == -32020
+    assert usage_of(consumer) == []
+    agreeing = {"Mcp-Method": "tools/call", "Mcp-Name": "search_records"}
+    answered = rpc(auth, "tools/call", params, headers=agreeing).get_json()["result"]
+    assert "isError" not in answered
+    assert usage_of(consumer) == ["search.query"]
+    # the 2026 era still requires them
+    bare = {"MCP-Protocol-Version": MODERN}
+    no_method = rpc(auth, "tools/list", {"_meta": META}, headers=bare)
+    assert no_method.get_json()["error"]["code"] == -32020
+    no_name = rpc(
+        auth, "tools/call", {**params, "_meta": META}, headers={**bare, "Mcp-Method": "tools/call"}
+    )
+    assert no_name.get_json()["error"]["code"] == -32020
+    assert usage_of(consumer) == ["search.query"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "tools/list"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "method": "tools/list"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_records",'
+        b' "arguments": {"query": "mink", "query": "fur"}}}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": '
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}}",
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": '
+        + b"[" * 300
+        + b"]" * 300
+        + b"}}",
+    ],
+    ids=["id twice", "method twice", "argument twice", "nested 100000", "nested 300"],
+)
+def test_duplicate_names_and_deep_nesting_are_refused_as_rest_refuses_them(alice, raw):
+    """As a REST body: a name sent twice in one object (a reader of the first value would see
+    another call than the one run), or JSON nested deeper than REST takes, is an invalid
+    request (400, -32600), never a 500, and nothing is run or billed."""
+    consumer, auth = alice
+    answered = rpc(auth, "ping", raw=raw)
+    assert answered.status_code == 400
+    error = answered.get_json()["error"]
+    assert error["code"] == -32600
+    assert ("more than once" in error["message"]) or ("nested too deeply" in error["message"])
+    assert answered.get_json()["id"] is None
+    assert usage_of(consumer) == []
+    # as deep as REST takes is still a message
+    deep = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": %s}}' % (
+        b"[" * 150 + b"]" * 150
+    )
+    assert rpc(auth, "ping", raw=deep).get_json()["result"] == {}
+
+
+def test_ids_and_method_names_are_echoed_only_up_to_a_bound(alice):
+    """A 100 KB id was echoed in a 152 KB answer: an id longer than the bound is an invalid
+    request, answered without it; an unknown method's name is quoted only up to the bound."""
+    _, auth = alice
+    for ident in ("i" * 100_000, "i" * (MAX_ID_CHARS + 1), 2**63, -(2**63) - 1):
+        answered = rpc(auth, "ping", ident=ident)
+        assert answered.status_code == 400, ident
+        body = answered.get_json()
+        assert (body["id"], body["error"]["code"]) == (None, -32600)
+        assert len(answered.data) < 500
+    longest = "i" * MAX_ID_CHARS
+    assert rpc(auth, "ping", ident=longest).get_json() == {
+        "jsonrpc": "2.0",
+        "id": longest,
+        "result": {},
+    }
+    assert rpc(auth, "ping", ident=2**63 - 1).get_json()["id"] == 2**63 - 1
+    unknown = rpc(auth, "m" * 100_000)
+    assert unknown.status_code == 404
+    assert len(unknown.data) < 2 * MAX_ID_CHARS + 200
+    assert unknown.get_json()["error"]["data"].startswith("mmm")
 
 
 def test_keys_origins_and_media_types_are_checked_before_any_work(alice, settings_env):

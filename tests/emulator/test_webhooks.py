@@ -65,6 +65,47 @@ def test_user_created_provisions_a_consumer_with_the_primary_email(db):
     assert len(consumer["id"]) == 36  # a uuid of ours, not the IdP's id
 
 
+def _address(email: str, ident: str, status: str | None) -> dict:
+    verification = {"status": status} if status else None
+    return {"id": ident, "email_address": email, "verification": verification}
+
+
+def test_only_a_verified_primary_address_becomes_the_owners(db, local_idp):
+    """The owner's address gets the account's digests without a consent or the confirmation
+    cap, so only an address the user proved is theirs, and chose as primary, is taken: an
+    unverified primary, or a verified address that is not the primary, provisions no one, and
+    the portal says why (403); the address once verified provisions the account."""
+    user_id = local_user_id("owner@example.org")
+    event = created("owner@example.org")
+    primary = event["data"]["primary_email_address_id"]
+    event["data"]["email_addresses"] = [
+        _address("victim@example.org", primary, "unverified"),
+        _address("owner@example.org", "idn_second", "verified"),
+    ]
+    assert send(event).status_code == 204  # acknowledged: a retry cannot verify it
+    assert list(get_db().collection(CONSUMERS).stream()) == []
+    signed_in = bearer(local_idp.token("owner@example.org"))
+    refused = client("portal").get("/v1/portal/keys", headers=signed_in)
+    assert refused.status_code == 403
+    problem = refused.get_json()
+    assert problem["code"] == "not_provisioned"
+    assert "verified primary email address" in problem["detail"]
+    no_primary = updated("owner@example.org", 1_500, user_id, primary_email_address_id=None)
+    assert send(no_primary).status_code == 204
+    assert list(get_db().collection(CONSUMERS).stream()) == []
+
+    verified = updated("owner@example.org", 2_000, user_id)  # the primary, verified
+    assert send(verified).status_code == 204
+    assert consumer_of(user_id)["email"] == "owner@example.org"
+    assert client("portal").get("/v1/portal/keys", headers=signed_in).status_code == 200
+
+    # a new primary not yet verified does not replace the verified one
+    changed = updated("owner@example.org", 3_000, user_id)
+    changed["data"]["email_addresses"] = [_address("other@example.org", primary, None)]
+    assert send(changed).status_code == 204
+    assert consumer_of(user_id)["email"] == "owner@example.org"
+
+
 def test_duplicate_delivery_has_no_second_effect(db):
     user_id = local_user_id("dup@example.org")
     send(created("dup@example.org"))

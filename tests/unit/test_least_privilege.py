@@ -204,6 +204,19 @@ def test_only_functions_that_enqueue_may_create_tasks(function):
     assert ("datastore" in roles) == (function != "health")
 
 
+@pytest.mark.parametrize("function", sorted(EXPECTED))
+def test_every_function_whose_code_reads_firestore_may_read_it(function):
+    """A function whose code reaches ``common.firestore`` holds a Firestore grant on the main
+    database: roles/datastore.user, or for health the probe (get one document by its name,
+    decision 0063). /health read Firestore without one: in production it would answer 502."""
+    roles = terraform_access()[function]["roles"]
+    if "common.firestore" in reaches(GROUP_OF.get(function) or function):
+        assert roles & {"datastore", "probe"}, roles
+    assert ("probe" in roles) == (function == "health")  # the probe is all health holds
+    if function == "health":
+        assert roles == {"probe"}
+
+
 def test_production_function_without_a_secret_starts_with_it_empty_not_the_local_default(
     monkeypatch,
 ):
