@@ -264,11 +264,16 @@ def import_knowledge(args: argparse.Namespace) -> None:
 def reindex(args: argparse.Namespace) -> None:
     """Embed every record and passage again with the configured embedder (after changing
     EMBEDDINGS_BACKEND, the model or its dimension), and rebuild the text indexes;
-    ``--text-only`` rebuilds the text indexes alone (after an upgrade that asks for it)."""
+    ``--text-only`` rebuilds the text indexes alone (after an upgrade that asks for it);
+    ``--check`` changes nothing and lists the records whose stored search terms differ from
+    their text's (exit 1 when there are any: run ``reindex --text-only``)."""
     from functions.knowledge.importer import reindex as reindex_knowledge
     from functions.search.importer import reindex as reindex_table
     from functions.search.tables import TABLES
 
+    if args.check:
+        _check_terms(args.tables or [*TABLES, "knowledge"])
+        return
     counts = {}
     for name in args.tables or [*TABLES, "knowledge"]:
         if name == "knowledge":
@@ -278,6 +283,21 @@ def reindex(args: argparse.Namespace) -> None:
                 TABLES[name], progress=_progress(name), embed=not args.text_only
             )
     print(json.dumps(counts))
+
+
+def _check_terms(names: list[str]) -> None:
+    from functions.knowledge.importer import stale_terms as stale_passages
+    from functions.search.importer import stale_terms as stale_records
+    from functions.search.tables import TABLES
+
+    found = {}
+    for name in names:
+        read, stale = stale_passages() if name == "knowledge" else stale_records(TABLES[name])
+        found[name] = {"checked": read, "stale": len(stale), "ids": stale[:20]}
+    print(json.dumps(found))
+    if any(report["stale"] for report in found.values()):
+        _say("Some stored search terms are not their text's: run `reindex --text-only`.")
+        raise SystemExit(1)
 
 
 def move_restricted(args: argparse.Namespace) -> None:
@@ -403,6 +423,11 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument("tables", nargs="*", choices=[*tables, "knowledge"], metavar="TABLE")
     cmd.add_argument(
         "--text-only", action="store_true", help="rebuild the text indexes only (no embedding)"
+    )
+    cmd.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; list records whose stored search terms are not their text's",
     )
     cmd.set_defaults(run=reindex)
 

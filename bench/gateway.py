@@ -15,7 +15,14 @@ from one consumer each (a fresh one per burst, the cap of 25 subscriptions), aga
 threads), each request on its own connection: served (201), statuses with their problem codes,
 p50/p99 latency, and the subscriptions stored and counted on the consumer afterwards.
 
-Run: ``.venv/bin/python bench/gateway.py [--requests N] [--only gateway,creates]``.
+``shares`` (issue 43, decision 0065): on the knowledge corpus, against the same real server:
+the first burst of 50 knowledge searches from one consumer as soon as ``/health`` answers 200,
+and the same burst ``--later`` seconds (60) later; three times each, one consumer's burst of 40
+and of 100 searches with another consumer's 3 searches sent 0.1 s into it (served, statuses,
+p50/p99, per consumer); 4 chat messages one after another, then three times 20 at once, with
+the bound the CPU sets (the serial p50 x 20 / the machine's cores).
+
+Run: ``.venv/bin/python bench/gateway.py [--requests N] [--only gateway,creates,shares]``.
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -130,68 +139,182 @@ def burst(base: str, key: str, n: int = 20) -> dict:
 def parallel_creates(bursts: tuple[int, ...] = (10, 30)) -> dict:
     """Each burst: that many concurrent creates from one new consumer, over HTTP against a
     server process of its own on the bench's emulator."""
-    import tempfile
-
     from common.consumers import get_or_create_by_email
     from common.firestore import CONSUMERS, SUBSCRIPTIONS, get_db, where_eq
 
     results: dict = {}
+    with api_server() as base:
+        for n in bursts:
+            email = f"creates-{n}@example.org"
+            auth = {"Authorization": f"Bearer {emulated.api_key(email)}"}
+            with httpx.Client(base_url=base, timeout=30) as client:  # the key is cached
+                client.get("/v1/tracking/topics", headers=auth)
+
+            def one(_: int, auth: dict = auth) -> tuple[str, float]:
+                with httpx.Client(base_url=base, timeout=70) as client:
+                    started = time.perf_counter()
+                    answer = client.post(
+                        "/v1/tracking/subscriptions",
+                        json={"topics": ["fur"]},
+                        headers=auth,
+                    )
+                    elapsed = (time.perf_counter() - started) * 1000
+                code = "" if answer.is_success else f" {answer.json().get('code')}"
+                return f"{answer.status_code}{code}", elapsed
+
+            started = time.perf_counter()
+            with ThreadPoolExecutor(n) as pool:
+                answers = list(pool.map(one, range(n)))
+            seconds = time.perf_counter() - started
+            consumer = (
+                get_db().collection(CONSUMERS).document(get_or_create_by_email(email)[0]["id"])
+            )
+            owned = (
+                get_db().collection(SUBSCRIPTIONS).where(filter=where_eq("user_id", consumer.id))
+            )
+            latencies = sorted(ms for _, ms in answers)
+            results[f"parallel_{n}"] = {
+                "concurrent": n,
+                "served": sum(status == "201" for status, _ in answers),
+                "statuses": dict(Counter(status for status, _ in answers)),
+                "p50_ms": round(statistics.median(latencies), 1),
+                "p99_ms": round(latencies[int(0.99 * (n - 1))], 1),
+                "longest_ms": round(latencies[-1], 1),
+                "seconds": round(seconds, 2),
+                "stored": len(list(owned.select([]).stream())),
+                "subscription_count": consumer.get().get("subscription_count"),
+            }
+    return results
+
+
+@contextmanager
+def api_server(ready: list[float] | None = None) -> Iterator[str]:
+    """The real ``functions-framework --target=api`` server as ``make run`` serves it (its own
+    process, ``THREADS`` threads) on the bench's emulator: its base URL once ``/health``
+    answers 200 (``ready`` gets the seconds that took)."""
+    import tempfile
+
     with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "wb") as log:
         port = free_port()
+        started = time.monotonic()
         server = start_api({**os.environ, "THREADS": str(THREADS)}, port, log)
         base = f"http://127.0.0.1:{port}"
         try:
             with httpx.Client(base_url=base, timeout=5) as client:
-                deadline = time.monotonic() + 60
                 while not _answers(client):
-                    if time.monotonic() > deadline:
+                    if time.monotonic() > started + 120:
                         raise SystemExit("the server did not start")
-                    time.sleep(0.2)
-            for n in bursts:
-                email = f"creates-{n}@example.org"
-                auth = {"Authorization": f"Bearer {emulated.api_key(email)}"}
-                with httpx.Client(base_url=base, timeout=30) as client:  # the key is cached
-                    client.get("/v1/tracking/topics", headers=auth)
-
-                def one(_: int, auth: dict = auth) -> tuple[str, float]:
-                    with httpx.Client(base_url=base, timeout=70) as client:
-                        started = time.perf_counter()
-                        answer = client.post(
-                            "/v1/tracking/subscriptions",
-                            json={"topics": ["fur"]},
-                            headers=auth,
-                        )
-                        elapsed = (time.perf_counter() - started) * 1000
-                    code = "" if answer.is_success else f" {answer.json().get('code')}"
-                    return f"{answer.status_code}{code}", elapsed
-
-                started = time.perf_counter()
-                with ThreadPoolExecutor(n) as pool:
-                    answers = list(pool.map(one, range(n)))
-                seconds = time.perf_counter() - started
-                consumer = (
-                    get_db().collection(CONSUMERS).document(get_or_create_by_email(email)[0]["id"])
-                )
-                owned = (
-                    get_db()
-                    .collection(SUBSCRIPTIONS)
-                    .where(filter=where_eq("user_id", consumer.id))
-                )
-                latencies = sorted(ms for _, ms in answers)
-                results[f"parallel_{n}"] = {
-                    "concurrent": n,
-                    "served": sum(status == "201" for status, _ in answers),
-                    "statuses": dict(Counter(status for status, _ in answers)),
-                    "p50_ms": round(statistics.median(latencies), 1),
-                    "p99_ms": round(latencies[int(0.99 * (n - 1))], 1),
-                    "longest_ms": round(latencies[-1], 1),
-                    "seconds": round(seconds, 2),
-                    "stored": len(list(owned.select([]).stream())),
-                    "subscription_count": consumer.get().get("subscription_count"),
-                }
+                    time.sleep(0.05)
+            if ready is not None:
+                ready.append(time.monotonic() - started)
+            yield base
         finally:
             server.terminate()
             server.wait(timeout=10)
+
+
+SEARCHES = (  # knowledge searches a campaigner might send (each embeds its query)
+    "cage-free egg commitments",
+    "live export of sheep by sea",
+    "fur farming bans in Europe",
+    "farrowing crates for sows",
+    "how to escalate a corporate campaign",
+)
+CHATS = (
+    "How do I start a campaign asking a supermarket to go cage-free?",
+    "What does the law say about live export from New Zealand?",
+    "Which fish welfare problems matter most at slaughter?",
+    "How should we follow up after three unanswered letters?",
+)
+
+
+def fire(base: str, requests: list[tuple[str, str, str, dict, float]]) -> list[tuple]:
+    """Each request (tag, key, path, body, delay in s) from its own thread and connection,
+    all released at once and each sent after its delay: (tag, status with its problem code,
+    ms) for each."""
+    start = threading.Barrier(len(requests))
+
+    def one(request: tuple[str, str, str, dict, float]) -> tuple[str, str, float]:
+        tag, key, path, body, delay = request
+        with httpx.Client(base_url=base, timeout=90) as client:
+            start.wait()
+            time.sleep(delay)
+            began = time.perf_counter()
+            answer = client.post(path, json=body, headers={"Authorization": f"Bearer {key}"})
+            ms = (time.perf_counter() - began) * 1000
+        code = "" if answer.is_success else f" {answer.json().get('code')}"
+        return tag, f"{answer.status_code}{code}", ms
+
+    with ThreadPoolExecutor(len(requests)) as pool:
+        return list(pool.map(one, requests))
+
+
+def tally(answers: list[tuple], tag: str | None = None) -> dict:
+    """Served (2xx), statuses, p50/p99 and the longest, of the answers tagged ``tag``."""
+    mine = [(status, ms) for t, status, ms in answers if tag is None or t == tag]
+    latencies = sorted(ms for _, ms in mine)
+    return {
+        "requests": len(mine),
+        "served": sum(status.startswith("2") for status, _ in mine),
+        "statuses": dict(Counter(status for status, _ in mine)),
+        "p50_ms": round(statistics.median(latencies)),
+        "p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))]),
+        "longest_ms": round(latencies[-1]),
+    }
+
+
+def searches(key: str, n: int, tag: str, delay: float = 0.0) -> list[tuple]:
+    return [
+        (tag, key, "/v1/knowledge/search", {"query": SEARCHES[i % len(SEARCHES)]}, delay)
+        for i in range(n)
+    ]
+
+
+def load_corpus() -> None:
+    """The knowledge corpus and the sample campaigns, as ``make run`` loads them."""
+    from functions.knowledge.importer import import_knowledge
+    from functions.search.importer import import_records
+    from functions.search.tables import TABLES
+
+    import_knowledge([ROOT / "data" / "knowledge"])
+    import_records(TABLES["campaigns"], ROOT / "data" / "sample" / "campaigns.jsonl")
+
+
+def shares(bursts: tuple[int, ...] = (40, 100), runs: int = 3, later_s: float = 60.0) -> dict:
+    """Fair shares (issue 43): the first burst of 50 searches after the server is ready and
+    the same burst ``later_s`` later; then, ``runs`` times per burst size, one consumer's
+    burst of searches with another consumer's 3 searches sent 0.1 s into it; then 20
+    concurrent chat messages from one consumer."""
+    ready: list[float] = []
+    results: dict = {}
+    loud, quiet = emulated.api_key("loud@example.org"), emulated.api_key("quiet@example.org")
+    with api_server(ready) as base:
+        results["ready_s"] = round(ready[0], 2)
+        results["first_burst_50"] = tally(fire(base, searches(loud, 50, "first")))
+        time.sleep(later_s)
+        results[f"burst_50_{round(later_s)}s_later"] = tally(fire(base, searches(loud, 50, "")))
+        for n in bursts:
+            for run in range(runs):
+                time.sleep(2)  # the last burst's stragglers gone
+                answers = fire(base, searches(loud, n, "loud") + searches(quiet, 3, "quiet", 0.1))
+                results[f"burst_{n}_run_{run + 1}"] = {
+                    "loud": tally(answers, "loud"),
+                    "quiet": tally(answers, "quiet"),
+                }
+        time.sleep(2)
+        chats = [
+            ("chat", quiet, "/v1/chat/message", {"message": CHATS[i % len(CHATS)]}, 0.0)
+            for i in range(20)
+        ]
+        serial = [fire(base, [chat])[0] for chat in chats[:4]]
+        results["chat_serial"] = tally(serial)
+        # The chat engine's work is CPU: 20 at once can end no sooner than 20 serial
+        # replies' work shared by the machine's cores.
+        cores = os.cpu_count() or 1
+        results["chat_20_cpu_bound_ms"] = round(results["chat_serial"]["p50_ms"] * 20 / cores)
+        for run in range(runs):
+            time.sleep(2)
+            results[f"chat_20_concurrent_run_{run + 1}"] = tally(fire(base, chats))
     return results
 
 
@@ -205,7 +328,10 @@ def _answers(client: httpx.Client) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=500)
-    parser.add_argument("--only", default="gateway,creates", help="scenarios: gateway,creates")
+    parser.add_argument(
+        "--only", default="gateway,creates,shares", help="scenarios: gateway,creates,shares"
+    )
+    parser.add_argument("--later", type=float, default=60.0, help="s between the two bursts")
     args = parser.parse_args()
     n, only = args.requests, set(args.only.split(","))
 
@@ -220,10 +346,15 @@ def main() -> None:
         }
     )
     try:
+        results: dict = {}
         if "creates" in only:
-            creates = parallel_creates()
+            results["creates"] = parallel_creates()
+        if "shares" in only:
+            os.environ["EMBEDDINGS_BACKEND"] = "offline"
+            load_corpus()
+            results["shares"] = shares(later_s=args.later)
         if "gateway" not in only:
-            print(json.dumps(creates, indent=2))
+            print(json.dumps(results, indent=2))
             return
         from common.config import get_settings
         from common.consumers import create_consumer
@@ -260,7 +391,7 @@ def main() -> None:
                 lambda c: c.post("/v1/bench/metered", json={"message": "again"}, headers=over),
                 status=429,
             )
-        results = {
+        results |= {
             "health": health,
             "metered": metered,
             "metered_p50_vs_health": round(metered["p50_ms"] / health["p50_ms"], 2),
@@ -273,8 +404,6 @@ def main() -> None:
             fresh = issue_key(create_consumer(f"burst{limit}@example.org")["id"]).plaintext
             results[f"burst_limit_{limit}"] = burst(base, fresh)
         server.shutdown()
-        if "creates" in only:
-            results["creates"] = creates
         print(json.dumps(results, indent=2))
     finally:
         emulator.stop()

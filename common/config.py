@@ -151,8 +151,28 @@ class Settings(BaseSettings):
             "`Retry-After` (decision 0048)"
         ),
     )
+    max_concurrent_streams: int = Field(
+        16,
+        ge=1,
+        le=1_000,
+        description=(
+            "streamed answers (research, OSINT profiles, chat and content streams) open at "
+            "once per instance; more wait `CAPACITY_WAIT_MS`, then get 503 `overloaded` "
+            "(decision 0065)"
+        ),
+    )
     capacity_wait_ms: int = Field(
         2000, ge=0, le=10_000, description="how long a request waits for a free search slot"
+    )
+    capacity_per_consumer: int = Field(
+        32,
+        ge=1,
+        le=10_000,
+        description=(
+            "requests of one consumer running or waiting in one capacity pool per instance; "
+            "more get 503 `overloaded` at once, so one consumer's burst cannot hold every "
+            "thread of the instance (decision 0065)"
+        ),
     )
     mcp_allowed_origins: str = Field(
         "",

@@ -167,6 +167,22 @@ class ConfirmationLimit(AppError):
     status, code, title = 429, "confirmation_limit", "Too many new recipients today"
 
 
+class Warming(AppError):
+    """This instance has just started and is still loading what its first requests need
+    (``common.http.warmup``): ``/health`` says so, and a load balancer sends requests elsewhere
+    until it answers 200."""
+
+    status, code, title = 503, "warming", "Starting"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This instance is still loading what its first requests need (the encoder, the "
+            "screen's patterns); it serves them within seconds. Retry after the pause in "
+            "Retry-After.",
+            headers={"Retry-After": "1"},
+        )
+
+
 class Overloaded(AppError):
     """This instance is running as many requests of this kind as it can (common.http.capacity),
     or a transaction met other requests' changes of the same records until its deadline

@@ -113,6 +113,15 @@ def _set_index_model(collection: str, model: str, dimension: int) -> None:
     )
 
 
+def warm() -> None:
+    """Load what a search needs on first use (``common.http.warmup``): the embedder and its
+    model, and the text terms' stop words and stemmer."""
+    from common.text.index import terms
+
+    get_embedder().embed(["How do cage-free campaigns start?"], "query")
+    terms("How do cage-free campaigns start?")
+
+
 def reindex(
     collection: str,
     title_and_text: Callable[[dict[str, Any]], tuple[str, str]],
@@ -175,6 +184,36 @@ def reindex(
     if embed:
         _set_index_model(collection, embedder.model_id, embedder.dimension)
     return done
+
+
+def stale_terms(
+    collection: str,
+    title_and_text: Callable[[dict[str, Any]], tuple[str, str]],
+    *,
+    page_size: int = 200,
+) -> tuple[int, list[str]]:
+    """(documents read, ids of those whose stored search terms differ from the terms their
+    text gives now): a wrong term written under concurrency (issue 43: a stemmer shared by
+    threads stemmed "hatcheries" as "enrich"), or an index of an older format. Nothing is
+    changed; ``reindex`` with ``embed`` False rebuilds the text index."""
+    from common import postings
+
+    db = get_db()
+    read, stale, last = 0, list[str](), None
+    while True:
+        page = db.collection(collection).order_by("__name__").limit(page_size)
+        if last is not None:
+            page = page.start_after(last)
+        docs: list[Any] = retried(partial(_listed, page))
+        if not docs:
+            return read, stale
+        for doc in docs:
+            data = doc.to_dict() or {}
+            title, text = title_and_text(public(data))
+            stored = postings.Indexed.stored(data)
+            if stored is None or stored.counts != postings.Indexed.of(title, text, "").counts:
+                stale.append(doc.id)
+        read, last = read + len(docs), docs[-1]
 
 
 def _listed(query: Any) -> list[Any]:

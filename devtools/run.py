@@ -164,16 +164,21 @@ def main() -> int:
 
 
 def _wait_until_serving(port: int, server: subprocess.Popen, timeout_s: float = 60.0) -> bool:
-    """Whether the server answers ``/health`` (it imports the service first, a few seconds):
-    the demo key and "Serving" are printed only then, so a request sent on seeing them is
-    served rather than refused. False when the server exits or stays silent ``timeout_s``."""
+    """Whether the server answers ``/health`` (it imports the service first, a few seconds)
+    with anything but 503 ``warming`` (it loads the encoder and the screen before it says it
+    is ready; decision 0065): the demo key and "Serving" are printed only then, so a burst
+    sent on seeing them is served like one a minute later. False when the server exits or
+    is not ready within ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and server.poll() is None:
         try:
-            httpx.get(f"http://127.0.0.1:{port}/health", timeout=2.0)
-            return True  # any answer: it listens (/health says itself how the database is)
+            answer = httpx.get(f"http://127.0.0.1:{port}/health", timeout=2.0)
         except httpx.TransportError:
             time.sleep(0.2)
+            continue
+        if answer.status_code != 503 or answer.json().get("code") != "warming":
+            return True  # it serves (/health says itself how the database is)
+        time.sleep(0.2)
     return False
 
 

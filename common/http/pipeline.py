@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ from flask import Request, Response
 from common import logging as log
 from common.config import get_settings
 from common.errors import AppError, MethodNotAllowed, NotFound, Unauthorized
-from common.http import capacity, settle
+from common.http import capacity, settle, warmup
 from common.http.auth import authenticate_limited, bearer
 from common.http.body import abandon_body, body_unread, check_declared_length, read_body
 from common.http.responses import CORRELATION_HEADER, correlation_id_of, problem, unexpected
@@ -54,14 +55,16 @@ class Api:
             unknown = set(priced) - set(prices())
             if unknown:
                 raise ValueError(f"routes name operations with no price: {sorted(unknown)}")
+        self._warmers = warmup.start(route.warm for route in self.routes)  # see /health
 
     def __call__(self, request: Request) -> Response:
         started = time.perf_counter()
         correlation_id = correlation_id_of(request.headers.get(CORRELATION_HEADER))
-        tokens = [
+        tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
             (log.correlation_id_var, log.correlation_id_var.set(correlation_id)),
             (log.trace_var, log.trace_var.set(_trace(request))),
             (log.consumer_id_var, log.consumer_id_var.set(None)),
+            (warmup.serving, warmup.serving.set(self._warmers)),
         ]
         route: Route | None = None
         extra_headers: dict[str, str] = {}  # e.g. the rate limit's, on every answer after it
@@ -186,8 +189,9 @@ def perform(
     jobs: Callable[[], Mapping[str, Callable[[Task], str]]],
 ) -> tuple[Call[Any, Any, Any, Any], Response]:
     """The rest of the way, once the caller is known: path, query and body validated against
-    the route's models (400), a capacity slot (503 before the work starts), then the handler
-    run and the call settled (``settle``). Also how a tool of the MCP server runs its route
+    the route's models (400), a capacity slot of the caller's share (503 before the work
+    starts; a stream holds it until it ends), then the handler run and the call settled
+    (``settle``). Also how a tool of the MCP server runs its route
     (``functions.mcp``): the same validation, capacity, Idempotency-Key and billing."""
     call: Call[Any, Any, Any, Any] = Call(
         principal=inputs.principal,
@@ -202,8 +206,35 @@ def perform(
         jobs=jobs,
         raw=inputs.raw,
     )
-    with capacity.slot(route.capacity):  # or 503 before the work starts
-        return call, settle.run(route, call, target, inputs.raw)
+    who = getattr(inputs.principal, "consumer_id", None) or "internal"
+    slot = capacity.take(_pool_of(route, inputs.headers), who)  # or 503 before the work starts
+    try:
+        response = settle.run(route, call, target, inputs.raw)
+    except BaseException:
+        slot.release()
+        raise
+    if response.is_streamed:  # the stream holds its slot until it ends or is closed
+        response.call_on_close(slot.release)
+        response.response = _releasing(response.response, slot)
+    else:
+        slot.release()
+    return call, response
+
+
+def _pool_of(route: Route, headers: HeaderMap) -> str | None:
+    """The route's capacity pool; a route that streams when asked to (chat, content) takes
+    a stream's slot when it is asked to."""
+    if route.capacity is None and route.stream and route.stream in headers.get("Accept", ""):
+        return "streams"
+    return route.capacity
+
+
+def _releasing(chunks: Iterable[Any], slot: capacity.Slot) -> Iterator[Any]:
+    """``chunks``, the slot given back when they end, fail or are closed (a client gone)."""
+    try:
+        yield from chunks
+    finally:
+        slot.release()
 
 
 def public_url(request: Request, path: str) -> str:

@@ -136,9 +136,15 @@ class Route(Generic[_B, _Q, _P, _C]):
     # Fields of the answer (dotted paths into its JSON) never kept for an Idempotency-Key's
     # replay, e.g. a new API key: shown once, hashed at rest; a replay answers without it.
     secret_fields: tuple[str, ...] = ()
-    # The capacity pool the work belongs to (common.http.capacity): at most
-    # MAX_CONCURRENT_SEARCHES of a pool run at once per instance, the others get 503.
+    # The capacity pool the work belongs to (common.http.capacity): "search" (CPU work:
+    # embedding, the offline engines) or "streams" (a streamed answer, held while it is open);
+    # at most MAX_CONCURRENT_<POOL> run at once per instance, shared fairly among consumers.
     capacity: str | None = None
+    # What the work needs loaded before the instance's first request (the encoder, the
+    # screen's patterns): a function named "package.module:function", imported and run once
+    # in the background at start (common.http.warmup); /health answers 503 `warming` until
+    # every route's is done.
+    warm: str | None = None
     # The operation's tools on the MCP server (``Tool``); none: not offered to assistants.
     tools: tuple[Tool, ...] = ()
     # The handler parses the body itself (``Call.raw``, read with the same size, type and

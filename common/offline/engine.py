@@ -25,6 +25,11 @@ def model() -> Model:
     return _model
 
 
+def warm() -> None:
+    """Load the intent model and the entities' word lists (``common.http.warmup``)."""
+    detect_intent("How do I start a campaign asking a supermarket to go cage-free?")
+
+
 def detect_intent(message: str) -> tuple[str, float, dict[str, Any]]:
     """(intent, calibrated confidence, extractedInfo) for one message."""
     intent, confidence = model().predict(message)

@@ -18,6 +18,7 @@ from common.privacy.screen import (
     screen_many,
     screen_stream,
     screen_text,
+    warm,
 )
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "screen_many",
     "screen_stream",
     "screen_text",
+    "warm",
 ]

@@ -71,6 +71,15 @@ class Screened:
     dropped: Counter[str] = field(default_factory=Counter)
 
 
+def warm() -> None:
+    """Load the screen's patterns, name lists and classifier (``common.http.warmup``): the
+    first screen of a process compiles them, a few seconds."""
+    screen_many(
+        ["Dana Whitfield, the chief executive, announced the pledge.", "She is unwell."],
+        in_text=True,
+    )
+
+
 def screen(sentence: str, known: Known = NOBODY) -> str | None:
     """The category of personal data ``sentence`` carries, or None when it may be shown (as
     ``clean`` returns it)."""

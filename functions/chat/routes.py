@@ -140,6 +140,7 @@ ROUTES = (
         events=CHAT_EVENTS,
         response=MessageResponse,
         price="chat.message",
+        warm="functions.chat.service:warm",
     ),
     Route(
         method="POST",
@@ -152,6 +153,7 @@ ROUTES = (
         body=IntentRequest,
         response=IntentResponse,
         price="chat.intent",
+        warm="functions.chat.service:warm",
     ),
     Route(
         method="POST",
@@ -164,6 +166,7 @@ ROUTES = (
         body=SummarizeRequest,
         response=SummarizeResponse,
         price="chat.summarize",
+        warm="functions.chat.service:warm",
     ),
     Route(
         method="POST",
@@ -175,6 +178,7 @@ ROUTES = (
         body=ExtractMemoryRequest,
         response=ExtractMemoryResponse,
         price="chat.extract_memory",
+        warm="functions.chat.service:warm",
     ),
     Route(
         method="GET",

@@ -45,6 +45,16 @@ PROVIDER_PASSAGES = 4  # knowledge passages given to the provider as context
 Turn = dict[str, str]
 
 
+def warm() -> None:
+    """What a chat request needs on first use (``common.http.warmup``): the intent model,
+    the knowledge search and the screen."""
+    from common import retrieval
+
+    engine.warm()
+    retrieval.warm()
+    privacy.warm()
+
+
 def _classify(message: str) -> tuple[Intent, float, dict[str, Any]]:
     """The offline classifier's (intent, confidence, extractedInfo). Its labels come from the
     trained model (data/intents): one the API does not publish is a bug, not an answer. A

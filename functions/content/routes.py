@@ -84,5 +84,6 @@ ROUTES = (
         price="content.generate",
         errors=(422,),
         description=STREAM_DESCRIPTION,
+        warm="functions.content.service:warm",
     ),
 )

@@ -69,6 +69,15 @@ class _Reply(BaseModel):
     sources: list[str] = Field(max_length=20)
 
 
+def warm() -> None:
+    """What a draft needs on first use (``common.http.warmup``): the knowledge search and
+    the screen."""
+    from common import retrieval
+
+    retrieval.warm()
+    privacy.warm()
+
+
 def limit_of(platform: str) -> int:
     return drafts().platform[platform].limit
 

@@ -332,3 +332,7 @@ def _embedded(record: dict[str, Any]) -> str:
 
 def reindex(progress: Progress | None = None, embed: bool = True) -> int:
     return retrieval.reindex(KNOWLEDGE, _title_and_text, progress=progress, embed=embed)
+
+
+def stale_terms() -> tuple[int, list[str]]:
+    return retrieval.stale_terms(KNOWLEDGE, _title_and_text)

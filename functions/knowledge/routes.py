@@ -32,5 +32,6 @@ ROUTES = (
         "reciprocal rank. Word search counts an everyday word as the corpus's word for the same "
         'thing ("jail" finds "imprisonment"). Each passage cites its document\'s title, URL and '
         "section.",
+        warm="common.retrieval:warm",
     ),
 )

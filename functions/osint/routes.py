@@ -91,6 +91,8 @@ ROUTES = (
         + " 403 subject_opted_out: the person asked not to be profiled (not billed). 429 "
         "subject_rate_limited: this person was profiled OSINT_SUBJECT_DAILY_LIMIT times today "
         "by all users together (not billed).",
+        capacity="streams",
+        warm="common.privacy:warm",
     ),
     Route(
         method="POST",
@@ -117,6 +119,8 @@ ROUTES = (
         "service knows (people are profiled by /v1/osint/personal-profile; not billed). 403 "
         "subject_opted_out: it is the name of a person who asked not to be profiled (not "
         "billed).",
+        capacity="streams",
+        warm="common.privacy:warm",
     ),
     Route(
         method="GET",

@@ -60,5 +60,7 @@ ROUTES = (
         "names a person takes a place in that person's daily limit (429 `subject_rate_limited` "
         "past it) and is written to your audit log. Items naming an opted-out person are left "
         "out. Not billed when refused (decision 0058).",
+        capacity="streams",
+        warm="common.privacy:warm",
     ),
 )

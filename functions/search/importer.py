@@ -239,6 +239,13 @@ def _embedded_text(table: Table, record: dict[str, Any]) -> str:
     return f"{table.title_of(record)}\n{table.text_of(record)}"
 
 
+def stale_terms(table: Table) -> tuple[int, list[str]]:
+    """Records whose stored search terms differ from those their text gives now."""
+    return retrieval.stale_terms(
+        table.collection, lambda record: (table.title_of(record), table.text_of(record))
+    )
+
+
 def reindex(table: Table, progress: Progress | None = None, embed: bool = True) -> int:
     """Embed every record of the table again with the current embedder (after a model
     change) and rebuild its text index (``embed`` False: the text index only); returns the

@@ -66,6 +66,7 @@ ROUTES = (
         price="search.query",
         capacity="search",
         description=_DESCRIPTION,
+        warm="common.retrieval:warm",
     ),
     Route(
         method="POST",
@@ -82,5 +83,6 @@ ROUTES = (
         capacity="search",
         errors=(404,),
         description=_DESCRIPTION + " An unknown table is 404.",
+        warm="common.retrieval:warm",
     ),
 )

@@ -10,7 +10,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
 from common.config import get_settings
-from common.errors import BackendUnavailable
+from common.errors import BackendUnavailable, Warming
 from common.firestore import get_db
 
 if TYPE_CHECKING:
@@ -32,7 +32,14 @@ def check_health() -> dict[str, Any]:
     The read runs as a probe on a worker of its own, one at a time: callers while it is out
     wait for the same probe, and one that stalls goes on in the background and reports when
     it ends. A success is remembered for HEALTH_CACHE_S, so an unauthenticated caller polling
-    /health costs at most one database read per instance every few seconds."""
+    /health costs at most one database read per instance every few seconds.
+
+    Until the instance has loaded what its first requests need (``common.http.warmup``), it
+    answers 503 ``warming``: not ready for traffic yet."""
+    from common.http import warmup
+
+    if not warmup.ready():
+        raise Warming()  # 503 until what the first requests need is loaded
     if time.monotonic() - _last_ok >= HEALTH_CACHE_S:
         probe = _start_probe()
         try:

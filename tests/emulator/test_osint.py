@@ -570,6 +570,30 @@ def test_abandoned_requests_do_not_use_up_a_persons_day(alice, osint, settings_e
     assert outcomes.count("completed") == 2
 
 
+def test_an_open_stream_holds_a_slot_until_its_client_goes(alice, bob, osint, settings_env):
+    """Streams take capacity slots (issue 43): with one stream slot, a second profile waits
+    for it and gets 503 overloaded (not billed); once the first client goes, it is served."""
+    from common.http import capacity
+
+    settings_env(MAX_CONCURRENT_STREAMS="1", CAPACITY_WAIT_MS="100")
+    capacity.reset()
+    try:
+        _, alices = alice
+        bobs_consumer, bobs = bob
+        first = client().post(PERSON, json=DANA, headers=alices, buffered=False)
+        assert json.loads(next(iter(first.response)))["type"] == "begin"
+        refused = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=bobs)
+        assert refused.status_code == 503
+        assert refused.get_json()["code"] == "overloaded"
+        first.close()  # the client goes away: its slot is free again
+        served = client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=bobs)
+        assert served.status_code == 200
+        assert [e["type"] for e in events(served)][-1] == "end"
+        assert usage_count(bobs_consumer["id"], "osint.company_profile") == 1
+    finally:
+        capacity.reset()
+
+
 def test_adding_a_word_to_the_name_does_not_open_a_new_day(alice, osint, settings_env):
     settings_env(OSINT_SUBJECT_DAILY_LIMIT="1")
     _, auth = alice

@@ -466,8 +466,11 @@ def test_a_burst_beyond_the_instances_capacity_gets_a_quick_503(campaigns, alice
     consumer, auth = alice
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer["id"]))
     try:
-        with capacity.slot("search"):  # another request holds the only slot
+        held = capacity.take("search", "another-consumer")  # holds the only slot
+        try:
             busy = search(auth, {"query": "mink", "search_type": "text"}, "campaigns")
+        finally:
+            held.release()
         assert busy.status_code == 503
         assert busy.get_json()["code"] == "overloaded"
         assert busy.headers["Retry-After"] == "1"
@@ -476,6 +479,39 @@ def test_a_burst_beyond_the_instances_capacity_gets_a_quick_503(campaigns, alice
         assert [u.get("operation") for u in usage.stream()] == ["search.query"]
     finally:
         capacity.reset()
+
+
+def test_one_consumers_burst_is_refused_before_anothers_first_search(
+    campaigns, alice, bob, settings_env
+):
+    """Fair shares (issue 43): a consumer whose requests already hold its allowance of a pool
+    gets 503 at once, while another consumer's search in the same instance is served."""
+    from common.http import capacity
+
+    settings_env(MAX_CONCURRENT_SEARCHES="2", CAPACITY_PER_CONSUMER="1", CAPACITY_WAIT_MS="2000")
+    capacity.reset()
+    (alices_consumer, alices), (_, bobs) = alice, bob
+    held = capacity.take("search", alices_consumer["id"])  # one of Alice's searches runs
+    try:
+        started = time.monotonic()
+        burst = search(alices, {"query": "mink", "search_type": "text"}, "campaigns")
+        assert burst.status_code == 503
+        assert burst.get_json()["code"] == "overloaded"
+        assert time.monotonic() - started < 1.5  # refused at once, not after the wait
+        assert ids(search(bobs, {"query": "mink", "search_type": "text"}, "campaigns"))
+    finally:
+        held.release()
+        capacity.reset()
+
+
+def test_admin_reindex_check_reads_every_passage_and_finds_none_stale(corpus, capsys):
+    import admin
+
+    assert admin.main(["reindex", "--check", "knowledge"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["knowledge"]["stale"] == 0
+    assert report["knowledge"]["checked"] == len(list(get_db().collection(KNOWLEDGE).stream()))
+    assert report["knowledge"]["checked"] > 0
 
 
 def test_an_interrupted_import_run_again_writes_each_row_once(db, offline, tmp_path, monkeypatch):

@@ -182,6 +182,28 @@ def test_an_unindexed_collection_says_to_run_reindex_and_reindex_builds_it(colle
     assert ids(collection, "existed") == ["old"]
 
 
+def test_a_wrong_term_written_is_found_and_reindex_repairs_it(collection, monkeypatch):
+    """Issue 43: a stemmer shared by threads wrote "hatcheries" as "enrich". ``stale_terms``
+    (``admin reindex --check``) finds the record, and ``reindex`` of the text index (``admin
+    reindex --text-only``) writes its right terms."""
+    from common.text import index
+
+    def title_and_text(record: dict) -> tuple[str, str]:
+        return record["title"], record["text"]
+
+    put(collection, "right", "Hatchery report", "Chicks at hatcheries.")
+    stem = index.stem
+    monkeypatch.setattr(index, "stem", lambda w: "enrich" if w == "hatcheries" else stem(w))
+    put(collection, "wrong", "Visit notes", "We visited two hatcheries.")
+    monkeypatch.undo()
+    assert ids(collection, "hatcheries") == ["right"]
+    assert retrieval.stale_terms(collection, title_and_text) == (2, ["wrong"])
+    retrieval.reindex(collection, title_and_text, embed=False)
+    assert retrieval.stale_terms(collection, title_and_text) == (2, [])
+    assert sorted(ids(collection, "hatcheries")) == ["right", "wrong"]
+    assert ids(collection, "enrich") == []
+
+
 def test_writes_are_split_into_batches_firestore_accepts(collection, monkeypatch):
     """A batch of full heads can pass gRPC's 4 MiB message limit: writes are committed in
     batches of at most BATCH_BYTES (here tiny, so every write is its own batch)."""
