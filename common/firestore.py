@@ -21,7 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.config import get_settings
-from common.errors import BackendUnavailable, Overloaded
+from common.errors import BackendUnavailable, Conflict, Overloaded
 
 if TYPE_CHECKING:
     from google.cloud.firestore import Client
