@@ -576,7 +576,7 @@ def test_a_profile_whose_client_left_before_it_gives_the_persons_place_back(
     """Issue 43: the place was kept once the stream had produced a finding, whoever read it.
     Here the client hangs up after the opening line; the server writes the sources and a
     finding into the closed connection (TCP takes them) and comes back for more: no profile
-    was delivered, so none is billed and the person's day keeps its place (decision 0066)."""
+    was delivered, so none is billed and the person's day gets its place back (decision 0066)."""
     settings_env(OSINT_SUBJECT_DAILY_LIMIT="1")
     consumer, auth = alice
     with Connection() as connection:
