@@ -102,3 +102,41 @@ def streamed_events(response: Any) -> list[dict[str, Any]]:
         assert event.get("type") in models, f"{route.operation_id}: unknown event {event}"
         models[event["type"]].model_validate(event)  # raises on a field the model lacks
     return found
+
+
+class Connection:
+    """A request's connection as the server sees it, for the in-process app: a real socket
+    pair whose server end is ``gunicorn.socket`` in the WSGI environ (where gunicorn puts the
+    client's connection, and where the pipeline looks to tell a client still there from one
+    gone, decision 0066). ``hang_up()`` closes the client's end, as a client that leaves does;
+    what the server writes after that is, as over TCP, accepted without an error."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.server, self.client = socket.socketpair()
+
+    @property
+    def environ(self) -> dict[str, Any]:
+        return {"gunicorn.socket": self.server}
+
+    def hang_up(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.client.close()
+        self.server.close()
+
+
+def read_until(response: Any, seen: Any) -> Any:
+    """The chunks of a streamed in-process answer (``buffered=False``), as a client reads
+    them, up to the first for which ``seen(chunk)`` is true; returns the chunk iterator, so
+    that the server's side can be driven on (the server writes each chunk it is given)."""
+    chunks = iter(response.response)
+    for chunk in chunks:
+        if seen(chunk.decode()):
+            break
+    return chunks

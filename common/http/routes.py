@@ -194,18 +194,28 @@ class Call(Generic[Body, Query, Path, Caller]):
     billed_by_job: bool = False
     # The request's body as received, for a route that parses it itself (``Route.raw_body``).
     raw: bytes = b""
+    # Run once, when the call is settled (decision 0066), with whether it delivered what it is
+    # priced for to the client: e.g. a person's place in her day kept, or given back.
+    settled_hooks: list[Callable[[bool], None]] = field(default_factory=list)
+
+    def when_settled(self, hook: Callable[[bool], None]) -> None:
+        """Run ``hook(delivered)`` once the call is settled, however it ends (delivered,
+        not delivered, failed, the client gone)."""
+        self.settled_hooks.append(hook)
 
 
 @dataclass
 class Streamed:
     """A handler's streamed answer (server-sent events, NDJSON): chunks sent as produced.
 
-    A priced stream is billed once it has delivered what it is priced for (decision 0039):
-    the producer sets ``delivered`` when it produces the chunk that carries it (the first
-    research item, the first finding, a draft's first words, a whole chat reply), and the
-    call is settled as soon as the server has taken that chunk -- exactly once, whether or not
-    the client stays to the end. A stream that never delivers (nothing found, an ``error``
-    event, a client gone before) is not billed. ``failed``: the producer sent an error event.
+    A priced stream is billed once what it is priced for has been written to the client
+    (decisions 0039, 0066): the producer sets ``delivered`` when it produces the chunk that
+    carries it (the first research item, the first finding, a draft's first words, the last
+    chunk of a whole chat reply; never an opening or metadata line), and the call is settled
+    once that chunk is written -- the server came back for the next chunk, or the stream
+    ended, with the client still connected -- exactly once, whether or not the client stays to
+    the end. A stream that never delivers (nothing found, an ``error`` event, a client gone
+    before) is not billed. ``failed``: the producer sent an error event.
     """
 
     chunks: Iterable[str]

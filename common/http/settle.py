@@ -1,24 +1,35 @@
-"""Running a handler and settling what the call owes, in one place.
+"""Running a handler and settling what the call owes, in one place (decisions 0039, 0066).
 
-A call is settled once its answer is known: a priced route that delivered (a 2xx answer the
-handler did not mark ``billed = False``; a stream once it delivered what it is priced for,
-``Streamed.delivered``) records one
-usage line (``common.http.metering``), and a call that came with an Idempotency-Key keeps the
-answer under the key or, when nothing was delivered (an error, a failed or abandoned stream),
-releases the key so that a retry runs again (``common.http.idempotency``, decision 0017).
+The rule, for every answer (JSON, NDJSON, server-sent events, an MCP result): a call is billed
+once what it is priced for has been **written to the client**, and only then is its
+Idempotency-Key kept and a person's place in her day kept (``Call.when_settled``); an answer
+that was not (an error, a client gone before, a stream that never delivered) is not billed,
+is noted as answered free when it was answered, and gives its key and places back.
+
+Written: the server came back for the next chunk after writing it, or the answer ended after
+it, and the client was still connected then (``common.http.connection``: TCP takes one write
+after the client has gone without an error). What a chunk delivers is the handler's word: a
+whole answer delivers with its body (``Call.billed`` says whether it is billed), a stream with
+the chunk produced while ``Streamed.delivered`` was set.
+
+A call run by another call's handler (an MCP tool call, run by the ``/mcp`` route's handler
+through ``common.http.pipeline.perform``) is read by that handler, not by the client: it is
+carried by the answer of the call that ran it, and settled when that answer is written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flask import Response
+from flask import Response, has_request_context, request
 
 from common import logging as log
+from common.http.connection import probe
 from common.http.responses import render
 from common.http.routes import CALLER_AUTHS, Call, Route, Streamed
 
@@ -28,55 +39,124 @@ if TYPE_CHECKING:
 
 logger = log.get_logger("ars.http")
 
+# The call whose handler is running: a call performed meanwhile is carried by its answer.
+_running: ContextVar[Settlement | None] = ContextVar("running_call", default=None)
+
+
+def _connected() -> bool:
+    return True
+
 
 @dataclass
 class Settlement:
-    """What one call owes: its usage record and its Idempotency-Key's reservation."""
+    """What one call owes (its usage record, its Idempotency-Key, its hooks), settled once."""
 
     route: Route
     call: Call[Any, Any, Any, Any]
     reservation: Reservation | None = None
+    carrier: Settlement | None = None  # the call whose answer carries this one's
+    connected: Callable[[], bool] = _connected  # whether the client is still there
+    carried: list[Settlement] = field(default_factory=list)
+    ready: bool = False  # carried: its reader took what it is priced for
+    kept: tuple[int, dict[str, str], bytes] | None = None  # a whole answer, for the key
     settled: bool = False
 
+    def __post_init__(self) -> None:
+        if self.carrier is not None:
+            self.carrier.carried.append(self)
+
+    @property
+    def at_stake(self) -> bool:
+        """Whether anything waits on the answer being written (else it is settled at once)."""
+        return bool(self.route.price or self.reservation or self.call.settled_hooks or self.carried)
+
     def answered(self, response: Response) -> None:
-        """A whole (not streamed) 2xx answer is ready: bill it, then keep it under the key.
-        A failure to bill raises, so the caller sees a 502 and the key is released."""
-        self._bill()
+        """A whole 2xx answer is handed over. The server writes it in one piece at once, so it
+        is delivered if the client is still there (a failure to bill raises: the caller gets a
+        502 instead, and the key is released); a carried one waits for its carrier."""
         if self.reservation is not None:
             from common.http import idempotency
 
             headers = {**self.call.response_headers, **idempotency.kept_headers(response.headers)}
             body = _without(response.get_data(), self.route.secret_fields)
-            self.reservation.complete(response.status_code, headers, body)
+            self.kept = (response.status_code, headers, body)
+        if self.carrier is None and not self.at_stake:
+            self.settled = True  # nothing waits on it
+        else:
+            self.taken(strict=True)
 
-    def stream_delivered(self) -> None:
-        """The server took the chunk that delivers what the stream is priced for: bill it
-        (the answer is out, so a failure to bill is logged for reconciliation, not raised)
-        and mark the key used, so a retry with it does not run and bill again. Once."""
+    def taken(self, *, strict: bool = False) -> None:
+        """Whoever reads the answer took the part that delivers: the client (then the call is
+        delivered if it is still connected), or the handler of the carrying call (then it is
+        ready, and settled with the carrying answer). ``strict``: a failure to bill raises."""
+        if self.carrier is not None:
+            self.ready = True
+        elif self.connected():
+            self.delivered(strict=strict)
+        else:
+            self.undelivered()
+
+    def left(self) -> None:
+        """The reader stopped (the answer ended, failed or was closed): what has not been
+        delivered by now is not. A carried call waits for its carrier."""
+        if self.carrier is None:
+            self.undelivered()
+
+    def delivered(self, *, strict: bool = False) -> None:
+        """Written to the client: bill it, keep its key used, then its hooks and the calls it
+        carried. Once. A failure to bill raises when ``strict`` (a whole answer not yet sent:
+        the caller gets a 502 instead), else it is logged for reconciliation (the answer is
+        out)."""
         if self.settled:
             return
         self.settled = True
         try:
             self._bill()
         except Exception:
+            if strict:
+                raise
             logger.exception(
-                "usage record of a delivered stream was not stored",
+                "usage record of a delivered answer was not stored",
                 extra={"operation": self.route.price, "requestId": self.call.request_id},
             )
         if self.reservation is not None:
-            self.reservation.complete_stream()
+            if self.kept is not None:
+                self.reservation.complete(*self.kept)
+            else:
+                self.reservation.complete_stream()  # streams are not replayed
+        self._conclude(True)
+        for carried in self.carried:
+            if carried.ready:
+                carried.delivered()
+            else:
+                carried.undelivered()
 
-    def release(self) -> None:
-        """Nothing was delivered (an error, a failed, broken or abandoned stream): the key is
-        free again. A no-op once the call was settled."""
+    def undelivered(self) -> None:
+        """Answered but not delivered (a client gone, a stream that delivered nothing): not
+        billed, noted as answered free; the key is free again. Once."""
+        if self.settled:
+            return
+        self.settled = True
+        self._note_unbilled()
+        self.fail()
+
+    def fail(self) -> None:
+        """Nothing answered (an error) or nothing delivered: the key is free again, so a retry
+        runs again, and the hooks and carried calls hear that nothing was delivered."""
+        self.settled = True
         if self.reservation is not None:
-            self.reservation.release()
+            self.reservation.release()  # a no-op once completed
+        self._conclude(False)
+        for carried in self.carried:
+            carried.undelivered()
 
-    def stream_undelivered(self) -> None:
-        """A stream that ended, failed or was left before it delivered: not billed, noted."""
-        if not self.settled:
-            self.settled = True
-            self._note_unbilled()
+    def _conclude(self, delivered: bool) -> None:
+        hooks, self.call.settled_hooks = self.call.settled_hooks, []
+        for hook in hooks:
+            try:
+                hook(delivered)
+            except Exception:
+                logger.exception("a settled call's hook failed", extra={"delivered": delivered})
 
     def _bill(self) -> None:
         """One usage record when the call delivered, else the note that it was answered free."""
@@ -92,7 +172,8 @@ class Settlement:
 
     def _note_unbilled(self) -> None:
         """A priced request answered without a charge (a search with no result, small talk, a
-        stream that delivered nothing): noted for the usage API; a failure is only logged."""
+        stream that delivered nothing, a client gone before the answer): noted for the usage
+        API; a failure is only logged."""
         principal, operation = self.call.principal, self.route.price
         if not operation or self.call.billed_by_job:
             return
@@ -109,13 +190,18 @@ class Settlement:
 def run(
     route: Route, call: Call[Any, Any, Any, Any], target: tuple[str, str, bytes], raw: bytes
 ) -> Response:
-    """The handler's answer, the call settled; a keyed POST/PATCH runs at most once per key
-    (the first answer replayed, 409 while it runs, 422 for another request with the key).
-    ``target`` (method, path, query string) and ``raw`` (the body) are what makes two
-    requests with one key the same request; the key is ``call.headers``'."""
+    """The handler's answer, the call settled once it is written (or carried by the running
+    call's answer); a keyed POST/PATCH runs at most once per key (the first answer replayed,
+    409 while it runs, 422 for another request with the key). ``target`` (method, path, query
+    string) and ``raw`` (the body) are what makes two requests with one key the same request;
+    the key is ``call.headers``'."""
+    carrier = _running.get()
+    connected = _connected
+    if carrier is None and has_request_context():
+        connected = probe(request.environ)
     key = _idempotency_key(route, call.headers)
     if key is None:
-        return _execute(Settlement(route, call))
+        return _execute(Settlement(route, call, None, carrier, connected))
     from common.http import idempotency
 
     request_hash = idempotency.fingerprint(*target, raw)
@@ -125,24 +211,26 @@ def run(
         response.headers[idempotency.REPLAYED_HEADER] = "true"
         return response
     call.request_id = began.request_id  # billed once per key, even if run again after a crash
-    settlement = Settlement(route, call, began)
-    try:
-        return _execute(settlement)
-    except BaseException:
-        settlement.release()  # an error changed nothing and is not billed: a retry runs again
-        raise
+    return _execute(Settlement(route, call, began, carrier, connected))
 
 
 def _execute(settlement: Settlement) -> Response:
-    """Handler -> answer -> settlement (a stream settles when it ends)."""
+    """Handler -> answer; the call is settled as its answer is written."""
     route, call = settlement.route, settlement.call
-    result = route.handler(call)
-    if isinstance(result, Streamed):
-        result.chunks = _streamed(result.chunks, result, settlement)
-        return render(route.status, result)
-    response = render(route.status, result)  # only a 2xx answer reaches this line
-    settlement.answered(response)
-    return response
+    running = _running.set(settlement)
+    try:
+        result = route.handler(call)
+        if isinstance(result, Streamed):
+            result.chunks = _streamed(result.chunks, result, settlement)
+            return render(route.status, result)
+        response = render(route.status, result)  # only a 2xx answer reaches this line
+        settlement.answered(response)
+        return response
+    except BaseException:
+        settlement.fail()  # an error changed nothing and is not billed: a retry runs again
+        raise
+    finally:
+        _running.reset(running)
 
 
 def _idempotency_key(route: Route, headers: HeaderMap) -> str | None:
@@ -155,10 +243,11 @@ def _idempotency_key(route: Route, headers: HeaderMap) -> str | None:
 
 
 def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -> Iterator[str]:
-    """The stream's chunks, produced with the request's log context; the call is settled when
-    the server comes back for the chunk after the one that delivered (it has taken that one),
-    or at the end. Streams are not replayed: a delivered stream marks its key used; one that
-    never delivered (nothing found, failed, abandoned before) is not billed and releases it."""
+    """The stream's chunks, produced with the request's log context. The chunk produced
+    while ``stream.delivered`` was set delivers: the call is settled when the reader comes
+    back for the next chunk (it has taken that one), or at the end; a stream that ends
+    without it (nothing found, failed, abandoned before) is not billed. Streams are not
+    replayed: a delivered stream marks its key used; one that did not releases it."""
     call = settlement.call
     tokens = [
         (log.correlation_id_var, log.correlation_id_var.set(call.correlation_id)),
@@ -171,10 +260,10 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
         for chunk in chunks:
             delivering = stream.delivered
             yield chunk
-            if delivering:  # the server took the chunk that delivers
-                settlement.stream_delivered()
+            if delivering:  # the reader took the chunk that delivers
+                settlement.taken()
         if stream.delivered and not stream.failed:
-            settlement.stream_delivered()
+            settlement.taken()
         logger.info(
             "stream ended", extra={"route": settlement.route.operation_id, "failed": stream.failed}
         )
@@ -184,8 +273,7 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
-        settlement.stream_undelivered()  # a no-op once the stream was settled
-        settlement.release()  # a no-op once the stream was settled
+        settlement.left()  # a no-op once the stream was settled
         for var, token in reversed(tokens):
             # closed from another context than the first chunk's: the values set there went
             # with it, and there is nothing left to restore

@@ -2,12 +2,13 @@
 UTC day, by all consumers together, so that the service cannot be used to watch someone.
 
 What counts is a profile that was delivered, not a request: ``admit`` reserves a place for the
-request (refusing it past the limit) and ``Reservation.release`` gives the place back when the
-profile delivered nothing -- the client went away before the findings, the profile failed, or it
-found nothing about the person -- so abandoned requests cannot use up a person's day and block
-legitimate research at no cost (decision 0037). A refused request takes no place either. A
-request that dies between its admission and the first line of its stream (a crash, a client gone
-before the response began) keeps its place: the error is on the side of the person profiled.
+request (refusing it past the limit) and ``Reservation.release`` gives the place back unless the
+profile was delivered to the client, as the request pipeline settles it (its first finding
+written to the client, decisions 0037 and 0066) -- the client went away before the findings,
+the profile failed, or it found nothing about the person -- so abandoned requests cannot use up
+a person's day and block legitimate research at no cost. A refused request takes no place
+either. A process that dies between the admission and the settlement keeps its place: the
+error is on the side of the person profiled.
 
 A name is counted under every pair of its canonical tokens (``names.pair_keys``): "Dana
 Whitfield", "Dana J. Whitfield" and "Dana Whitfield Said" all count against the pair "dana

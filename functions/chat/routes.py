@@ -59,6 +59,7 @@ def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
         return stream
     call.response_headers[ENGINE_HEADER] = reply.engine
     text = "".join(reply.pieces)
+    call.billed = reply.helped and bool(text.strip())  # a reply the screen emptied is free
     return MessageResponse(
         response=text, intent=reply.intent, sources=sources, citations=_citations(reply, text)
     )
@@ -86,8 +87,10 @@ def _sse(
         stream.failed = True
         yield sse(ChatError(code=exc.code, status=exc.status, detail=exc.detail))
         return
-    stream.delivered = True  # the whole reply (billed if it did its work; decision 0039)
     text = "".join(sent)
+    # The last chunk of the whole reply delivers (billed if it did its work, decision 0039),
+    # once written (0066); a reply the personal-data screen emptied delivers nothing.
+    stream.delivered = bool(text.strip())
     done = ChatDone(
         intent=reply.intent, response=text, sources=sources, citations=_citations(reply, text)
     )

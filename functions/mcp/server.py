@@ -3,8 +3,10 @@ run through its route's own pipeline steps (``common.http.perform``). No Flask h
 
 A tool call is its route's call: the same validation, capacity, Idempotency-Key (the header
 of the ``POST /mcp`` that carries a ``tools/call``), handler, guardrails and billing, exactly
-once. What the route refuses (bad arguments, an opted-out subject, a busy instance, a backend
-down) is a tool result with ``isError``, which the route did not bill; a bug is a 500.
+once, when the result has been written to the client (the pipeline settles the tool call with
+the ``/mcp`` answer that carries it, decision 0066). What the route refuses (bad arguments,
+an opted-out subject, a busy instance, a backend down) is a tool result with ``isError``,
+which the route did not bill; a bug is a 500.
 """
 
 from __future__ import annotations
@@ -127,7 +129,9 @@ def _call_tool(
     meta = params.get(protocol.META)
     token = meta.get("progressToken") if isinstance(meta, dict) else None
     if isinstance(token, int | str) and SSE in call.headers.get("Accept", ""):
-        return Streamed(_with_progress(message.id, modern, offered, response, token), SSE)
+        stream = Streamed([], SSE)
+        stream.chunks = _with_progress(message.id, modern, offered, response, token, stream)
+        return stream
     report = _Report(offered)
     try:
         for event in _events(response):
@@ -143,15 +147,18 @@ def _with_progress(
     offered: tools.Offered,
     response: Response,
     token: int | str,
+    stream: Streamed,
 ) -> Iterator[str]:
     """A streamed tool's events as progress notifications, then its result: the client sees
-    the work move (each source read, each finding) while it runs."""
+    the work move (each source read, each finding) while it runs. The tool call is settled
+    when the result is written, not when its route's first item is read (decision 0066)."""
     report = _Report(offered)
     try:
         for done, event in enumerate(_events(response), start=1):
             report.add(event)
             progress = {"progressToken": token, "progress": done, "message": _label(event)}
             yield protocol.sse_event(protocol.notification("notifications/progress", progress))
+        stream.delivered = True  # the result: what the call is for
         yield protocol.sse_event(protocol.result(ident, _stamped(report.outcome(), modern)))
     finally:
         response.close()  # a client gone: the route's stream ends and settles now

@@ -26,7 +26,7 @@ def person_profile(call: Call[PersonProfileRequest]) -> Streamed:
 
     # Refusals (opt-out 403, subject limit 429) are raised here, before the stream starts.
     stream.chunks = ndjson(
-        profile(call.body, call.principal.consumer_id, call.request_id, failed),
+        profile(call.body, call.principal.consumer_id, call.request_id, failed, call.when_settled),
         stream,
         delivers=(FindingEvent,),  # a profile is billed once it has a finding (decision 0039)
     )

@@ -15,7 +15,8 @@ cannot be tied to the subject (a namesake) is left out and counted with its reas
 
 A company profile of a name that is a person's is refused (422 ``not_an_organization``), and a
 company name that is an opted-out person's is refused like their person profile (decision
-0037). A person's place in their day's limit is given back when the profile delivered nothing.
+0037). A person's place in their day's limit is kept only by a profile delivered to the client
+(decision 0066): one that failed, found nothing or whose client left is given back.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -72,10 +74,12 @@ def person_profile(
     consumer_id: str,
     request_id: str,
     on_failure: Callable[[], None],
+    when_settled: Callable[[Callable[[bool], None]], None],
 ) -> Iterator[Event]:
     """Check the opt-out list and reserve a place in the subject's day (raising before any
-    byte is sent), record the request, and return the stream's events. The place is given back
-    when the profile delivers no finding."""
+    byte is sent), record the request, and return the stream's events. The place is kept only
+    if the request delivers its profile to the client, as the pipeline settles it
+    (``when_settled``, ``Call.when_settled``; decision 0066), and given back otherwise."""
     first, last = _clean(request.firstName) or "", _clean(request.lastName) or ""
     shown = {
         "firstName": first,
@@ -96,11 +100,8 @@ def person_profile(
     except SubjectRateLimited:
         record.refuse("refused_rate_limited")
         raise
-    try:
-        record.begin()
-    except BaseException:
-        reservation.release()
-        raise
+    when_settled(partial(_give_back, reservation))  # also if what follows raises
+    record.begin()
     company = _clean(request.companyName)
     own_name = set(names.canonical(f"{first} {last}"))
     subject = Subject(
@@ -110,7 +111,7 @@ def person_profile(
         companies=_context(company, not_in=own_name),
         extra_tokens=_domain_tokens(request.companyDomain, not_in=own_name),
     )
-    run = _Run(subject, record, report.PERSON_SECTIONS, on_failure, reservation)
+    run = _Run(subject, record, report.PERSON_SECTIONS, on_failure)
     return run.stream(_person_sources(run, company))
 
 
@@ -315,19 +316,17 @@ class _Run:
     record: _Audit
     sections: tuple[str, ...]
     on_failure: Callable[[], None]
-    reservation: limits.Reservation | None = None
     findings: list[Finding] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
     left_out: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-    delivered: bool = False
     _seen_claims: set[str] = field(default_factory=set)
     _seen_urls: set[str] = field(default_factory=set)
     _known: tuple[Subject, privacy.Known] | None = None
 
     def stream(self, consulted: Iterator[Consulted]) -> Iterator[Event]:
         """The events (``PROFILE_EVENTS``); the audit entry is completed however the stream
-        ends, and the subject's place is given back when no finding was delivered."""
+        ends."""
         outcome = "abandoned"
         try:
             yield ProfileBegin(profile=self.subject.kind, subject=self.record.subject)
@@ -349,7 +348,6 @@ class _Run:
             kept = self._ordered()
             for finding in kept:
                 yield finding.event()
-                self.delivered = True  # resumed after the line: the client took it
             yield Report(markdown=self.markdown(kept))
             outcome = "completed"
             yield ProfileEnd(
@@ -473,11 +471,6 @@ class _Run:
     def _finish(self, outcome: str) -> None:
         dropped = sum(self.dropped.values())
         left_out = sum(self.left_out.values())
-        if self.reservation is not None and not self.delivered:
-            try:
-                self.reservation.release()  # nothing was delivered: the day's place is free
-            except Exception:
-                logger.exception("osint subject place not given back")
         logger.info(
             "osint profile",
             extra={
@@ -487,7 +480,6 @@ class _Run:
                 "findings": len(self.findings),
                 "claimsDropped": dropped,
                 "sourcesLeftOut": left_out,
-                "delivered": self.delivered,
             },
         )
         if self.record.entry_id is None:
@@ -503,6 +495,12 @@ class _Run:
             )
         except Exception:  # the stream is out: the audit entry stays "started", and is logged
             logger.exception("osint audit entry not completed", extra={"outcome": outcome})
+
+
+def _give_back(reservation: limits.Reservation, delivered: bool) -> None:
+    """A person's place in her day is taken only by a profile delivered to the client."""
+    if not delivered:
+        reservation.release()
 
 
 class _NoNews(Exception):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.fakes.openai_server import reply, status, stream
-from tests.helpers import bearer, new_consumer
+from tests.helpers import Connection, bearer, client, new_consumer, read_until
 from tests.helpers import chat_post as post
 
 pytestmark = pytest.mark.emulator
@@ -216,6 +216,71 @@ def test_a_completed_stream_is_billed_once(fake, alice):
         accept="text/event-stream",
     ).get_data()
     assert usage_operations() == ["chat.message"]
+
+
+def unbilled_operations() -> list[str]:
+    from common.firestore import USAGE_UNBILLED, get_db
+
+    return [d.to_dict()["operation"] for d in get_db().collection(USAGE_UNBILLED).stream()]
+
+
+QUESTION = {"message": "What makes a pressure campaign work?"}
+SSE_HEADERS = {"Accept": "text/event-stream"}
+
+
+def test_a_streamed_reply_left_after_its_first_words_is_not_billed(fake, alice):
+    """Issue 43: a client that read the first words and hung up was billed $0.25. The server
+    goes on writing the reply into the closed connection (TCP takes it without an error) to
+    its end: the client never had it whole (decision 0066)."""
+    fake.script(stream(["Pressure works. ", "Name a target. ", "Ask for one thing."]))
+    with Connection() as connection:
+        answer = client().post(
+            "/v1/chat/message",
+            json=QUESTION,
+            headers={**alice, **SSE_HEADERS},
+            buffered=False,
+            environ_overrides=connection.environ,
+        )
+        chunks = read_until(answer, lambda chunk: chunk.startswith("event: delta"))
+        connection.hang_up()
+        rest = b"".join(chunks)  # every write accepted, the stream ends
+        assert b"event: done" in rest
+        answer.close()
+    assert usage_operations() == []
+    assert unbilled_operations() == ["chat.message"]
+
+
+def test_a_streamed_reply_read_whole_on_a_connection_is_billed_once(fake, alice):
+    fake.script(stream(["Pressure works. ", "Name a target."]))
+    with Connection() as connection:
+        answer = client().post(
+            "/v1/chat/message",
+            json=QUESTION,
+            headers={**alice, **SSE_HEADERS},
+            environ_overrides=connection.environ,
+        )
+        assert "event: done" in answer.get_data(as_text=True)
+    assert usage_operations() == ["chat.message"]
+
+
+PERSONAL = [  # every sentence personal data the screen drops
+    "She lives on Mill Lane in Otley with her husband. ",
+    "Her email is dana.whitfield at gmail.com.",
+]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_reply_the_screen_emptied_is_not_billed(fake, alice, streamed):
+    """Issue 43: a provider reply whose every sentence the personal-data screen dropped was
+    billed: it delivers nothing."""
+    fake.script(stream(PERSONAL) if streamed else reply("".join(PERSONAL)))
+    answer = post("message", QUESTION, alice, accept="text/event-stream" if streamed else None)
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
+    for planted in ("Mill", "Otley", "husband", "gmail"):
+        assert planted not in text
+    assert usage_operations() == []
+    assert unbilled_operations() == ["chat.message"]
 
 
 def test_a_provider_failing_before_the_stream_is_a_502_and_free(fake, alice):

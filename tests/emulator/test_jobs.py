@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from common.firestore import TASKS, USAGE, get_db, where_eq
+from common.firestore import TASKS, USAGE, USAGE_UNBILLED, get_db, where_eq
 from common.tasks import inline_queue
-from tests.helpers import bearer, client, streamed_events
+from tests.helpers import Connection, bearer, client, read_until, streamed_events
 
 pytestmark = pytest.mark.emulator
 GUIDANCE = "/v1/legal/guidance"
 SITUATION = "We plan a protest outside a poultry farm and want to film the sheds from the road."
 
 
-def usage_count(consumer_id: str, operation: str) -> int:
+def usage_count(consumer_id: str, operation: str, collection: str = USAGE) -> int:
     query = (
         get_db()
-        .collection(USAGE)
+        .collection(collection)
         .where(filter=where_eq("consumer_id", consumer_id))
         .where(filter=where_eq("operation", operation))
     )
@@ -166,6 +166,42 @@ def test_a_stream_is_billed_once_it_delivered_its_first_item_whoever_hangs_up(al
     after = client().post("/v1/research/topics", json=body, headers=auth, buffered=False)
     _cut_after(after, "item")
     assert usage_count(consumer["id"], "research.topics") == 1
+
+
+def test_a_stream_left_after_its_opening_line_is_not_billed_though_tcp_took_an_item(alice, feeds):
+    """Issue 43: a client that reads the opening line and hangs up was billed $0.25. The
+    server writes the first item into the closed connection (TCP accepts one write after the
+    client has gone, without an error) and comes back for the next chunk: that is not the
+    client having the item (decision 0066)."""
+    consumer, auth = alice
+    body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}
+    with Connection() as connection:
+        answer = client().post(
+            "/v1/research/topics",
+            json=body,
+            headers=auth,
+            buffered=False,
+            environ_overrides=connection.environ,
+        )
+        chunks = read_until(answer, lambda line: '"begin"' in line)
+        connection.hang_up()
+        assert b'"item"' in next(chunks)  # the server writes the first item: no error
+        next(chunks)  # and comes back for the next chunk
+        answer.close()  # its next write fails: the server closes the stream
+    assert usage_count(consumer["id"], "research.topics") == 0
+    assert usage_count(consumer["id"], "research.topics", USAGE_UNBILLED) == 1
+
+
+def test_a_stream_read_to_its_end_on_a_connection_is_billed_once(alice, feeds):
+    consumer, auth = alice
+    body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}
+    with Connection() as connection:
+        answer = client().post(
+            "/v1/research/topics", json=body, headers=auth, environ_overrides=connection.environ
+        )
+        assert [e["type"] for e in events(answer)][-1] == "end"
+    assert usage_count(consumer["id"], "research.topics") == 1
+    assert usage_count(consumer["id"], "research.topics", USAGE_UNBILLED) == 0
 
 
 def test_the_summary_event_says_what_the_items_show(alice, feeds):

@@ -11,9 +11,9 @@ import json
 import pytest
 
 from common.config import get_settings
-from common.firestore import USAGE, get_db, where_eq
+from common.firestore import USAGE, USAGE_UNBILLED, get_db, where_eq
 from tests.emulator.test_search import campaigns, offline  # noqa: F401 - fixtures
-from tests.helpers import client
+from tests.helpers import Connection, client, read_until
 
 MODERN = "2026-07-28"
 META = {
@@ -25,12 +25,15 @@ ACCEPT = "application/json, text/event-stream"
 MAX_ID_CHARS = 200  # functions.mcp.protocol.MAX_ID_CHARS
 
 
-def rpc(auth, method, params=None, *, ident=1, headers=None, raw=None):
+def rpc(auth, method, params=None, *, ident=1, headers=None, raw=None, **options):
+    """One JSON-RPC message to /mcp; ``options`` go to the test client (``buffered``,
+    ``environ_overrides``)."""
     body = {"jsonrpc": "2.0", "method": method, **({"id": ident} if ident is not None else {})}
     if params is not None:
         body["params"] = params
     sent = {"Accept": ACCEPT, "Content-Type": "application/json", **auth, **(headers or {})}
-    return client().post("/mcp", data=raw if raw is not None else json.dumps(body), headers=sent)
+    data = raw if raw is not None else json.dumps(body)
+    return client().post("/mcp", data=data, headers=sent, **options)
 
 
 def modern(auth, method, params=None, *, name=None, headers=None, ident=1):
@@ -40,8 +43,8 @@ def modern(auth, method, params=None, *, name=None, headers=None, ident=1):
     return rpc(auth, method, {**(params or {}), "_meta": META}, headers=sent, ident=ident)
 
 
-def usage_of(consumer) -> list[str]:
-    query = get_db().collection(USAGE).where(filter=where_eq("consumer_id", consumer["id"]))
+def usage_of(consumer, collection: str = USAGE) -> list[str]:
+    query = get_db().collection(collection).where(filter=where_eq("consumer_id", consumer["id"]))
     return [u.get("operation") for u in query.stream()]
 
 
@@ -400,6 +403,41 @@ def test_a_streamed_tool_returns_its_report_and_progress_when_asked(alice, feeds
     assert report["summary"]["text"]
     assert report["end"]
     assert usage_of(consumer) == ["research.topics"]
+
+
+RESEARCH = {"name": "research_news", "arguments": {"topics": ["cage-free"], "limit": 3}}
+
+
+def test_a_tool_call_whose_client_left_at_once_is_not_billed(alice, feeds):
+    """Issue 43: a research_news call whose client closed at once was billed (the server read
+    the route's first item); the same REST call was not. The result is written into a closed
+    connection (TCP takes it): not delivered, not billed (decision 0066)."""
+    consumer, auth = alice
+    with Connection() as connection:
+        connection.hang_up()  # before the tool has run
+        answered = rpc(auth, "tools/call", RESEARCH, environ_overrides=connection.environ)
+        assert answered.status_code == 200  # the server writes it, to no one
+    assert usage_of(consumer) == []
+    assert usage_of(consumer, USAGE_UNBILLED) == ["research.topics"]
+
+
+def test_a_tool_call_left_during_its_progress_is_not_billed_and_one_read_whole_is(alice, feeds):
+    consumer, auth = alice
+    params = {**RESEARCH, "_meta": {"progressToken": "p1"}}
+    with Connection() as connection:
+        answered = rpc(
+            auth, "tools/call", params, buffered=False, environ_overrides=connection.environ
+        )
+        chunks = read_until(answered, lambda chunk: "notifications/progress" in chunk)
+        connection.hang_up()
+        assert b'"result"' in b"".join(chunks)  # every write accepted, to the result
+        answered.close()
+    assert usage_of(consumer) == []
+    with Connection() as connection:
+        whole = rpc(auth, "tools/call", params, environ_overrides=connection.environ)
+        assert '"result"' in whole.get_data(as_text=True)
+    assert usage_of(consumer) == ["research.topics"]
+    assert usage_of(consumer, USAGE_UNBILLED) == ["research.topics"]  # the first one
 
 
 # Tools cheap enough to fuzz: generated arguments from each one's inputSchema (schemathesis's

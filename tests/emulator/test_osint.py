@@ -16,7 +16,7 @@ from common.firestore import OSINT_AUDIT, USAGE, USAGE_UNBILLED, collection, get
 from functions.search.importer import import_records
 from functions.search.tables import TABLES
 from tests.fakes.feed_server import FakeFeedServer
-from tests.helpers import client, streamed_events
+from tests.helpers import Connection, client, read_until, streamed_events
 
 pytestmark = pytest.mark.emulator
 
@@ -592,6 +592,65 @@ def test_an_open_stream_holds_a_slot_until_its_client_goes(alice, bob, osint, se
         assert usage_count(bobs_consumer["id"], "osint.company_profile") == 1
     finally:
         capacity.reset()
+
+
+def test_a_profile_whose_client_left_before_it_gives_the_persons_place_back(
+    alice, osint, settings_env
+):
+    """Issue 43: the place was kept once the stream had produced a finding, whoever read it.
+    Here the client hangs up after the opening line; the server writes the sources and a
+    finding into the closed connection (TCP takes them) and comes back for more: no profile
+    was delivered, so none is billed and the person's day gets its place back (decision 0066)."""
+    settings_env(OSINT_SUBJECT_DAILY_LIMIT="1")
+    consumer, auth = alice
+    with Connection() as connection:
+        answer = client().post(
+            PERSON, json=DANA, headers=auth, buffered=False, environ_overrides=connection.environ
+        )
+        chunks = read_until(answer, lambda line: '"begin"' in line)
+        connection.hang_up()
+        for chunk in chunks:  # every write accepted, up to the first finding
+            if json.loads(chunk)["type"] == "finding":
+                break
+        next(chunks)  # the server comes back for the next chunk
+        answer.close()
+    assert usage_count(consumer["id"], "osint.personal_profile") == 0
+    with Connection() as connection:  # the place is free: a profile read whole is served
+        served = client().post(
+            PERSON, json=DANA, headers=auth, environ_overrides=connection.environ
+        )
+        assert [e["type"] for e in events(served)][-1] == "end"
+    assert usage_count(consumer["id"], "osint.personal_profile") == 1
+    assert client().post(PERSON, json=DANA, headers=auth).status_code == 429  # it took it
+
+
+def test_a_profile_tool_call_whose_client_left_gives_the_place_back(alice, osint, settings_env):
+    """Issue 43: through MCP the server read the findings, so an OSINT tool call whose client
+    had gone used up a place in the person's day."""
+    settings_env(OSINT_SUBJECT_DAILY_LIMIT="1")
+    consumer, auth = alice
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "profile_person", "arguments": DANA},
+    }
+    headers = {**auth, "Accept": "application/json, text/event-stream"}
+    with Connection() as connection:
+        connection.hang_up()  # before the profile
+        left = client().post(
+            "/mcp", json=call, headers=headers, environ_overrides=connection.environ
+        )
+        assert left.get_json()["result"]["structuredContent"]["findings"]  # written, to no one
+    assert usage_count(consumer["id"], "osint.personal_profile") == 0
+    with Connection() as connection:
+        read = client().post(
+            "/mcp", json=call, headers=headers, environ_overrides=connection.environ
+        )
+        assert read.get_json()["result"]["structuredContent"]["findings"]
+    assert usage_count(consumer["id"], "osint.personal_profile") == 1
+    refused = client().post("/mcp", json=call, headers=headers).get_json()["result"]
+    assert "subject_rate_limited" in refused["content"][0]["text"]
 
 
 def test_adding_a_word_to_the_name_does_not_open_a_new_day(alice, osint, settings_env):
