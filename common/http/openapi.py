@@ -110,7 +110,7 @@ def error_statuses(route: Route) -> list[int]:
         statuses |= {408, 413, 415}
     if route.path_params:
         statuses.add(404)
-    if route.capacity:
+    if route.capacity or route.stream:  # a stream takes a slot (decision 0065)
         statuses.add(503)
     if _idempotent(route):
         statuses |= {400, 409, 422}

@@ -224,6 +224,7 @@ EXPECTED = {
         "422",
         "429",
         "502",
+        "503",  # a stream's slot (decision 0065)
     },
     ("post", "/v1/chat/intent"): {
         "200",
@@ -295,13 +296,14 @@ EXPECTED = {
         "422",
         "429",
         "502",
+        "503",  # a stream's slot (decision 0065)
     },
     ("post", "/v1/search"): KEYED_POST | {"503"},  # overloaded (decision 0048)
     ("post", "/v1/search/{table}"): KEYED_POST | {"404", "503"},
     ("post", "/v1/knowledge/search"): KEYED_POST | {"503"},
-    ("post", "/v1/content/generate"): KEYED_POST,
-    ("post", "/v1/osint/personal-profile"): KEYED_POST | {"403"},
-    ("post", "/v1/osint/company-profile"): KEYED_POST | {"403"},
+    ("post", "/v1/content/generate"): KEYED_POST | {"503"},  # a stream's slot (decision 0065)
+    ("post", "/v1/osint/personal-profile"): KEYED_POST | {"403", "503"},
+    ("post", "/v1/osint/company-profile"): KEYED_POST | {"403", "503"},
     ("get", "/v1/osint/audit"): {"200", "400", "401", "429", "502"},
 }
 
