@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -146,14 +146,8 @@ def reindex(
         _set_index_model(collection, REINDEXING + embedder.model_id, embedder.dimension)
     postings.drop(collection)
     total = db.collection(collection).count().get()[0][0].value
-    done, last = 0, None
-    while True:
-        page = db.collection(collection).order_by("__name__").limit(page_size)
-        if last is not None:
-            page = page.start_after(last)
-        docs: list[Any] = retried(partial(_listed, page))
-        if not docs:
-            break
+    done = 0
+    for docs in _pages(collection, page_size):
         records = [public(doc.to_dict() or {}) for doc in docs]
         pairs = [title_and_text(record) for record in records]
         texts = [f"{title}\n{text}" for title, text in pairs]
@@ -178,7 +172,7 @@ def reindex(
             more = extra(record) if extra is not None else {}
             batch.update(doc.reference, {**fields, **more, "content_hash": digest})
         retried(batch.commit)
-        done, last = done + len(docs), docs[-1]
+        done += len(docs)
         if progress is not None:
             progress(done, max(done, int(total)))
     if embed:
@@ -198,22 +192,30 @@ def stale_terms(
     changed; ``reindex`` with ``embed`` False rebuilds the text index."""
     from common import postings
 
-    db = get_db()
-    read, stale, last = 0, list[str](), None
-    while True:
-        page = db.collection(collection).order_by("__name__").limit(page_size)
-        if last is not None:
-            page = page.start_after(last)
-        docs: list[Any] = retried(partial(_listed, page))
-        if not docs:
-            return read, stale
+    read, stale = 0, list[str]()
+    for docs in _pages(collection, page_size):
         for doc in docs:
             data = doc.to_dict() or {}
             title, text = title_and_text(public(data))
             stored = postings.Indexed.stored(data)
             if stored is None or stored.counts != postings.Indexed.of(title, text, "").counts:
                 stale.append(doc.id)
-        read, last = read + len(docs), docs[-1]
+        read += len(docs)
+    return read, stale
+
+
+def _pages(collection: str, page_size: int) -> Iterator[list[Any]]:
+    """Every document of ``collection``, a page at a time, in name order (each read retried)."""
+    db, last = get_db(), None
+    while True:
+        page = db.collection(collection).order_by("__name__").limit(page_size)
+        if last is not None:
+            page = page.start_after(last)
+        docs: list[Any] = retried(partial(_listed, page))
+        if not docs:
+            return
+        yield docs
+        last = docs[-1]
 
 
 def _listed(query: Any) -> list[Any]:

@@ -1,6 +1,6 @@
 """The text pipeline, the personal-data screen and the encoder give the same answer from 16
 threads as from one (issue 43): no process-wide object with per-call state is shared
-unguarded (the audit: docs/decisions/0065-one-answer-from-any-thread.md).
+unguarded (the audit: docs/decisions/0065-one-answer-from-any-thread-and-fair-shares.md).
 
 Each check first forgets what the process cached, so the threads really run the work
 together rather than reading an answer a serial run left behind.
@@ -29,17 +29,20 @@ def _sentences() -> list[str]:
 
 def _together(work: Callable[[T], U], items: Sequence[T], rounds: int = 1) -> list[list[U]]:
     """``work`` of every item, from THREADS threads started at once; each thread does all the
-    items (in its own order, so that threads meet on different items), ``rounds`` times."""
+    items (in its own order, so that threads meet on different items), ``rounds`` times, and
+    gives its answers in the items' order, round after round."""
     start = threading.Barrier(THREADS)
 
     def one(offset: int) -> list[U]:
         start.wait()
-        answers: dict[int, U] = {}
+        answers: list[U] = []
         for _ in range(rounds):
+            answered: dict[int, U] = {}
             for k in range(len(items)):
                 i = (k + offset) % len(items)
-                answers[i] = work(items[i])
-        return [answers[i] for i in range(len(items))]
+                answered[i] = work(items[i])
+            answers += [answered[i] for i in range(len(items))]
+        return answers
 
     with ThreadPoolExecutor(THREADS) as pool:
         return list(pool.map(one, [n * 7 for n in range(THREADS)]))
@@ -52,7 +55,7 @@ def test_stems_from_many_threads_are_the_serial_stems() -> None:
     index.stem.cache_clear()
     # Without the cache every call stems: the stemmer objects themselves are exercised.
     for answers in _together(index.stem.__wrapped__, words, rounds=3):
-        assert answers == serial
+        assert answers == serial * 3
     index.stem.cache_clear()
     for answers in _together(index.stem, words):
         assert answers == serial
@@ -72,7 +75,7 @@ def test_the_screen_from_many_threads_gives_the_serial_verdicts() -> None:
     from common.privacy import screen_many
 
     sentences = [
-        *_sentences()[:8],
+        *[s for s in _sentences() if len(s) < 120][:6],
         "Priya Okafor, the chief executive, missed the AGM.",
         "Her chemotherapy starts next week.",
         "You'll find Jon Whitfield at the Bluebell Café on Mill Lane most mornings.",
@@ -96,7 +99,7 @@ def test_the_encoder_from_many_threads_gives_the_serial_vectors() -> None:
     from common.offline.minilm import get_model
 
     model = get_model()
-    batches = [_sentences()[n : n + 4] for n in range(0, 16, 4)]
+    batches = [_sentences()[n : n + 4] for n in range(0, 8, 4)]
     serial = [np.array(model.embed(batch)) for batch in batches]
     for answers in _together(model.embed, batches):
         for vectors, expected in zip(answers, serial, strict=True):
