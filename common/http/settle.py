@@ -7,8 +7,10 @@ that was not (an error, a client gone before, a stream that never delivered) is 
 is noted as answered free when it was answered, and gives its key and places back.
 
 Written: the server came back for the next chunk after writing it, or the answer ended after
-it, and the client was still connected then (``common.http.connection``: TCP takes one write
-after the client has gone without an error). What a chunk delivers is the handler's word: a
+it, and the client was connected when the chunk was handed to the server
+(``common.http.connection``: TCP takes a write after the client has gone without an error, so
+a client gone before the chunk is told by its closed connection before the write; after it, a
+client that read the chunk and hung up at once looks the same as one gone before). What a chunk delivers is the handler's word: a
 whole answer delivers with its body (``Call.billed`` says whether it is billed), a stream with
 the chunk produced while ``Streamed.delivered`` was set.
 
@@ -85,13 +87,14 @@ class Settlement:
         else:
             self.taken(strict=True)
 
-    def taken(self, *, strict: bool = False) -> None:
+    def taken(self, *, strict: bool = False, connected: bool | None = None) -> None:
         """Whoever reads the answer took the part that delivers: the client (then the call is
-        delivered if it is still connected), or the handler of the carrying call (then it is
-        ready, and settled with the carrying answer). ``strict``: a failure to bill raises."""
+        delivered if the client was connected when it was handed over: ``connected``, else
+        now), or the handler of the carrying call (then it is ready, and settled with the
+        carrying answer). ``strict``: a failure to bill raises."""
         if self.carrier is not None:
             self.ready = True
-        elif self.connected():
+        elif self.connected() if connected is None else connected:
             self.delivered(strict=strict)
         else:
             self.undelivered()
@@ -256,14 +259,20 @@ def _streamed(chunks: Iterable[str], stream: Streamed, settlement: Settlement) -
             log.consumer_id_var.set(getattr(call.principal, "consumer_id", None)),
         ),
     ]
+    # Whether the client was there when the last chunk was handed to the server: asked before
+    # the write, since a client that read the chunk and hung up at once looks, after it, just
+    # like one that had gone before it (TCP takes the write either way).
+    there = True
     try:
         for chunk in chunks:
             delivering = stream.delivered
+            if not settlement.settled:
+                there = settlement.connected()
             yield chunk
             if delivering:  # the reader took the chunk that delivers
-                settlement.taken()
+                settlement.taken(connected=there)
         if stream.delivered and not stream.failed:
-            settlement.taken()
+            settlement.taken(connected=there)
         logger.info(
             "stream ended", extra={"route": settlement.route.operation_id, "failed": stream.failed}
         )

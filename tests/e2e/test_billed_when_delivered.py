@@ -83,3 +83,18 @@ def test_an_mcp_tool_call_whose_client_left_at_once_costs_nothing(server, emulat
     send(server, "/mcp", call, key).close()  # sent, and gone before the result
     line = settled(server, key, "research.topics")
     assert (line["requests"], line["unbilled_requests"]) == (0, 1)
+
+
+def test_a_research_stream_closed_with_its_first_item_in_hand_is_billed(server, emulator):
+    """The other side of the rule: a client that read the first item and hung up at once got
+    what it pays for. After the write its closed connection looks like a client gone before,
+    so the server asks before the write (it used to ask after, and billed nothing here)."""
+    for run in range(3):
+        key = issue_key(emulator, f"item-{run}-{uuid.uuid4().hex[:6]}@example.org")
+        sock = send(server, "/v1/research/topics", RESEARCH, key)
+        received = b""
+        while b'"type": "item"' not in received:
+            received += sock.recv(65536)
+        sock.close()  # the first item in hand
+        line = settled(server, key, "research.topics")
+        assert (line["requests"], line["unbilled_requests"]) == (1, 0)

@@ -192,6 +192,28 @@ def test_a_stream_left_after_its_opening_line_is_not_billed_though_tcp_took_an_i
     assert usage_count(consumer["id"], "research.topics", USAGE_UNBILLED) == 1
 
 
+def test_a_stream_left_with_its_first_item_in_hand_is_billed(alice, feeds):
+    """The other side: a client that read the first item and hung up at once has what it
+    pays for. Once written, its closed connection looks like that of a client gone before the
+    item, so whether the client was there is asked before the write (decision 0066)."""
+    consumer, auth = alice
+    body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}
+    with Connection() as connection:
+        answer = client().post(
+            "/v1/research/topics",
+            json=body,
+            headers=auth,
+            buffered=False,
+            environ_overrides=connection.environ,
+        )
+        chunks = read_until(answer, lambda line: '"item"' in line)
+        connection.hang_up()  # the item read, the client leaves at once
+        next(chunks)  # the server comes back for the next chunk
+        answer.close()
+    assert usage_count(consumer["id"], "research.topics") == 1
+    assert usage_count(consumer["id"], "research.topics", USAGE_UNBILLED) == 0
+
+
 def test_a_stream_read_to_its_end_on_a_connection_is_billed_once(alice, feeds):
     consumer, auth = alice
     body = {"topics": ["cage-free"], "customKeywords": ["hens"], "limit": 5}
