@@ -10,9 +10,10 @@ Written: the server came back for the next chunk after writing it, or the answer
 it, and the client was connected when the chunk was handed to the server
 (``common.http.connection``: TCP takes a write after the client has gone without an error, so
 a client gone before the chunk is told by its closed connection before the write; after it, a
-client that read the chunk and hung up at once looks the same as one gone before). What a chunk delivers is the handler's word: a
-whole answer delivers with its body (``Call.billed`` says whether it is billed), a stream with
-the chunk produced while ``Streamed.delivered`` was set.
+client that read the chunk and hung up at once looks the same as one gone before). What a
+chunk delivers is the handler's word: a whole answer delivers with its body (``Call.billed``
+says whether it is billed), a stream with the chunk produced while ``Streamed.delivered`` was
+set.
 
 A call run by another call's handler (an MCP tool call, run by the ``/mcp`` route's handler
 through ``common.http.pipeline.perform``) is read by that handler, not by the client: it is
