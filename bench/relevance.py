@@ -1,0 +1,255 @@
+"""Relevance at every door, printed as JSON (issue 44): does what the service found answer what
+was asked, and does it say so when nothing does?
+
+THE SETS ARE HELD APART. ``bench/data/relevance_holdout_{search,content,chat}.jsonl`` were
+written by helpers from ``bench/data/relevance.brief.md``, the corpus and the sample records
+alone. Read none of their rows to tune anything; a set measured is spent for evaluation (its
+figures after tuning on it are tuned figures), and the next sets are written from the same
+brief.
+
+Everything runs through the real HTTP pipeline in process (the functions-framework app of
+``main.api``: authentication, validation, metering) on a Firestore emulator of its own, with the
+offline engines, the fixture feeds, and the demo corpus and tables imported as ``make run``
+has them:
+
+- **search**: ``POST /v1/knowledge/search`` (limit 10) or ``POST /v1/search/{table}`` (limit 10,
+  hybrid). Covered requests:
+  - recall@10 and nDCG@10 with the graded labels (2, 1), knowledge judged by document (a
+    passage counts as its document, first appearance);
+  - ``refused``: the share answered with no hit.
+  Requests nothing covers:
+  - ``no_match``: the share answered with no hit (the goal is >= 0.95);
+  - ``top_score_ge_0_5``: the share whose best hit scores 0.5 or more (the goal is 0).
+  Each figure is given by ``kind`` too. ``billed``: the share of requests billed.
+- **content**: ``POST /v1/content/generate`` (a social post).
+  - ``covered_refused``: covered topics answered 422 ``topic_not_covered`` (the goal is
+    <= 0.02);
+  - ``uncovered_drafted``: uncovered topics drafted anyway;
+  - ``drafted_from_relevant``: the share of drafts on covered topics citing a relevant guide.
+- **chat**: ``POST /v1/chat/message``, per ``expect``:
+  - ``billed``: the share billed;
+  - ``cites_relevant``: for answers, the share whose sources include a relevant guide;
+  - ``says_the_figure``: for "number", the share of replies that hold a number the row's
+    ``why`` gives.
+
+Run: ``.venv/bin/python bench/relevance.py [--only search,content,chat]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import emulated  # noqa: E402
+from devtools.emulator import Emulator, free_port  # noqa: E402
+
+DATA = ROOT / "bench" / "data"
+K = 10
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def rows(name: str) -> list[dict[str, Any]]:
+    with (DATA / f"relevance_holdout_{name}.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def ndcg(ranked: list[str], gains: dict[str, int], k: int = K) -> float:
+    """nDCG@k with the graded gains (documents or records not labelled gain 0)."""
+    seen: list[str] = []
+    for item in ranked:
+        if item not in seen:
+            seen.append(item)
+    dcg = sum(gains.get(item, 0) / math.log2(rank + 1) for rank, item in enumerate(seen[:k], 1))
+    ideal = sorted(gains.values(), reverse=True)[:k]
+    best = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal, 1))
+    return dcg / best if best else 0.0
+
+
+def share(values: list[bool]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def mean(values: list[float]) -> float | None:
+    return round(statistics.mean(values), 3) if values else None
+
+
+class Service:
+    """The API in process, with one consumer whose usage tells what was billed."""
+
+    def __init__(self) -> None:
+        import functions_framework
+
+        app = functions_framework.create_app(target="api", source=str(ROOT / "main.py"))
+        self.client = app.test_client()
+        self.auth = {"Authorization": f"Bearer {emulated.api_key('relevance@example.org')}"}
+        self.doc_by_title: dict[str, str] = {}
+        from functions.knowledge.importer import read_documents
+
+        for _, document in read_documents([ROOT / "data" / "knowledge"]):
+            if not isinstance(document, str):
+                self.doc_by_title[document.title] = document.id
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        return self.client.post(path, json=body, headers=self.auth)
+
+    def billed(self, operation: str) -> int:
+        usage = self.client.get("/v1/usage", headers=self.auth).get_json()
+        lines = {line["operation"]: line for line in usage["operations"]}
+        return int(lines.get(operation, {}).get("requests", 0))
+
+    def billed_by(self, operation: str, call: Callable[[], Any]) -> tuple[Any, bool]:
+        before = self.billed(operation)
+        answer = call()
+        return answer, self.billed(operation) > before
+
+
+def search(service: Service) -> dict[str, Any]:
+    by_kind: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for row in rows("search"):
+        knowledge = row["corpus"] == "knowledge"
+        path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
+        operation = "knowledge.search" if knowledge else "search.query"
+        answer, billed = service.billed_by(
+            operation, lambda p=path, q=row["query"]: service.post(p, {"query": q, "limit": K})
+        )
+        hits = answer.get_json().get("data", []) if answer.status_code == 200 else []
+        ranked = [
+            service.doc_by_title.get(h["title"], h["title"]) if knowledge else h["id"] for h in hits
+        ]
+        kind = by_kind[row["kind"]]
+        kind["status_ok"].append(answer.status_code == 200)
+        kind["billed"].append(billed)
+        if row["covered"]:
+            gains = {item: int(grade) for item, grade in row["relevant"].items()}
+            kind["refused"].append(not hits)
+            kind["recall_at_10"].append(len(set(ranked[:K]) & set(gains)) / len(gains))
+            kind["ndcg_at_10"].append(ndcg(ranked, gains))
+        else:
+            kind["no_match"].append(not hits)
+            kind["top_score_ge_0_5"].append(bool(hits) and hits[0]["score"] >= 0.5)
+
+    def summary(groups: list[dict[str, list]]) -> dict[str, Any]:
+        joined: dict[str, list] = defaultdict(list)
+        for group in groups:
+            for name, values in group.items():
+                joined[name] += values
+        out: dict[str, Any] = {"requests": len(joined["billed"])}
+        for name in ("refused", "no_match", "top_score_ge_0_5", "billed", "status_ok"):
+            if joined[name]:
+                out[name] = share(joined[name])
+        for name in ("recall_at_10", "ndcg_at_10"):
+            if joined[name]:
+                out[name] = mean(joined[name])
+        return out
+
+    covered = [g for k, g in by_kind.items() if k not in ("near_miss", "off_corpus", "nonsense")]
+    uncovered = [g for k, g in by_kind.items() if k in ("near_miss", "off_corpus", "nonsense")]
+    return {
+        "covered": summary(covered),
+        "not_covered": summary(uncovered),
+        "by_kind": {kind: summary([group]) for kind, group in sorted(by_kind.items())},
+    }
+
+
+def content(service: Service) -> dict[str, Any]:
+    covered_refused, uncovered_drafted, cited, statuses = [], [], [], defaultdict(int)
+    for row in rows("content"):
+        answer = service.post("/v1/content/generate", {"topic": row["topic"]})
+        code = answer.get_json().get("code", "") if answer.status_code >= 400 else ""
+        statuses[f"{answer.status_code} {code}".strip()] += 1
+        drafted = answer.status_code == 200
+        if row["covered"]:
+            covered_refused.append(not drafted)
+            if drafted:
+                titles = {s["title"] for s in answer.get_json().get("sources", [])}
+                docs = {service.doc_by_title.get(t, t) for t in titles}
+                cited.append(bool(docs & set(row["relevant"])))
+        else:
+            uncovered_drafted.append(drafted)
+    return {
+        "topics": sum(statuses.values()),
+        "statuses": dict(statuses),
+        "covered_refused": share(covered_refused),
+        "uncovered_drafted": share(uncovered_drafted),
+        "drafted_from_relevant": share(cited),
+    }
+
+
+def chat(service: Service) -> dict[str, Any]:
+    by_expect: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for row in rows("chat"):
+        answer, billed = service.billed_by(
+            "chat.message",
+            lambda m=row["message"]: service.post("/v1/chat/message", {"message": m}),
+        )
+        body = answer.get_json() if answer.status_code == 200 else {}
+        kind = by_expect[row["expect"]]
+        kind["status_ok"].append(answer.status_code == 200)
+        kind["billed"].append(billed)
+        docs = {service.doc_by_title.get(s["title"], s["title"]) for s in body.get("sources", [])}
+        if row["expect"] in ("answer", "number"):
+            kind["cites_relevant"].append(bool(docs & set(row["relevant"])))
+        if row["expect"] == "number":
+            figures = set(NUMBER.findall(row["why"]))
+            kind["says_the_figure"].append(
+                bool(figures & set(NUMBER.findall(body.get("response", ""))))
+            )
+    return {
+        expect: {"messages": len(kind["billed"])}
+        | {name: share(values) for name, values in kind.items()}
+        for expect, kind in sorted(by_expect.items())
+    }
+
+
+SCENARIOS: dict[str, Callable[[Service], dict[str, Any]]] = {
+    "search": search,
+    "content": content,
+    "chat": chat,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default=",".join(SCENARIOS), help=f"of {list(SCENARIOS)}")
+    only = parser.parse_args().only.split(",")
+    import tempfile
+
+    from devtools.feedserver import search_template, serve, write_catalog
+
+    emulator = Emulator("127.0.0.1", free_port(), "demo-bench-relevance").start()
+    feeds = serve(0)  # the fixture feeds, as `make run` serves them (the assistant reads news)
+    try:
+        catalog = write_catalog(feeds.url, Path(tempfile.mkdtemp()) / "feeds.json")
+        emulated.environment(  # logs at ERROR: a warning's line would break the JSON printed
+            emulator,
+            FEED_CATALOG_PATH=str(catalog),
+            NEWS_SEARCH_URL=search_template(feeds.url),
+            LOG_LEVEL="ERROR",
+        )
+        from functions.knowledge.importer import import_knowledge
+        from functions.search.importer import import_records
+        from functions.search.tables import TABLES
+
+        import_knowledge([ROOT / "data" / "knowledge"])
+        for name, table in TABLES.items():
+            import_records(table, ROOT / "data" / "sample" / f"{name}.jsonl")
+        service = Service()
+        print(json.dumps({name: SCENARIOS[name](service) for name in only}, indent=2))
+    finally:
+        feeds.shutdown()
+        emulator.stop()
+
+
+if __name__ == "__main__":
+    main()
