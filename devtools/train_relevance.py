@@ -1,0 +1,172 @@
+"""Train the relevance judge (``common.relevance``) on ``data/relevance/train_pairs.jsonl`` and
+write ``data/relevance/model.json``; print how well it is calibrated, out of fold.
+
+A pair's candidate is a guide's section (``{"doc", "section"}``: the section's heading and text
+under the guide's title, as a passage of it reads) or a sample record (``{"table", "id"}``: its
+title and text as the table indexes them). Positive: labelled 1 or 2. Five folds, each
+request's pairs in one fold; the report gives the log loss, the AUC and, per decile of the
+predicted probability, the mean predicted against the share observed (the issue's bar: within
+0.05 in every decile with >= 30 pairs). These are figures on training data (cross-validated),
+not on a held-apart set: ``bench/relevance.py`` measures those.
+
+Run: ``.venv/bin/python -m devtools.train_relevance [--check]`` (``--check``: train and report,
+write nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS = ROOT / "data" / "relevance" / "train_pairs.jsonl"
+FOLDS = 5
+L2 = 1.0
+_HEADING = re.compile(r"^(#{1,3}) (.+)$", re.MULTILINE)
+
+
+def sections() -> dict[tuple[str, str], str]:
+    """(document id, section heading) -> the text a passage of it reads as."""
+    found: dict[tuple[str, str], str] = {}
+    for path in sorted((ROOT / "data" / "knowledge").glob("*.md")):
+        if path.stem == "README":
+            continue
+        text = path.read_text(encoding="utf-8")
+        title_match = re.search(r"^# (.+)$", text, re.MULTILINE)
+        title = title_match.group(1).strip() if title_match else path.stem
+        marks = [m for m in _HEADING.finditer(text) if m.group(1) == "##"]
+        for mark, following in zip(marks, [*marks[1:], None], strict=True):
+            body = text[mark.end() : following.start() if following else len(text)]
+            found[(path.stem, mark.group(2).strip())] = f"{title} — {mark.group(2)}\n{body}"
+    return found
+
+
+def records() -> dict[tuple[str, str], str]:
+    from functions.search.tables import TABLES
+
+    found: dict[tuple[str, str], str] = {}
+    for name, table in TABLES.items():
+        path = ROOT / "data" / "sample" / f"{name}.jsonl"
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                found[(name, record["id"])] = f"{table.title_of(record)}\n{table.text_of(record)}"
+    return found
+
+
+def load() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, labels (relevant: 1 or 2) and each pair's request index."""
+    from common.relevance import features
+
+    texts = {**sections(), **records()}
+    by_request: dict[str, list[tuple[str, int]]] = {}
+    for line in PAIRS.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        pair: dict[str, Any] = json.loads(line)
+        candidate = pair["candidate"]
+        key = (
+            (candidate["doc"], candidate["section"])
+            if "doc" in candidate
+            else (candidate["table"], candidate["id"])
+        )
+        by_request.setdefault(pair["request"], []).append((texts[key], int(pair["label"])))
+    rows, labels, groups = [], [], []
+    for index, (request, pairs) in enumerate(by_request.items()):
+        rows.append(features(request, [text for text, _ in pairs]))
+        labels += [1.0 if label >= 1 else 0.0 for _, label in pairs]
+        groups += [index] * len(pairs)
+    return np.vstack(rows), np.asarray(labels), np.asarray(groups)
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(mean, scale, weights, bias): standardised features, L2-regularised logistic
+    regression by Newton's method."""
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], L2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(z @ w)))
+        gradient = z.T @ (p - y) + penalty * w
+        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return mean, scale, w[:-1], float(w[-1])
+
+
+def predict(model: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:
+    mean, scale, weights, bias = model
+    return 1 / (1 + np.exp(-(((x - mean) / scale) @ weights + bias)))
+
+
+def report(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    eps = 1e-12
+    order = np.argsort(p)
+    ranks = np.empty(len(p))
+    ranks[order] = np.arange(1, len(p) + 1)
+    positives = y.sum()
+    auc = (ranks[y == 1].sum() - positives * (positives + 1) / 2) / (
+        positives * (len(y) - positives)
+    )
+    deciles = []
+    for low in np.arange(0, 1, 0.1):
+        inside = (p >= low) & (p < low + 0.1 if low < 0.9 else p <= 1.0)
+        if inside.any():
+            deciles.append(
+                {
+                    "predicted": f"{low:.1f}-{low + 0.1:.1f}",
+                    "pairs": int(inside.sum()),
+                    "mean_predicted": round(float(p[inside].mean()), 3),
+                    "observed": round(float(y[inside].mean()), 3),
+                }
+            )
+    log_loss = -np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps))
+    return {
+        "pairs": len(y),
+        "log_loss": round(float(log_loss), 4),
+        "auc": round(float(auc), 4),
+        "deciles": deciles,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from common.relevance import FEATURES, MODEL_PATH, Judge
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="train and report; write nothing")
+    args = parser.parse_args(argv)
+    x, y, groups = load()
+    out_of_fold = np.zeros(len(y))
+    for fold in range(FOLDS):
+        held = groups % FOLDS == fold
+        out_of_fold[held] = predict(fit(x[~held], y[~held]), x[held])
+    mean, scale, weights, bias = fit(x, y)
+    print(
+        json.dumps(
+            {
+                "out_of_fold": report(out_of_fold, y),
+                "weights": dict(zip(FEATURES, np.round(weights, 3).tolist(), strict=True)),
+            },
+            indent=1,
+        )
+    )
+    if not args.check:
+        judge = Judge(tuple(mean.tolist()), tuple(scale.tolist()), tuple(weights.tolist()), bias)
+        MODEL_PATH.write_text(judge.to_json(), encoding="utf-8")
+        print(f"wrote {MODEL_PATH}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""The relevance judge (issue 44, not yet asked by any door): its model matches its features, and
+it tells a passage that answers a request from ones that do not."""
+
+from __future__ import annotations
+
+from common import relevance
+
+
+def test_the_model_is_of_the_judges_features() -> None:
+    judge = relevance.read()
+    assert len(judge.weights) == len(relevance.FEATURES) == len(judge.mean) == len(judge.scale)
+
+
+def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
+    request = "How long can unweaned calves travel in the EU before a rest?"
+    answering = (
+        "EU transport rules — Journey times\nUnweaned calves may travel for nine hours, then "
+        "must rest for at least one hour before up to nine more hours of transport."
+    )
+    unrelated = "Media work — Press releases\nA press release leads with the news in one line."
+    gibberish = "qwzx plorf vvb"
+    scores = relevance.relevance(request, [answering, unrelated, gibberish])
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores[0] > 0.5 > scores[1]
+    assert scores[0] > scores[2]
+    assert relevance.relevance(request, []) == []
+
+
+def test_names_and_figures_asked_for_count() -> None:
+    """A request naming a company the candidate does not hold has that feature set."""
+    row = relevance.pair_features(
+        "Did Fjordlax agree to stun its fish?", "Siam Tidewater agreed to stun shrimp.", 0.5
+    )
+    named = dict(zip(relevance.FEATURES, row, strict=True))
+    assert named["names_found"] == 0.0
+    assert named["names_missing"] == 1.0
