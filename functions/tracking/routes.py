@@ -246,7 +246,7 @@ ROUTES = (
         tag="Tracking",
         auth=Auth.NONE,
         query=LinkQuery,
-        errors=(404, 409, 410),
+        errors=(404, 410, 503),  # 503: a change that met others until its deadline (0064)
     ),
     Route(
         method="GET",
@@ -268,7 +268,7 @@ ROUTES = (
         tag="Tracking",
         auth=Auth.NONE,
         query=LinkQuery,
-        errors=(404, 409, 410),
+        errors=(404, 410, 503),  # 503: a change that met others until its deadline (0064)
     ),
     Route(
         method="GET",
@@ -291,7 +291,7 @@ ROUTES = (
         tag="Tracking",
         auth=Auth.NONE,
         query=LinkQuery,
-        errors=(404, 409),
+        errors=(404,),
     ),
 )
 

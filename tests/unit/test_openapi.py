@@ -266,11 +266,11 @@ EXPECTED = {
     ("delete", "/v1/chat/memory"): {"200", "401", "429", "502"},
     ("get", "/v1/tasks/{taskId}"): {"200", "400", "401", "404", "429", "502"},
     ("get", "/v1/tracking/pause"): {"200", "400", "410", "502"},
-    ("post", "/v1/tracking/pause"): {"200", "400", "404", "409", "410", "502"},
+    ("post", "/v1/tracking/pause"): {"200", "400", "404", "410", "502", "503"},  # 0064
     ("get", "/v1/tracking/confirm"): {"200", "400", "404", "502"},
-    ("post", "/v1/tracking/confirm"): {"200", "400", "404", "409", "410", "502"},
+    ("post", "/v1/tracking/confirm"): {"200", "400", "404", "410", "502", "503"},  # 0064
     ("get", "/v1/tracking/unsubscribe"): {"200", "400", "404", "502"},
-    ("post", "/v1/tracking/unsubscribe"): {"200", "400", "404", "409", "502"},
+    ("post", "/v1/tracking/unsubscribe"): {"200", "400", "404", "502"},
     ("post", "/webhooks/sendgrid"): {"204", "400", "401", "408", "413", "415", "502"},
     ("post", "/v1/legal/guidance"): {
         "202",
