@@ -55,7 +55,12 @@ class Api:
             unknown = set(priced) - set(prices())
             if unknown:
                 raise ValueError(f"routes name operations with no price: {sorted(unknown)}")
-        self._warmers = warmup.start(route.warm for route in self.routes)  # see /health
+        # warmed at start where /health can keep traffic away until it is done
+        self._warmers = (
+            warmup.start(route.warm for route in self.routes)
+            if any(route.readiness for route in self.routes)
+            else ()
+        )
 
     def __call__(self, request: Request) -> Response:
         started = time.perf_counter()

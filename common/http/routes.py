@@ -145,6 +145,11 @@ class Route(Generic[_B, _Q, _P, _C]):
     # in the background at start (common.http.warmup); /health answers 503 `warming` until
     # every route's is done.
     warm: str | None = None
+    # The route says whether the instance is ready for traffic (GET /health): an entry point
+    # that serves one warms its routes' needs at start; one that does not (a group's own
+    # function, where nothing can keep traffic away meanwhile) loads them on first use, and
+    # its first requests do not share the CPU with a warm-up.
+    readiness: bool = False
     # The operation's tools on the MCP server (``Tool``); none: not offered to assistants.
     tools: tuple[Tool, ...] = ()
     # The handler parses the body itself (``Call.raw``, read with the same size, type and

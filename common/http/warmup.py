@@ -4,10 +4,13 @@ The first burst after a start used to find nothing loaded: its threads imported 
 modules and loaded the encoder while their waits for a capacity slot ran out (the issue saw 34
 of 50 searches shed, and none of the same burst a minute later; 0065 measured 39 of 50 served
 against 50 of 50). Each
-route names what its work needs (``Route.warm``); the dispatcher of an entry point starts
-them, once per process, in a background thread when it is built, and ``/health`` answers 503
-``warming`` until they are done, so a load balancer's startup probe (and ``make run``) sends
-the first requests only to an instance that can serve them. A warmer that fails is logged
+route names what its work needs (``Route.warm``); the dispatcher of an entry point that
+answers ``/health`` (``Route.readiness``) starts them, once per process, in a background thread
+when it is built, and ``/health`` answers 503 ``warming`` until they are done, so a load
+balancer's startup probe (and ``make run``) sends the first requests only to an instance that
+can serve them. An entry point without ``/health`` warms nothing: nothing would keep its first
+requests away, and they would share the CPU with the warm-up (a research stream's feeds timed
+out under it in a test run that began with one). A warmer that fails is logged
 and counted as done: the first request then loads what it needs itself, as before.
 """
 

@@ -25,6 +25,7 @@ ROUTES = (
         tag="System",
         auth=Auth.NONE,
         response=Health,
+        readiness=True,
     ),
     Route(
         method="GET",

@@ -69,3 +69,14 @@ def test_a_failing_warmer_is_logged_and_counts_as_done(caplog: pytest.LogCapture
     _until_ready(warmers)
     assert "failing" in RAN
     assert any(record.getMessage() == "warm-up failed" for record in caplog.records)
+
+
+def test_only_an_entry_point_that_answers_health_warms_at_start() -> None:
+    """A group's own function has no /health to keep its first requests away: it warms
+    nothing, and its first requests do not share the CPU with a warm-up."""
+    from common.http import Api
+    from functions.knowledge.routes import ROUTES as KNOWLEDGE
+    from functions.system.routes import ROUTES as SYSTEM
+
+    assert Api(KNOWLEDGE)._warmers == ()
+    assert Api([*SYSTEM, *KNOWLEDGE])._warmers == ("common.retrieval:warm",)
