@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,22 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ROOT / "data" / "relevance" / "train_pairs.jsonl"
 FOLDS = 5
 L2 = 1.0
-_HEADING = re.compile(r"^(#{1,3}) (.+)$", re.MULTILINE)
 
 
 def sections() -> dict[tuple[str, str], str]:
-    """(document id, section heading) -> the text a passage of it reads as."""
+    """(document id, section heading) -> the section as its passages read: the importer's own
+    passages (``chunks``) under the section's heading, title first, as the index stores them."""
+    from functions.knowledge.importer import chunks, read_documents
+
     found: dict[tuple[str, str], str] = {}
-    for path in sorted((ROOT / "data" / "knowledge").glob("*.md")):
-        if path.stem == "README":
+    for _, document in read_documents([ROOT / "data" / "knowledge"]):
+        if isinstance(document, str):
             continue
-        text = path.read_text(encoding="utf-8")
-        title_match = re.search(r"^# (.+)$", text, re.MULTILINE)
-        title = title_match.group(1).strip() if title_match else path.stem
-        marks = [m for m in _HEADING.finditer(text) if m.group(1) == "##"]
-        for mark, following in zip(marks, [*marks[1:], None], strict=True):
-            body = text[mark.end() : following.start() if following else len(text)]
-            found[(path.stem, mark.group(2).strip())] = f"{title} — {mark.group(2)}\n{body}"
+        for chunk in chunks(document):
+            parts = chunk.section.split(" > ")  # the title, then the ## heading, ...
+            heading = parts[1] if len(parts) > 1 else parts[0]
+            key = (document.id, heading)
+            found[key] = found.get(key, f"{document.title} — {heading}\n") + chunk.text + "\n"
     return found
 
 

@@ -41,8 +41,8 @@ class Pool:
     def acquire(self, who: str, timeout_s: float) -> bool:
         """A slot for ``who`` within ``timeout_s``: True once taken, False when none came in
         time or ``who`` already has its whole burst in this pool."""
-        with self._changed:
-            if self._running[who] + self._waiting[who] >= self.per_consumer:
+        with self._changed:  # a re-entrant lock: share_used takes it again
+            if self.share_used(who):
                 return False
             deadline = time.monotonic() + timeout_s
             self._waiting[who] += 1
@@ -60,6 +60,11 @@ class Pool:
                     del self._waiting[who]
                 self._changed.notify_all()  # who goes next may have changed
 
+    def share_used(self, who: str) -> bool:
+        """Whether ``who`` has its whole burst allowance running or waiting in this pool."""
+        with self._changed:
+            return self._running[who] + self._waiting[who] >= self.per_consumer
+
     def release(self, who: str) -> None:
         with self._changed:
             self._running[who] -= 1
@@ -75,6 +80,10 @@ class Pool:
         return all(self._running[other] >= mine for other in self._waiting if other != who)
 
 
+POOLS = ("search", "streams")  # a route names one of these (checked when the API is built)
+_WORK = {"search": "searches", "streams": "streamed answers"}
+
+
 @cache
 def _pool(name: str) -> Pool:
     settings = get_settings()
@@ -82,7 +91,7 @@ def _pool(name: str) -> Pool:
         "search": settings.max_concurrent_searches,
         "streams": settings.max_concurrent_streams,
     }[name]
-    return Pool(slots, max(1, settings.capacity_per_consumer))
+    return Pool(slots, settings.capacity_per_consumer)
 
 
 class Slot:
@@ -107,7 +116,16 @@ def take(name: str | None, who: str) -> Slot:
         return Slot(None, who)
     pool = _pool(name)
     if not pool.acquire(who, get_settings().capacity_wait_ms / 1000):
-        raise Overloaded()
+        if pool.share_used(who):
+            raise Overloaded(
+                "Your requests already hold your share of this instance "
+                "(CAPACITY_PER_CONSUMER running or waiting); nothing was done or billed. Send "
+                "fewer at once, or retry after the pause in Retry-After."
+            )
+        raise Overloaded(
+            f"The service is running as many {_WORK[name]} as it can at the moment; nothing was "
+            "done or billed. Retry after the pause in Retry-After."
+        )
     return Slot(pool, who)
 
 

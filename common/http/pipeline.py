@@ -55,6 +55,8 @@ class Api:
             unknown = set(priced) - set(prices())
             if unknown:
                 raise ValueError(f"routes name operations with no price: {sorted(unknown)}")
+        if pools := {r.capacity for r in self.routes if r.capacity} - set(capacity.POOLS):
+            raise ValueError(f"routes name capacity pools that do not exist: {sorted(pools)}")
         # warmed at start where /health can keep traffic away until it is done
         self._warmers = (
             warmup.start(route.warm for route in self.routes)

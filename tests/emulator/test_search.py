@@ -473,6 +473,7 @@ def test_a_burst_beyond_the_instances_capacity_gets_a_quick_503(campaigns, alice
             held.release()
         assert busy.status_code == 503
         assert busy.get_json()["code"] == "overloaded"
+        assert "as many searches as it can" in busy.get_json()["detail"]
         assert busy.headers["Retry-After"] == "1"
         assert list(usage.stream()) == []
         assert ids(search(auth, {"query": "mink", "search_type": "text"}, "campaigns"))
@@ -497,6 +498,7 @@ def test_one_consumers_burst_is_refused_before_anothers_first_search(
         burst = search(alices, {"query": "mink", "search_type": "text"}, "campaigns")
         assert burst.status_code == 503
         assert burst.get_json()["code"] == "overloaded"
+        assert "your share" in burst.get_json()["detail"]
         assert time.monotonic() - started < 1.5  # refused at once, not after the wait
         assert ids(search(bobs, {"query": "mink", "search_type": "text"}, "campaigns"))
     finally:

@@ -47,6 +47,12 @@ def test_a_route_with_an_unpriced_operation_is_refused_at_start():
         Api([route])
 
 
+def test_a_route_in_a_capacity_pool_that_does_not_exist_is_refused_at_start():
+    route = Route("GET", "/x", lambda call: None, "x", "X", "T", capacity="serach")
+    with pytest.raises(ValueError, match="capacity pools that do not exist"):
+        Api([route])
+
+
 def test_headers_follow_the_ietf_draft():
     admitted = Decision(limit=60, window_s=60, admitted=True, remaining=59, wait_s=41.2)
     assert admitted.headers() == {
