@@ -148,8 +148,15 @@ def respond(
     memory = get_memory(consumer_id)[0]
     provider = get_provider()
     chat = intent == "GENERAL_CHAT" and assist.small_talk(message)
+    if assist.asks_private(message):  # declined in so many words, not billed (decision 0067)
+        text = assist.texts().private_declined
+        return Reply(iter(_words(text)), intent, engine.NAME, [], helped=False)
+    hits: list[dict[str, Any]] = []
     if provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat:
+        # only the passages the relevance judge passes are sent (decision 0067); with none,
+        # the offline answer says what the knowledge base does not cover, unbilled
         hits = knowledge.search(clip(message, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
+    if provider is not None and hits:
         sources = list(dict.fromkeys((h["title"], h.get("url")) for h in hits))
         conversation = _conversation(message, history, memory, hits)
         pieces = (
@@ -211,7 +218,8 @@ def _offline(
         routed = assist.company(info, available, consumer_id)
     elif intent == "RESEARCH_INDIVIDUAL":
         if assist.not_a_person(info.get("personName")):  # "What did the Supreme Court decide"
-            routed = assist.general(message) or assist.person(info, available, message)
+            answered = assist.general(message)
+            routed = answered if answered.helped else assist.person(info, available, message)
         else:
             asked = info.get("personName")
             # a name written in lower case, or a title and surname ("Dr Fairbanks")

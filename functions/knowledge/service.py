@@ -1,34 +1,49 @@
-"""Knowledge search: the corpus's passages closest to a question, by meaning and by words.
-No Flask here. Both rankings are fused by reciprocal rank (the answer's ``score``)."""
+"""Knowledge search: the corpus's passages that answer a question. No Flask here. Candidates
+found by meaning and by words are judged (``common.relevance``): ``score`` is the calibrated
+probability that the passage answers the question, and passages below the floor are left out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from common import retrieval
+from common import relevance, retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
 from common.text import synonyms
-from functions.knowledge.ids import document_of
+from functions.knowledge.ids import document_of, passage_text
 
 POOL = 3  # each ranking looks at this many times the wanted passages
 PER_DOCUMENT = 3  # a document's passages before the others' in the words ranking (0049)
-FIELDS = ("doc_id", "title", "url", "section", "passage", "tags", "sources")  # what is used
+FIELDS = (  # what is used
+    "doc_id",
+    "title",
+    "url",
+    "section",
+    "passage",
+    "tags",
+    "sources",
+    relevance.VECTOR_FIELD,
+)
 
 
-def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
+def search(
+    query: str, limit: int, tags: list[str] | None = None, floor: float = relevance.FLOOR
+) -> list[dict[str, Any]]:
     """``[{passage, title, url, section, sources, score}]``, best first, at most ``limit``
     (``sources``: the document's list of its sources, for citations)."""
-    return search_scored(query, limit, tags)[0]
+    return search_scored(query, limit, tags, floor)[0]
 
 
 def search_scored(
-    query: str, limit: int, tags: list[str] | None = None
+    query: str, limit: int, tags: list[str] | None = None, floor: float = relevance.FLOOR
 ) -> tuple[list[dict[str, Any]], float]:
-    """``search``'s hits, and how closely the corpus covers the query: the cosine similarity of
-    its nearest passage (0 with none). Content refuses a topic below its measured threshold
-    (decision 0039, ``bench/coverage.py``); one embedding and one vector query serve both."""
+    """``search``'s hits and the judged relevance of the best passage (0 with none).
+
+    Candidates come from meaning and words (``POOL`` times the wanted passages from each,
+    fused by reciprocal rank); the relevance judge (``common.relevance``, decision 0067) scores
+    them, and those below ``floor`` are left out: a passage's ``score`` is the calibrated
+    probability that it answers the query, whatever the embedder."""
     embedder = get_embedder()
     retrieval.check_index([KNOWLEDGE], embedder)
     wanted = set(tags or ())
@@ -41,8 +56,20 @@ def search_scored(
     vector = retrieval.embed_query(query, embedder)
     prefilter = ("tags", "array_contains_any", sorted(wanted)) if wanted else None
     meaning = retrieval.semantic_search(KNOWLEDGE, vector, embedder, pool, prefilter=prefilter)
-    fused = retrieval.fuse([meaning, words], key=lambda hit: hit.id, limit=limit)
-    nearest = max((hit.score for hit in meaning), default=0.0)
+    fused = retrieval.fuse(
+        [meaning, words], key=lambda hit: hit.id, limit=max(pool, relevance.JUDGED)
+    )
+    candidates = [hit for hit, _ in fused]
+    scores = relevance.judged(
+        query,
+        [
+            relevance.Candidate(
+                passage_text(hit.doc), relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD))
+            )
+            for hit in candidates
+        ],
+    )
+    ranked = sorted(zip(candidates, scores, strict=True), key=lambda pair: -pair[1])
     hits = [
         {
             "passage": hit.doc["passage"],
@@ -50,11 +77,12 @@ def search_scored(
             "url": hit.doc.get("url"),
             "section": hit.doc.get("section") or hit.doc["title"],
             "sources": hit.doc.get("sources") or [],
-            "score": score,
+            "score": round(score, 3),
         }
-        for hit, score in fused
+        for hit, score in ranked[:limit]
+        if score >= floor
     ]
-    return hits, nearest
+    return hits, max(scores, default=0.0)
 
 
 def text_search(
@@ -79,5 +107,5 @@ def text_search(
 
 
 def coverage(query: str) -> float:
-    """How closely the corpus covers ``query`` (``search_scored``): for bench/coverage.py."""
+    """The judged relevance of the corpus's best passage for ``query``: for bench/coverage.py."""
     return search_scored(query, 1)[1]

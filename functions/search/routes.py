@@ -37,17 +37,29 @@ def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
         min_score=body.min_score,
     )
     data = [SearchHit.model_validate(hit) for hit in found.hits]
-    call.billed = bool(data)  # a search that found nothing is not billed (decision 0039)
+    call.billed = bool(data)  # a search that found nothing is not billed (decisions 0039, 0067)
     return SearchResults(
-        data=data, total=len(data), searchType=body.search_type, degraded=found.degraded
+        data=data,
+        total=len(data),
+        searchType=body.search_type,
+        degraded=found.degraded,
+        message=None if data else NOTHING,
     )
+
+
+NOTHING = (
+    "No record answers this closely enough (the relevance judge scores every candidate below "
+    "0.3, or below min_score); this search is not billed. Try other words or fewer filters."
+)
 
 
 _DESCRIPTION = (
     "search_type text matches words (stemmed, any of them; BM25: more and rarer matched words "
     "and words in the title rank higher); semantic finds records close in meaning (vector "
     "search); hybrid (default) fuses both rankings by reciprocal rank, weighted by "
-    "hybrid_weight (0 words only, 1 meaning only). min_score leaves out weaker results. A "
+    "hybrid_weight (0 words only, 1 meaning only). The relevance judge then scores every "
+    "candidate (score: the probability that it answers the query) and none below 0.3 is "
+    "returned; min_score leaves out more. A search nothing answers is data [] and free. A "
     "search that runs out of its time budget answers with what finished (degraded: true). "
     "Results carry the whole record."
 )

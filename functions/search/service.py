@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from common import retrieval
+from common import relevance, retrieval
 from common.config import get_settings
 from common.embeddings import get_embedder
 from common.errors import AppError, BackendUnavailable, FieldError, InvalidRequest, NotFound
@@ -34,6 +34,7 @@ from functions.search.tables import TABLES, Table
 
 logger = get_logger("ars.search")
 DEFAULT_HYBRID_WEIGHT = 0.5
+POOL = 3  # each part finds this many times the wanted records, for the judge to rank
 WORKERS = 48  # parts of MAX_CONCURRENT_SEARCHES searches over five tables (2 x 5 each) at once
 
 
@@ -78,12 +79,17 @@ def search_results(
     meaning = search_type == "semantic" or (search_type == "hybrid" and weight > 0)
     budget = get_settings().search_budget_s
     deadline = time.monotonic() + budget
-    pool_size = limit * 3 if words and meaning else limit
+    pool_size = max(limit * POOL, relevance.JUDGED)  # candidates from each part, to judge
     parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]] = []
     if words:
         for t in tables:
             job = _submit(
-                retrieval.text_search, t.collection, query, pool_size, _kept(keep, t), t.fields
+                retrieval.text_search,
+                t.collection,
+                query,
+                pool_size,
+                _kept(keep, t),
+                (*t.fields, relevance.VECTOR_FIELD),
             )
             parts.append(("words", t, job))
     if meaning:
@@ -113,7 +119,12 @@ def search_results(
                     "words",
                     t,
                     _submit(
-                        retrieval.text_search, t.collection, query, limit, _kept(keep, t), t.fields
+                        retrieval.text_search,
+                        t.collection,
+                        query,
+                        pool_size,
+                        _kept(keep, t),
+                        (*t.fields, relevance.VECTOR_FIELD),
                     ),
                 )
                 for t in tables
@@ -126,26 +137,41 @@ def search_results(
         raise failed[0]  # no part answered: 502
     texts, nearest = _merged(found["words"]), _merged(found["meaning"])
     if search_type == "text" or (search_type == "semantic" and not nearest):
-        ranked = [(item, item[1].score) for item in texts[:limit]]
+        candidates = texts[:pool_size]
     elif search_type == "semantic":
-        ranked = [(item, max(0.0, item[1].score)) for item in nearest[:limit]]
+        candidates = nearest[:pool_size]
     else:
         weights = [2 * (1 - weight), 2 * weight]
         fused = retrieval.fuse(
             [texts, nearest],
             key=lambda item: (item[0].name, item[1].id),
-            limit=limit,
+            limit=pool_size,
             weights=weights,
         )
-        best = sum(weights) / (retrieval.RRF_K + 1)  # first in both rankings
-        # fuse rounds to 6 places: a first place in both can come out a hair above 1
-        ranked = [(item, min(1.0, round(score / best, 6))) for item, score in fused]
+        candidates = [item for item, _ in fused]
+    floor = max(relevance.FLOOR, min_score or 0.0)
     hits = [
-        {"table": t.name, "id": hit.id, "score": score, "record": _record(t, hit)}
-        for (t, hit), score in ranked
-        if min_score is None or score >= min_score
+        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
+        for (t, hit), score in _judged(query, candidates)[:limit]
+        if score >= floor
     ]
     return Results(hits, degraded=bool(failed))
+
+
+def _judged(query: str, candidates: list[tuple[Table, Any]]) -> list[tuple[Any, float]]:
+    """The candidates with the relevance judge's score of each (``common.relevance``), best
+    first (ties: the order they were found in)."""
+    scores = relevance.judged(
+        query,
+        [
+            relevance.Candidate(
+                f"{t.title_of(hit.doc)}\n{t.text_of(hit.doc)}",
+                relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)),
+            )
+            for t, hit in candidates
+        ],
+    )
+    return sorted(zip(candidates, scores, strict=True), key=lambda pair: -pair[1])
 
 
 @cache

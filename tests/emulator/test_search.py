@@ -200,12 +200,19 @@ def test_words_find_records_with_stemmed_terms(campaigns, auth):
     assert "camp-2" not in found
 
 
-def test_meaning_finds_records_that_share_no_word_with_the_query(campaigns, auth):
-    query = {"query": "lawmakers outlawing pelt production", "search_type": "semantic"}
+def test_meaning_finds_a_record_in_other_words_and_nothing_unrelated(campaigns, auth):
+    """Semantic candidates are judged (decision 0067): the record that answers comes first;
+    a query nothing answers gets no results, free."""
+    query = {"query": "a ban on fur farming", "search_type": "semantic"}
 
     found = ids(search(auth, query, "campaigns"))
+    unrelated = search(
+        auth, {"query": "weather forecast London tomorrow", "search_type": "semantic"}, "campaigns"
+    )
 
-    assert found[0] == "camp-2"  # mink farming / fur farms
+    assert found[0] == "camp-2"  # "End mink farming in Poland"
+    assert unrelated.status_code == 200
+    assert unrelated.get_json()["data"] == []
 
 
 def test_hybrid_is_the_default_and_answers_the_documented_shape(campaigns, auth, alice):
