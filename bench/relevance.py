@@ -32,7 +32,13 @@ has them:
   - ``says_the_figure``: for "number", the share of replies that hold a number the row's
     ``why`` gives.
 
-Run: ``.venv/bin/python bench/relevance.py [--only search,content,chat]``.
+- **cost**: the judge's time for 50 stored passages, per search request (p50, p99 in ms).
+- **calibration** (in search): per decile of the hits' scores, the share labelled relevant.
+
+``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
+by another helper): thresholds are chosen on them, never on the held-apart ones.
+
+Run: ``.venv/bin/python bench/relevance.py [--only search,content,chat,cost] [--set dev]``.
 """
 
 from __future__ import annotations
@@ -59,8 +65,11 @@ K = 10
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+SET = "holdout"  # or "dev" (--set): the tuning sets, written from the same brief
+
+
 def rows(name: str) -> list[dict[str, Any]]:
-    with (DATA / f"relevance_holdout_{name}.jsonl").open(encoding="utf-8") as handle:
+    with (DATA / f"relevance_{SET}_{name}.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -116,6 +125,7 @@ class Service:
 
 def search(service: Service) -> dict[str, Any]:
     by_kind: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    scored: list[tuple[float, bool]] = []  # every hit's score, and whether it is labelled
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
         path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
@@ -128,6 +138,9 @@ def search(service: Service) -> dict[str, Any]:
             service.doc_by_title.get(h["title"], h["title"]) if knowledge else h["id"] for h in hits
         ]
         kind = by_kind[row["kind"]]
+        scored += [
+            (h["score"], item in row["relevant"]) for h, item in zip(hits, ranked, strict=True)
+        ]
         kind["status_ok"].append(answer.status_code == 200)
         kind["billed"].append(billed)
         if row["covered"]:
@@ -159,6 +172,61 @@ def search(service: Service) -> dict[str, Any]:
         "covered": summary(covered),
         "not_covered": summary(uncovered),
         "by_kind": {kind: summary([group]) for kind, group in sorted(by_kind.items())},
+        "calibration": calibration(scored),
+    }
+
+
+def calibration(scored: list[tuple[float, bool]]) -> list[dict[str, Any]]:
+    """Per decile of the returned hits' scores: the mean score against the share labelled
+    relevant (a passage counts as relevant when its document is labelled: a slight
+    underestimate, since a relevant guide has passages that are not)."""
+    deciles = []
+    for low in range(10):
+        inside = [
+            (s, r) for s, r in scored if low / 10 <= s < (low + 1) / 10 or (low == 9 and s == 1)
+        ]
+        if inside:
+            predicted = statistics.mean(s for s, _ in inside)
+            observed = sum(r for _, r in inside) / len(inside)
+            deciles.append(
+                {
+                    "scores": f"{low / 10:.1f}-{(low + 1) / 10:.1f}",
+                    "hits": len(inside),
+                    "mean_score": round(predicted, 3),
+                    "observed": round(observed, 3),
+                    "off_by": round(abs(predicted - observed), 3),
+                }
+            )
+    return deciles
+
+
+def cost(service: Service) -> dict[str, Any]:
+    """The judge's own time for 50 stored passages (their stored vectors, as a search judges
+    them), per search request of the set: p50 and p99 in milliseconds."""
+    import time
+
+    from common import relevance
+    from common.firestore import KNOWLEDGE, get_db
+    from functions.knowledge.ids import passage_text
+
+    docs = [d.to_dict() or {} for d in get_db().collection(KNOWLEDGE).limit(50).stream()]
+    candidates = [
+        relevance.Candidate(passage_text(d), relevance.unpack(d.get(relevance.VECTOR_FIELD)))
+        for d in docs
+    ]
+    assert all(c.vector is not None for c in candidates), "passages without a judge vector"
+    relevance.judged("warm up", candidates)
+    times = []
+    for row in rows("search"):
+        start = time.perf_counter()
+        relevance.judged(row["query"], candidates)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {
+        "candidates": len(candidates),
+        "requests": len(times),
+        "p50_ms": round(times[len(times) // 2], 1),
+        "p99_ms": round(times[min(len(times) - 1, int(len(times) * 0.99))], 1),
     }
 
 
@@ -216,13 +284,18 @@ SCENARIOS: dict[str, Callable[[Service], dict[str, Any]]] = {
     "search": search,
     "content": content,
     "chat": chat,
+    "cost": cost,
 }
 
 
 def main() -> None:
+    global SET
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=",".join(SCENARIOS), help=f"of {list(SCENARIOS)}")
-    only = parser.parse_args().only.split(",")
+    parser.add_argument("--set", default="holdout", choices=("holdout", "dev"), help="which sets")
+    args = parser.parse_args()
+    only = args.only.split(",")
+    SET = args.set
     import tempfile
 
     from devtools.feedserver import search_template, serve, write_catalog

@@ -1,23 +1,32 @@
-"""A relevance judge (issue 44): the calibrated probability that a candidate (a passage, a record,
-a sentence) answers a request, from what ships in every environment, whatever the retrieval
-embedder (MiniLM in `make run`, Vertex in production), so one threshold holds in both.
+"""The relevance judge (issue 44): the calibrated probability that a candidate (a
+passage, a record, a sentence) answers a request, from what ships in every environment, whatever
+the retrieval embedder (MiniLM in `make run`, Vertex in production), so one threshold holds in
+both.
 
-Features of a (request, candidate) pair (``features``):
+Features of a (request, candidate) pair:
 
-- the cosine of the two texts' vectors from the bundled MiniLM encoder;
-- the share of the request's search terms (``common.text.index.terms``: stemmed, stop words
-  out) that the candidate holds, and the share of its term pairs (in order) it holds;
-- the names, places and figures of the request (capitalised words past the first, numbers)
-  found in the candidate, and whether it names some and the candidate holds none;
-- the request's length in terms;
-- the cosine times the term share.
+- ``BASE``: the cosine of the two texts' vectors from the bundled MiniLM encoder; the share of
+  the request's search terms (``common.text.index.terms``: stemmed, stop words out) that the
+  candidate holds, and of its term pairs (in order); the names, places and figures of the
+  request (capitalised words past the first, numbers) found in the candidate, and whether it
+  names some and the candidate holds none; the request's length in terms; the cosine times the
+  term share;
+- their pairwise products (the model is quadratic in them);
+- ``LENGTH``: the candidate's length in terms, alone and times the cosine and the term share (a
+  sentence and a section answer with different strengths of the same signals);
+- the two MiniLM vectors' elementwise product (384 values: which directions of meaning agree
+  matter more than others; strongly regularised).
 
 A logistic regression on those (``data/relevance/model.json``, written by
-``devtools/train_relevance.py`` from ``data/relevance/train_pairs.jsonl``: requests written by
+``devtools/train_relevance.py`` from ``data/relevance/train_pairs*.jsonl``: requests written by
 helpers from the corpus and the sample records, each with hard candidates labelled 2 / 1 / 0)
-gives P(the candidate is relevant: labelled 1 or 2). Its calibration is measured out of fold
-(per decile) by the trainer. Not yet asked by any door: decision record to come with the
-wiring (issue 44).
+gives P(the candidate is relevant: labelled 1 or 2). The trainer prints its calibration out of
+fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
+
+A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
+bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
+judging a search's candidates embeds only the request. No door asks the judge yet: the wiring
+(search, content, the assistant) is on branch ``issue44-wiring`` with its figures.
 """
 
 from __future__ import annotations
@@ -29,9 +38,9 @@ from collections.abc import Hashable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
-from itertools import pairwise
+from itertools import combinations_with_replacement, pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from common.datafiles import DATA
 from common.text.index import terms
@@ -40,7 +49,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 MODEL_PATH = DATA / "relevance" / "model.json"
-FEATURES = (
+VECTOR_FIELD = "judge_vector"  # a stored candidate's MiniLM vector (``pack``)
+VECTOR_MODEL = "minilm-l6@384/f16"  # what ``judge_model`` says a stored vector is
+BASE = (
     "cosine",
     "term_share",
     "pair_share",
@@ -50,52 +61,108 @@ FEATURES = (
     "request_terms",
     "cosine_x_term_share",
 )
+LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term_share")
+DIMENSION = 384
+FEATURES = (
+    *BASE,
+    *(f"{a}*{b}" for a, b in combinations_with_replacement(BASE, 2)),
+    *LENGTH,
+    *(f"product_{i}" for i in range(DIMENSION)),
+)
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'&-]+")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What is judged: its text as the judge reads it, and its MiniLM vector when stored."""
+
+    text: str
+    vector: Any = None  # a unit vector (sequence of DIMENSION floats), or None: embedded here
 
 
 def _share(wanted: Sequence[Hashable], present: AbstractSet[Hashable]) -> float:
     return sum(item in present for item in wanted) / len(wanted) if wanted else 1.0
 
 
-def _pairs(words: Sequence[str]) -> list[tuple[str, str]]:
-    return list(pairwise(words))
-
-
-def pair_features(request: str, candidate: str, cosine: float) -> list[float]:
-    """The features of one pair, ``cosine`` given (``features`` embeds the texts)."""
+def base_features(request: str, candidate: str, cosine: float) -> list[float]:
+    """``BASE`` and ``LENGTH`` of one pair, ``cosine`` given."""
     asked, held = terms(request), terms(candidate)
     held_set = set(held)
-    held_pairs = set(_pairs(held))
     names = [n.lower() for n in _NAME.findall(request)]
     lowered = candidate.lower()
     found_names = [n for n in names if n in lowered]
     figures = _FIGURE.findall(request)
     term_share = _share(asked, held_set)
+    length = math.log1p(len(held))
     return [
         cosine,
         term_share,
-        _share(_pairs(asked), held_pairs) if len(asked) > 1 else term_share,
+        _share(list(pairwise(asked)), set(pairwise(held))) if len(asked) > 1 else term_share,
         len(found_names) / len(names) if names else 1.0,
         1.0 if names and not found_names else 0.0,
         _share(figures, set(_FIGURE.findall(candidate))),
         math.log1p(len(asked)),
         cosine * term_share,
+        length,
+        length * cosine,
+        length * term_share,
     ]
 
 
-def features(request: str, candidates: Sequence[str]) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate."""
+def rows(request_vector: np.ndarray, request: str, candidates: Sequence[Candidate]) -> np.ndarray:
+    """One row of ``FEATURES`` per candidate (every candidate's vector given)."""
+    import numpy as np
+
+    vectors = np.asarray([c.vector for c in candidates], dtype=np.float32)
+    cosines = vectors @ request_vector
+    plain = np.asarray(
+        [
+            base_features(request, c.text, float(s))
+            for c, s in zip(candidates, cosines, strict=True)
+        ],
+        dtype=np.float64,
+    )
+    base, length = plain[:, : len(BASE)], plain[:, len(BASE) :]
+    first, second = np.triu_indices(len(BASE))
+    return np.hstack([base, base[:, first] * base[:, second], length, vectors * request_vector])
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """MiniLM unit vectors of ``texts`` (the judge's own encoder, whatever retrieval uses)."""
     import numpy as np
 
     from common.offline.minilm import get_model
 
-    vectors = np.asarray(get_model().embed([request, *candidates]), dtype=np.float32)
-    cosines = vectors[1:] @ vectors[0]
-    return np.asarray(
-        [pair_features(request, c, float(s)) for c, s in zip(candidates, cosines, strict=True)],
-        dtype=np.float64,
-    )
+    return np.asarray(get_model().embed(texts), dtype=np.float32).reshape(len(texts), DIMENSION)
+
+
+def pack(vector: Sequence[float] | np.ndarray) -> bytes:
+    """A vector as stored (``judge_vector``): DIMENSION float16s, little-endian."""
+    import numpy as np
+
+    return np.asarray(vector, dtype="<f2").tobytes()
+
+
+def unpack(stored: Any) -> np.ndarray | None:
+    """A stored ``judge_vector``, or None when there is none (a record imported before the
+    judge; ``admin reindex`` adds it)."""
+    import numpy as np
+
+    if not isinstance(stored, bytes | bytearray) or len(stored) != 2 * DIMENSION:
+        return None
+    return np.frombuffer(stored, dtype="<f2").astype(np.float32)
+
+
+def vectors(texts: list[str], embedded: Sequence[Any], model_id: str) -> list[bytes]:
+    """The ``judge_vector`` of each of ``texts`` at import: the retrieval vectors when the
+    retrieval embedder is the judge's own MiniLM (``embedded``, of ``model_id``), else
+    MiniLM's."""
+    from common.embeddings import OfflineEmbedder
+
+    if model_id == OfflineEmbedder.model_id and len(embedded) == len(texts):
+        return [pack(v) for v in embedded]
+    return [pack(v) for v in embed(texts)] if texts else []
 
 
 @dataclass(frozen=True)
@@ -107,10 +174,10 @@ class Judge:
     weights: tuple[float, ...]
     bias: float
 
-    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
         import numpy as np
 
-        z = (rows - np.asarray(self.mean)) / np.asarray(self.scale)
+        z = (features - np.asarray(self.mean)) / np.asarray(self.scale)
         return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.weights) + self.bias)))
 
     def to_json(self) -> str:
@@ -121,7 +188,7 @@ class Judge:
             "weights": self.weights,
             "bias": self.bias,
         }
-        return json.dumps(body, indent=1) + "\n"
+        return json.dumps(body) + "\n"
 
 
 def read(path: Path = MODEL_PATH) -> Judge:
@@ -141,8 +208,24 @@ def judge() -> Judge:
     return read()
 
 
-def relevance(request: str, candidates: Sequence[str]) -> list[float]:
-    """P(relevant) of each candidate for ``request``, in order."""
+def judged(request: str, candidates: Sequence[Candidate]) -> list[float]:
+    """P(relevant) of each candidate for ``request``, in order. Embeds the request, and the
+    candidates that carry no vector."""
     if not candidates:
         return []
-    return [float(p) for p in judge().probabilities(features(request, candidates))]
+    missing = [i for i, c in enumerate(candidates) if c.vector is None]
+    fresh = embed([request, *(candidates[i].text for i in missing)])
+    filled = list(candidates)
+    for i, vector in zip(missing, fresh[1:], strict=True):
+        filled[i] = Candidate(candidates[i].text, vector)
+    return [float(p) for p in judge().probabilities(rows(fresh[0], request, filled))]
+
+
+def relevance(request: str, texts: Sequence[str]) -> list[float]:
+    """P(relevant) of each text for ``request``, in order (every text embedded here)."""
+    return judged(request, [Candidate(text) for text in texts])
+
+
+def warm() -> None:
+    """Load the model and the encoder (``common.http.warmup``)."""
+    relevance("cage-free eggs", ["Cage-free housing for laying hens."])

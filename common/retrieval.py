@@ -8,6 +8,8 @@ Each searchable document carries, besides its own fields:
 - ``embedding`` (a Firestore vector), ``embedding_model`` and ``embedding_dim``. Semantic search
   is Firestore vector search (``find_nearest``, cosine) pre-filtered on ``embedding_model``.
 - hybrid fuses the two rankings by reciprocal rank (RRF, k = 60).
+- ``judge_vector`` and ``judge_model``: the relevance judge's own vector of the document
+  (``common.relevance``, issue 44), whatever the retrieval embedder.
 
 Vectors of two models are never mixed: ``search_indexes/{collection}`` records the model an index
 was built with; a search or an import with another model is refused (run ``reindex``).
@@ -41,6 +43,8 @@ INTERNAL_FIELDS = frozenset(
         "embedding",
         "embedding_model",
         "embedding_dim",
+        "judge_vector",
+        "judge_model",
         "content_hash",
         "indexed_at",
     }
@@ -68,32 +72,52 @@ def content_hash(fields: dict[str, Any]) -> str:
 
 
 def index_fields(
-    title: str, text: str, vector: list[float], embedder: Embedder, indexed: Any
+    vector: list[float], embedder: Embedder, indexed: Any, judged: bytes
 ) -> dict[str, Any]:
-    """The search fields stored with a document whose title is ``title`` and whose whole
-    searchable text is ``text``; ``indexed`` (a ``postings.Indexed``) is what its postings
-    hold."""
+    """The search fields stored with a document: its ``vector`` by ``embedder``, ``indexed``
+    (a ``postings.Indexed``: what its postings hold) and ``judged`` (its relevance judge's
+    vector, ``judge_vectors``)."""
     from google.cloud.firestore_v1.vector import Vector
+
+    from common import relevance
 
     return {
         **indexed.fields(),
         "embedding": Vector(vector),
         "embedding_model": embedder.model_id,
         "embedding_dim": embedder.dimension,
+        relevance.VECTOR_FIELD: judged,
+        "judge_model": relevance.VECTOR_MODEL,
         "indexed_at": datetime.now(UTC),
     }
+
+
+def judge_vectors(texts: list[str], vectors: Sequence[Any], embedder: Embedder) -> list[bytes]:
+    """The relevance judge's vectors of ``texts`` embedded as ``vectors`` by ``embedder`` (the
+    same vectors when the embedder is the judge's MiniLM, else MiniLM's)."""
+    from common import relevance
+
+    return relevance.vectors(texts, vectors, embedder.model_id)
 
 
 def fresh(stored: dict[str, Any], digest: str, embedder: Embedder) -> bool:
     """Whether a stored document (its ``content_hash``, ``embedding_model`` and text-index
     fields) is already what an import of content hashing to ``digest`` would write."""
-    from common import postings
+    from common import postings, relevance
 
     return (
         stored.get("content_hash") == digest
         and stored.get("embedding_model") == embedder.model_id
         and stored.get("postings_format") == postings.FORMAT
+        and stored.get("judge_model") == relevance.VECTOR_MODEL
     )
+
+
+def compared_fields() -> list[str]:
+    """The stored fields ``fresh`` compares: an import reads only these."""
+    from common import postings
+
+    return ["embedding_model", "judge_model", *postings.STORED_FIELDS]
 
 
 def claim_index(collection: str, embedder: Embedder) -> None:
@@ -152,6 +176,7 @@ def reindex(
         pairs = [title_and_text(record) for record in records]
         texts = [f"{title}\n{text}" for title, text in pairs]
         vectors = embedder.embed(texts, "document") if embed else [None] * len(texts)
+        judged = judge_vectors(texts, vectors, embedder) if embed else [b""] * len(texts)
         digests = [content_hash(record) for record in records]
         indexed = [
             postings.Indexed.of(title, text, digest)
@@ -161,11 +186,11 @@ def reindex(
             collection, [postings.Change(d.id, None, i) for d, i in zip(docs, indexed, strict=True)]
         )
         batch = db.batch()
-        for doc, record, (title, text), vector, entry, digest in zip(
-            docs, records, pairs, vectors, indexed, digests, strict=True
+        for doc, record, vector, entry, digest, judge in zip(
+            docs, records, vectors, indexed, digests, judged, strict=True
         ):
             fields = (
-                index_fields(title, text, vector, embedder, entry)
+                index_fields(vector, embedder, entry, judge)
                 if vector is not None
                 else entry.fields()
             )

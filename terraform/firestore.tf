@@ -291,7 +291,8 @@ resource "google_firestore_index" "knowledge_vectors_by_tags" {
 }
 
 # Fields never queried get no single-field index: the vectors (vector search uses the indexes
-# above) and the text index's maps (common/postings.py, decision 0048): each record's
+# above; the relevance judge's judge_vector is read with its document, issue 44) and the
+# text index's maps (common/postings.py, decision 0048): each record's
 # term_counts is read back by the importers only (a record holds up to 400 terms: 400 index
 # entries a write otherwise), and the postings of text_postings (a head's packed JSON string,
 # the spilled shards' maps) are read by document id.
@@ -299,6 +300,7 @@ locals {
   unindexed_fields = merge(
     { for c in local.searchable : "${c}.embedding" => { collection = c, field = "embedding" } },
     { for c in local.searchable : "${c}.term_counts" => { collection = c, field = "term_counts" } },
+    { for c in local.searchable : "${c}.judge_vector" => { collection = c, field = "judge_vector" } },
     { "text_postings.postings" = { collection = "text_postings", field = "postings" } },
     { "text_postings.packed" = { collection = "text_postings", field = "packed" } },
   )

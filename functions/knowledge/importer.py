@@ -35,7 +35,7 @@ from common import postings, retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE, get_db, where_eq
 from common.text.citations import Source, listed
-from functions.knowledge.ids import passage_id
+from functions.knowledge.ids import passage_id, passage_text
 from functions.knowledge.models import KnowledgeDocument
 
 TARGET_CHARS = 700
@@ -272,7 +272,7 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
         }
         for index, part in enumerate(parts)
     ]
-    compared = ["embedding_model", *postings.STORED_FIELDS]
+    compared = retrieval.compared_fields()
     stored = {
         snap.id: snap.to_dict() or {}
         for snap in db.get_all([collection.document(i) for i in ids], field_paths=compared)
@@ -282,7 +282,9 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
         digest = retrieval.content_hash(record)
         if not retrieval.fresh(stored.get(key) or {}, digest, embedder):
             changed.append((key, record, digest))
-    vectors = embedder.embed([_embedded(r) for _, r, _ in changed], "document") if changed else []
+    texts = [_embedded(r) for _, r, _ in changed]
+    vectors = embedder.embed(texts, "document") if changed else []
+    judged = retrieval.judge_vectors(texts, vectors, embedder)
     indexed = [postings.Indexed.of(*_title_and_text(r), digest) for _, r, digest in changed]
     # Passages the new version no longer has (it got shorter).
     existing = collection.where(filter=where_eq("doc_id", document.id)).select(compared).stream()
@@ -304,13 +306,14 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
     )
     for start in range(0, len(changed), 200):
         batch = db.batch()
-        for (key, record, digest), vector, entry in zip(
+        for (key, record, digest), vector, entry, judge in zip(
             changed[start : start + 200],
             vectors[start : start + 200],
             indexed[start : start + 200],
+            judged[start : start + 200],
             strict=True,
         ):
-            fields = retrieval.index_fields(*_title_and_text(record), vector, embedder, entry)
+            fields = retrieval.index_fields(vector, embedder, entry, judge)
             batch.set(collection.document(key), {**record, **fields, "content_hash": digest})
         batch.commit()
     for start in range(0, len(stale), 400):
@@ -326,8 +329,7 @@ def _title_and_text(record: dict[str, Any]) -> tuple[str, str]:
 
 
 def _embedded(record: dict[str, Any]) -> str:
-    title, text = _title_and_text(record)
-    return f"{title}\n{text}"
+    return passage_text(record)
 
 
 def reindex(progress: Progress | None = None, embed: bool = True) -> int:

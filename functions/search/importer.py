@@ -193,7 +193,7 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[
     db = get_db()
     collection = db.collection(table.collection)
     refs = [collection.document(record["id"]) for record in records]
-    compared = ["embedding_model", *postings.STORED_FIELDS]
+    compared = retrieval.compared_fields()
     read = retried(lambda: list(db.get_all(refs, field_paths=compared)))
     stored = {snap.id: snap.to_dict() or {} for snap in read}
     changed = []
@@ -207,6 +207,7 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[
         return 0, 0
     texts = [_embedded_text(table, record) for record, _ in changed]
     vectors = embedder.embed(texts, "document")
+    judged = retrieval.judge_vectors(texts, vectors, embedder)
     indexed = [
         postings.Indexed.of(table.title_of(record), table.text_of(record), digest)
         for record, digest in changed
@@ -223,10 +224,10 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[
         ],
     )
     documents = []
-    for (record, digest), vector, entry in zip(changed, vectors, indexed, strict=True):
-        fields = retrieval.index_fields(
-            table.title_of(record), table.text_of(record), vector, embedder, entry
-        )
+    for (record, digest), vector, entry, judge in zip(
+        changed, vectors, indexed, judged, strict=True
+    ):
+        fields = retrieval.index_fields(vector, embedder, entry, judge)
         document = {**record, **fields, "filter_keys": table.filter_keys(record)}
         documents.append(
             (collection.document(record["id"]), {**document, "content_hash": digest}, False)

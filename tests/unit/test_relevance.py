@@ -1,5 +1,6 @@
-"""The relevance judge (issue 44, not yet asked by any door): its model matches its features, and
-it tells a passage that answers a request from ones that do not."""
+"""The relevance judge (issue 44; asked by no door yet): its model matches its features, it tells a
+passage that answers a request from ones that do not, and a stored vector judges as the text
+would."""
 
 from __future__ import annotations
 
@@ -28,9 +29,23 @@ def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -
 
 def test_names_and_figures_asked_for_count() -> None:
     """A request naming a company the candidate does not hold has that feature set."""
-    row = relevance.pair_features(
+    row = relevance.base_features(
         "Did Fjordlax agree to stun its fish?", "Siam Tidewater agreed to stun shrimp.", 0.5
     )
-    named = dict(zip(relevance.FEATURES, row, strict=True))
+    named = dict(zip((*relevance.BASE, *relevance.LENGTH), row, strict=True))
     assert named["names_found"] == 0.0
     assert named["names_missing"] == 1.0
+
+
+def test_a_stored_vector_judges_as_the_text_does() -> None:
+    """A candidate judged with its packed, stored vector (float16) scores what it scores when
+    its text is embedded at the time, to three places; a stored value that is not a vector
+    is none."""
+    request = "cage-free egg pledges by supermarkets"
+    text = "Corporate campaigns — Pledges\nSupermarkets pledge to sell only cage-free eggs."
+    stored = relevance.pack(relevance.embed([text])[0])
+    assert len(stored) == 2 * relevance.DIMENSION
+    with_stored = relevance.judged(request, [relevance.Candidate(text, relevance.unpack(stored))])
+    assert abs(with_stored[0] - relevance.relevance(request, [text])[0]) < 1e-3
+    assert relevance.unpack(b"short") is None
+    assert relevance.unpack(None) is None
