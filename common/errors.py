@@ -149,6 +149,20 @@ class NotAnOrganization(AppError):
     status, code, title = 422, "not_an_organization", "Not an organization"
 
 
+class ActivityNotRecognised(AppError):
+    """A legal-guidance request names no activity the guides or the legal notes speak to
+    (decision 0068); not billed."""
+
+    status, code, title = 422, "activity_not_recognised", "Activity not recognised"
+
+
+class JurisdictionNotRecognised(AppError):
+    """A legal-guidance request's ``jurisdiction`` names no place the service knows (decision
+    0068); not billed."""
+
+    status, code, title = 422, "jurisdiction_not_recognised", "Jurisdiction not recognised"
+
+
 class RateLimited(AppError):
     status, code, title = 429, "rate_limited", "Rate limit exceeded"
 

@@ -86,7 +86,7 @@ locals {
     search            = { sa = "search", secrets = [], roles = [local.datastore, local.vertex] }
     knowledge         = { sa = "knowledge", secrets = [], roles = [local.datastore, local.vertex] }
     content           = { sa = "content", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
-    legal             = { sa = "legal", secrets = [], roles = [local.datastore, local.enqueuer] }
+    legal             = { sa = "legal", secrets = [], roles = [local.datastore, local.vertex, local.enqueuer] }
     research          = { sa = "research", secrets = ["LLM_API_KEY"], roles = [local.datastore, local.osint, local.vertex] }
     osint             = { sa = "osint", secrets = [], roles = [local.datastore, local.osint, local.vertex] }
     webhooks          = { sa = "webhooks", secrets = ["IDP_WEBHOOK_SECRET"], roles = [local.datastore, local.recipients] }

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from common.offline.classifier import Model
+from common.offline.classifier import Model, features
 from common.offline.entities import extract
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "data" / "intents" / "model.json"
@@ -28,6 +28,14 @@ def model() -> Model:
 def warm() -> None:
     """Load the intent model and the entities' word lists (``common.http.warmup``)."""
     detect_intent("How do I start a campaign asking a supermarket to go cage-free?")
+
+
+def reads(message: str) -> bool:
+    """Whether the message has a feature the intent model has learnt other than its shape (a
+    word, a stem, a cue, a company named): one with none ("." or keyboard mash) is classified
+    by the bias and its length alone, which says nothing about it."""
+    weights = model().weights
+    return any(f in weights for f in features(message) if not f.startswith("shape:"))
 
 
 def detect_intent(message: str) -> tuple[str, float, dict[str, Any]]:

@@ -321,6 +321,11 @@ def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Ans
     where = f" for {place.name}" if place else ""
     facts: list[compose.Citation] = []
     sources: list[Source] = []
+    follow = [texts().legal_next] if "POST /v1/legal/guidance" in available else []
+    if named and place is None:  # a place the service does not know: said, free (0068)
+        where = f" for {clip(named, 100)}"
+        parts = [texts().legal_none.format(where=where), *follow, texts().disclaimer]
+        return Answer("\n\n".join(parts), helped=False)
     if place is None:
         facts, sources = from_knowledge(message, ["legal"])
     elif place.tags:  # a place the knowledge base has no notes on gets none of another's
@@ -332,7 +337,6 @@ def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Ans
             prefer=f"{place.name} {place.named}",
             names_place=lambda sentence: bool(chain & set(named_in_sentence(sentence))),
         )
-    follow = [texts().legal_next] if "POST /v1/legal/guidance" in available else []
     if not facts:
         parts = [texts().legal_none.format(where=where), *follow, texts().disclaimer]
         return Answer("\n\n".join(parts), helped=False)

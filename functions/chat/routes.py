@@ -100,12 +100,17 @@ def _sse(
 def intent(call: Call[IntentRequest]) -> IntentResponse:
     detected, info, confidence, engine = service.detect_intent(call.body.message)
     call.response_headers[ENGINE_HEADER] = engine
+    call.billed = service.intent_found(detected, info, call.body.message)  # decision 0068
     return IntentResponse(intent=detected, extractedInfo=info, confidence=round(confidence, 4))
 
 
 def summarize(call: Call[SummarizeRequest]) -> SummarizeResponse:
+    from common.offline.summarize import nothing
+
     summary, engine = service.summarize(_turns(call.body.messages))
     call.response_headers[ENGINE_HEADER] = engine
+    # No goal, decision, fact or open question found: answered, not billed (decision 0068).
+    call.billed = summary != nothing()
     return SummarizeResponse(summary=summary)
 
 
@@ -116,6 +121,7 @@ def extract_memory(call: Call[ExtractMemoryRequest]) -> ExtractMemoryResponse:
         call.principal.consumer_id, _turns(body.messages), conversation_id
     )
     call.response_headers[ENGINE_HEADER] = engine
+    call.billed = any(memory.values())  # no field remembered: not billed (decision 0068)
     return ExtractMemoryResponse(memory=Memory(**memory), conversationId=conversation_id)
 
 

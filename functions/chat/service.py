@@ -91,6 +91,14 @@ def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
     return intent, info, confidence, name
 
 
+def intent_found(intent: Intent, info: dict[str, Any], message: str) -> bool:
+    """Whether an intent answer holds anything (billed, decision 0068): an intent the service
+    acts on, an entity, or general chat in a message the classifier read something of. A
+    message it knows nothing of ("." or keyboard mash) is general chat by default: answered,
+    not billed."""
+    return intent != "GENERAL_CHAT" or bool(info) or engine.reads(message)
+
+
 def provider_intent(provider: ChatProvider, message: str) -> tuple[Intent, dict[str, Any], float]:
     """The provider's (intent, extractedInfo, confidence) for one message, in the offline
     engine's output schema: the fields its intent takes (``INTENT_KEYS``), those it found."""

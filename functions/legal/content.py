@@ -96,6 +96,15 @@ class NotesText(Content):
     refers_back: tuple[Pattern, ...] = ()
 
 
+class Refusal(Content):
+    """What a request the guide could say nothing about is told (422, decision 0068)."""
+
+    activity: Annotated[Prose, Template("fields", "activities")]
+    activity_field: Line
+    jurisdiction: Annotated[Prose, Template("places")]
+    jurisdiction_field: Line
+
+
 class GuideText(Content):
     disclaimer: Prose
     title_one: Annotated[Line, Template("activity")]
@@ -109,6 +118,7 @@ class GuideText(Content):
     before_you_act: BeforeYouAct
     jurisdiction: JurisdictionNote
     notes: NotesText
+    refusal: Refusal
 
 
 @dataclass(frozen=True)

@@ -121,17 +121,18 @@ def test_hidden_camera_footage_in_iowa_cites_iowas_law_and_decisions(corpus, ali
     assert_nothing_invented(guide)
 
 
-def test_a_place_the_service_does_not_know_is_said_plainly(corpus, alice):
+def test_a_place_the_service_does_not_know_is_refused_before_any_guide(corpus, alice):
+    # It was a guide that said it had no notes on Narnia, billed $1.00; since decision 0068 it
+    # is a free 422 (tests/emulator/test_legal_recognition.py).
     _, auth = alice
-    guide = guide_for(
-        auth, {"prompt": "We want to hold a protest outside the palace.", "jurisdiction": "Narnia"}
-    )["guide"]
+    answer = client().post(
+        GUIDANCE,
+        json={"prompt": "We want to hold a protest outside the palace.", "jurisdiction": "Narnia"},
+        headers=auth,
+    )
 
-    assert "The service has no notes on the law of Narnia" in sections(guide)["Jurisdiction"]
-    assert "not specific to Narnia" in sections(guide)["Jurisdiction"]
-    assert not [h for h in sections(guide) if h.startswith("What the law says")]
-    assert guide["sources"] == []
-    assert guide["disclaimer"].startswith("This is general information, not legal advice.")
+    assert answer.status_code == 422
+    assert answer.get_json()["code"] == "jurisdiction_not_recognised"
 
 
 def test_scotland_is_not_given_the_england_and_wales_notes(corpus, alice):

@@ -173,8 +173,10 @@ def test_vertex_role_where_embeddings_or_the_llm_run(function):
     uses_vertex = (
         bool(reaches(group) & {"common.embeddings"}) or "LLM_API_KEY" in EXPECTED[function]
     )
-    if function in ("tracking", "legal", "tracking_dispatch"):
+    if function in ("tracking", "tracking_dispatch"):
         uses_vertex = False  # only through task runners, which run on task_worker (above)
+    # legal embeds at request time: the check of what a request names searches the knowledge
+    # base's legal notes (functions.legal.recognition, decision 0068)
     assert ("vertex" in roles) == uses_vertex, roles
     if "LLM_API_KEY" in EXPECTED[function]:
         assert "vertex" in roles
