@@ -217,27 +217,26 @@ def answering(
 
 
 def asks_private(message: str) -> bool:
-    """The message asks for a person's private details (where they live, their contact
-    details, family, health, whereabouts): it refers to a person other than the writer and
-    asks for such a detail (``private_asks``), or the privacy screen finds such a detail in
-    it; a message about the writer's own ("my neighbour", "our kids") is not."""
+    """The message asks for a person's private details (where they live, their personal
+    contact details, family, health, whereabouts): it names a person (``_a_person``) and such a
+    detail (``private_asks``); a message about the writer's own ("my neighbour", "our kids")
+    is not."""
     from common.privacy.people import references
 
     lowered = message.lower()
     if re.search(texts().first_person, lowered):
         return False
-    if not any(_a_person(r) for r in references(message)):
-        return False
-    return bool(re.search(texts().private_asks, lowered)) or privacy.screen(message) is not None
+    persons = [r for r in references(message) if _a_person(r)]
+    details = re.finditer(texts().private_asks, lowered)
+    return bool(persons) and any(  # a detail outside the names ("Auction House" is a name)
+        not any(p.start <= d.start() < p.end for p in persons) for d in details
+    )
 
 
 def _a_person(reference: Any) -> bool:
-    """A name of two or more capitalised words, a name with a title of office, or a title or
-    role ("the CEO")."""
+    """A name of two or more capitalised words, or a name with a title of office."""
     if reference.kind == "office":
         return True
-    if reference.kind == "word":
-        return reference.text.lower() in texts().titles
     words = reference.text.split()
     return reference.kind == "name" and len(words) >= 2 and all(w[:1].isupper() for w in words)
 

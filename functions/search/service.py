@@ -58,8 +58,10 @@ def search(
     limit: int,
     filters: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """``[{table, id, score, record}]``, best first, at most ``limit``."""
-    return search_results(tables, query, search_type, limit, filters).hits
+    """``[{table, id, score, record}]``, best first, at most ``limit``: the service's own
+    lookups (a name in the records, a company's campaigns), which match names themselves, so
+    the candidates are ranked as found and not judged (``score``: the part's own)."""
+    return search_results(tables, query, search_type, limit, filters, judged=False).hits
 
 
 def search_results(
@@ -70,6 +72,7 @@ def search_results(
     filters: dict[str, str] | None = None,
     hybrid_weight: float | None = None,
     min_score: float | None = None,
+    judged: bool = True,
 ) -> Results:
     """The hits (``[{table, id, score, record}]``, best first, at most ``limit``, none below
     ``min_score``) and whether a part of the search was left out (``degraded``)."""
@@ -140,6 +143,11 @@ def search_results(
         candidates = texts[:pool_size]
     elif search_type == "semantic":
         candidates = nearest[:pool_size]
+    elif not judged:
+        fused = retrieval.fuse(
+            [texts, nearest], key=lambda item: (item[0].name, item[1].id), limit=limit
+        )
+        candidates = [item for item, _ in fused]
     else:
         weights = [2 * (1 - weight), 2 * weight]
         fused = retrieval.fuse(
@@ -149,6 +157,14 @@ def search_results(
             weights=weights,
         )
         candidates = [item for item, _ in fused]
+    if not judged:
+        return Results(
+            [
+                {"table": t.name, "id": hit.id, "score": hit.score, "record": _record(t, hit)}
+                for t, hit in candidates[:limit]
+            ],
+            degraded=bool(failed),
+        )
     floor = max(relevance.FLOOR, min_score or 0.0)
     hits = [
         {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
