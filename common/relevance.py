@@ -23,6 +23,14 @@ helpers from the corpus and the sample records, each with hard candidates labell
 gives P(the candidate is relevant: labelled 1 or 2). The trainer prints its calibration out of
 fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
 
+A keyword search of at most ``SHORT_TERMS`` search terms ("mink", "sow stalls";
+``keywords=True``: the search doors) has its own regression (``short`` in the model file), on the plain features, their products and the
+lengths, without the vectors' product: for a keyword search, whether the candidate holds the
+words is most of the answer, and trained with the vectors' product a short judge scores
+nonsense as relevant (it is short too). It learns from the short requests of every training
+set and ``data/relevance/short_pairs.jsonl`` (keyword searches). A request with no search
+terms at all ("???", an emoji) answers nothing: every candidate is judged 0.0.
+
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
 judging a search's candidates embeds only the request.
@@ -62,6 +70,7 @@ BASE = (
 )
 LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term_share")
 DIMENSION = 384
+SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
 FLOOR = 0.3  # a search leaves out what scores below this (decision 0067)
 JUDGED = 30  # a search judges at least this many candidates
 FEATURES = (
@@ -70,6 +79,8 @@ FEATURES = (
     *LENGTH,
     *(f"product_{i}" for i in range(DIMENSION)),
 )
+SHORT_FEATURES = FEATURES[: len(FEATURES) - DIMENSION]  # the short judge's: no vectors' product
+_REQUEST_TERMS = FEATURES.index("request_terms")  # log1p of the request's number of terms
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'&-]+")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -181,20 +192,45 @@ class Judge:
         z = (features - np.asarray(self.mean)) / np.asarray(self.scale)
         return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.weights) + self.bias)))
 
-    def to_json(self) -> str:
-        body = {
-            "features": FEATURES,
+    def body(self, features: Sequence[str]) -> dict[str, Any]:
+        return {
+            "features": list(features),
             "mean": self.mean,
             "scale": self.scale,
             "weights": self.weights,
             "bias": self.bias,
         }
-        return json.dumps(body) + "\n"
 
 
-def read(path: Path = MODEL_PATH) -> Judge:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if tuple(document["features"]) != FEATURES:
+@dataclass(frozen=True)
+class Judges:
+    """The judge of longer requests (every feature) and of short ones (``SHORT_FEATURES``)."""
+
+    long: Judge
+    short: Judge
+
+    def probabilities(self, features: np.ndarray, keywords: bool = False) -> np.ndarray:
+        """P(relevant) of each row of ``FEATURES`` (0.0 for a request without search terms).
+        ``keywords``: the request is a keyword search, and a short one is judged by the short
+        judge; otherwise (a topic to write on, a question to answer) by the full judge."""
+        import numpy as np
+
+        asked = np.rint(np.expm1(features[:, _REQUEST_TERMS]))
+        short = (asked <= SHORT_TERMS) if keywords else np.zeros(len(features), dtype=bool)
+        found = np.zeros(len(features))
+        if (~short).any():
+            found[~short] = self.long.probabilities(features[~short])
+        if short.any():
+            found[short] = self.short.probabilities(features[short][:, : len(SHORT_FEATURES)])
+        found[asked == 0] = 0.0
+        return found
+
+    def to_json(self) -> str:
+        return json.dumps({**self.long.body(FEATURES), "short": self.short.body(SHORT_FEATURES)}) + "\n"
+
+
+def _judge(document: dict[str, Any], features: tuple[str, ...], path: Path) -> Judge:
+    if tuple(document["features"]) != features:
         raise ValueError(f"{path} was trained on other features: run devtools.train_relevance")
     return Judge(
         tuple(document["mean"]),
@@ -204,14 +240,26 @@ def read(path: Path = MODEL_PATH) -> Judge:
     )
 
 
+def read(path: Path = MODEL_PATH) -> Judges:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if "short" not in document:
+        raise ValueError(f"{path} has no short judge: run devtools.train_relevance")
+    return Judges(
+        _judge(document, FEATURES, path), _judge(document["short"], SHORT_FEATURES, path)
+    )
+
+
 @cache
-def judge() -> Judge:
+def judge() -> Judges:
     return read()
 
 
-def judged(request: str, candidates: Sequence[Candidate]) -> list[float]:
+def judged(
+    request: str, candidates: Sequence[Candidate], keywords: bool = False
+) -> list[float]:
     """P(relevant) of each candidate for ``request``, in order. Embeds the request, and the
-    candidates that carry no vector."""
+    candidates that carry no vector. ``keywords``: the request is a keyword search
+    (``Judges.probabilities``)."""
     if not candidates:
         return []
     missing = [i for i, c in enumerate(candidates) if c.vector is None]
@@ -219,12 +267,13 @@ def judged(request: str, candidates: Sequence[Candidate]) -> list[float]:
     filled = list(candidates)
     for i, vector in zip(missing, fresh[1:], strict=True):
         filled[i] = Candidate(candidates[i].text, vector)
-    return [float(p) for p in judge().probabilities(rows(fresh[0], request, filled))]
+    features = rows(fresh[0], request, filled)
+    return [float(p) for p in judge().probabilities(features, keywords)]
 
 
-def relevance(request: str, texts: Sequence[str]) -> list[float]:
+def relevance(request: str, texts: Sequence[str], keywords: bool = False) -> list[float]:
     """P(relevant) of each text for ``request``, in order (every text embedded here)."""
-    return judged(request, [Candidate(text) for text in texts])
+    return judged(request, [Candidate(text) for text in texts], keywords)
 
 
 def warm() -> None:

@@ -37,9 +37,11 @@ FOCUS_TERMS = 2  # what is asked needs this many search terms to be looked up on
 QUESTION_CHARS = 500  # what POST /v1/knowledge/search takes
 ANSWER_FACTS = 4
 # A sentence is quoted in an answer when the relevance judge gives it at least this probability
-# of answering the question (calibrated, whatever the embedder; decision 0067; chosen on
-# bench/relevance.py's dev set).
-SENTENCE_MIN = 0.4
+# of answering the question, alone or with its run (calibrated, whatever the embedder; decision
+# 0067). Chosen on bench/relevance.py's dev set, the lowest at which no off-topic message is
+# answered and billed: at 0.45 answers are billed for 0.811 of the questions the guides answer,
+# off-topic 0 of 26; at 0.4, 0.865 and 2 of 26.
+SENTENCE_MIN = 0.45
 RECORDS = 8
 FINDINGS = 5
 FINDING_CHARS = 300
@@ -68,6 +70,7 @@ class Texts(Content):
     private_declined: Prose
     private_asks: Pattern
     first_person: Pattern
+    asks_for_action: Pattern
     legal_intro: Annotated[Line, Template("where")]
     legal_none: Annotated[Prose, Template("where")]
     legal_next: Prose
@@ -168,9 +171,10 @@ def from_knowledge(
     context's words (eggs, March) otherwise outweigh what is asked (escalation)."""
     focus = asked(question)
     shape = answer_shape(focus or question)
-    hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+    # every candidate passage: the judge gates the sentences quoted (``answering``)
+    hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags, floor=0.0)
     if focus:
-        first = knowledge.search(clip(focus, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+        first = knowledge.search(clip(focus, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags, floor=0.0)
         hits = [
             hit
             for hit, _ in retrieval.fuse(
@@ -204,16 +208,44 @@ def from_knowledge(
 def answering(
     question: str, found: list[compose.Fact], shape: AnswerShape | None
 ) -> list[compose.Fact]:
-    """The sentences the relevance judge says answer the question (``SENTENCE_MIN``); when
-    the question asks for a figure (a ``required`` shape: "how many", "how long"), only those
-    that give one."""
+    """The sentences the relevance judge says answer the question (``SENTENCE_MIN``), read
+    alone or with the found sentences next to them in their passage (a run: "A typical ladder
+    starts with..." and "If there is no progress, the next rungs are..." answer together what
+    neither answers alone); when the question asks for a figure (a ``required`` shape: "how
+    many", "how long"), only those that give one."""
     from common import relevance
 
     if shape is not None and shape.required:
         holds = _compiled(shape.holds)
         found = [f for f in found if holds.search(f.text.lower())]
-    scores = relevance.relevance(question, [f.text for f in found])
-    return [f for f, score in zip(found, scores, strict=True) if score >= SENTENCE_MIN]
+    runs = _runs(found)
+    joined = [run for run in runs if len(run) > 1]
+    scores = relevance.relevance(
+        question, [f.text for f in found] + [" ".join(found[i].text for i in r) for r in joined]
+    )
+    kept = {i for i, score in enumerate(scores[: len(found)]) if score >= SENTENCE_MIN}
+    for run, score in zip(joined, scores[len(found) :], strict=True):
+        if score >= SENTENCE_MIN:
+            kept.update(run)
+    return [f for i, f in enumerate(found) if i in kept]
+
+
+def _runs(found: list[compose.Fact]) -> list[list[int]]:
+    """The indexes of ``found`` grouped in runs: sentences of one passage at consecutive
+    positions, in reading order."""
+    order = sorted(range(len(found)), key=lambda i: (found[i].passage, found[i].position))
+    runs: list[list[int]] = []
+    for i in order:
+        last = runs[-1][-1] if runs else None
+        if (
+            last is not None
+            and found[last].passage == found[i].passage
+            and found[i].position == found[last].position + 1
+        ):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 def asks_private(message: str) -> bool:
@@ -300,6 +332,10 @@ def general(message: str, name: str | None = None) -> Answer:
     with none, an answer that says so plainly and what the assistant can do (not ``helped``:
     not billed). ``name``: a company the message names, whose words are not what it asks
     about (a guide's "provisions" of a law are not "Quillmarsh Provisions")."""
+    if not name and re.search(texts().asks_for_action, message.lower()):
+        from common.offline.companies import company_name
+
+        name = company_name(message)  # the target of the writer's next step, not the topic
     if name:
         message = re.sub(re.escape(name), " ", message, flags=re.IGNORECASE)
     facts, sources = from_knowledge(message)

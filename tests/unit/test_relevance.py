@@ -8,8 +8,29 @@ from common import relevance
 
 
 def test_the_model_is_of_the_judges_features() -> None:
-    judge = relevance.read()
-    assert len(judge.weights) == len(relevance.FEATURES) == len(judge.mean) == len(judge.scale)
+    judges = relevance.read()
+    for judge, features in (
+        (judges.long, relevance.FEATURES),
+        (judges.short, relevance.SHORT_FEATURES),
+    ):
+        assert len(judge.weights) == len(features) == len(judge.mean) == len(judge.scale)
+
+
+def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() -> None:
+    """A one- or two-word keyword search (the short judge) finds the passage that holds its words
+    relevant, and not a passage without them; a short nonsense request and a request with no
+    search terms at all are relevant to nothing."""
+    mink = (
+        "Fur farming — Mink\nMink farms keep a solitary, semi-aquatic predator in wire cages; "
+        "several countries have closed their mink farms."
+    )
+    stalls = "Pig welfare — Sow stalls\nA sow stall is a metal crate too narrow to turn in."
+    for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
+        found, unrelated = relevance.relevance(request, [wanted, other], keywords=True)
+        assert found >= relevance.FLOOR > unrelated
+    assert max(relevance.relevance("xqzv plorf", [mink, stalls], keywords=True)) < relevance.FLOOR
+    for keywords in (True, False):
+        assert relevance.relevance("???", [mink, stalls], keywords) == [0.0, 0.0]
 
 
 def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
