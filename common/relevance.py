@@ -1,4 +1,4 @@
-"""The relevance judge (issue 44): the calibrated probability that a candidate (a
+"""The relevance judge (issue 44, decision 0067): the calibrated probability that a candidate (a
 passage, a record, a sentence) answers a request, from what ships in every environment, whatever
 the retrieval embedder (MiniLM in `make run`, Vertex in production), so one threshold holds in
 both.
@@ -25,8 +25,9 @@ fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
 
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
-judging a search's candidates embeds only the request. No door asks the judge yet: the wiring
-(search, content, the assistant) is on branch ``issue44-wiring`` with its figures.
+judging a search's candidates embeds only the request. Legal guidance asks it which requests it can
+speak to (``functions.legal.recognition``, decision 0068); search, content and the assistant
+do not yet (branch ``issue44-wiring``, decision 0067).
 """
 
 from __future__ import annotations

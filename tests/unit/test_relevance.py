@@ -1,4 +1,4 @@
-"""The relevance judge (issue 44; asked by no door yet): its model matches its features, it tells a
+"""The relevance judge (issue 44, decision 0067): its model matches its features, it tells a
 passage that answers a request from ones that do not, and a stored vector judges as the text
 would."""
 
