@@ -24,8 +24,8 @@ gives P(the candidate is relevant: labelled 1 or 2). The trainer prints its cali
 fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
 
 A keyword search of at most ``SHORT_TERMS`` search terms ("mink", "sow stalls";
-``keywords=True``: the search doors) has its own regression (``short`` in the model file), on the plain features, their products and the
-lengths, without the vectors' product: for a keyword search, whether the candidate holds the
+``keywords=True``: the search doors) has its own regression (``short`` in the model file), on
+the plain features, their products and the lengths, without the vectors' product: for a keyword search, whether the candidate holds the
 words is most of the answer, and trained with the vectors' product a short judge scores
 nonsense as relevant (it is short too). It learns from the short requests of every training
 set and ``data/relevance/short_pairs.jsonl`` (keyword searches). A request with no search
@@ -33,7 +33,9 @@ terms at all ("???", an emoji) answers nothing: every candidate is judged 0.0.
 
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
-judging a search's candidates embeds only the request.
+judging a search's candidates embeds only the request. Every door asks it (decision 0067): the
+searches (``FLOOR``), content's coverage, the assistant's sentences, and legal guidance's
+recognition of an activity (decision 0068).
 """
 
 from __future__ import annotations

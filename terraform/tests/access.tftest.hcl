@@ -85,7 +85,7 @@ run "secrets_and_roles" {
   assert {
     condition = jsonencode(sort([
       for k, m in google_project_iam_member.fn : split(" ", k)[0] if m.role == "roles/aiplatform.user"
-    ])) == jsonencode(["chat", "content", "knowledge", "mcp", "osint", "research", "search", "task_worker"])
+    ])) == jsonencode(["chat", "content", "knowledge", "legal", "mcp", "osint", "research", "search", "task_worker"])
     error_message = "roles/aiplatform.user goes to the functions that embed text or call the LLM, and only those."
   }
 

@@ -1,5 +1,5 @@
 """Fixtures of the emulator tests: two consumers (with their auth headers), fixture feeds, a
-fake SendGrid, and each text embedded once."""
+fake SendGrid, the legal notes imported, and each text embedded once."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from common import embeddings
+from common.datafiles import DATA
 from tests.fakes.feed_server import FakeFeedServer
 from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
 from tests.helpers import bearer, new_consumer
@@ -90,3 +92,20 @@ def sendgrid(settings_env) -> Iterator[FakeSendGridServer]:
         reset_client()
         yield server
     reset_client()
+
+
+LEGAL_NOTES = ("gb-protest-law", "us-ag-gag-iowa")
+
+
+@pytest.fixture
+def legal_corpus(db, settings_env) -> Iterator[None]:
+    """The knowledge base's legal notes on protest law (England and Wales) and ag-gag (Iowa),
+    the real guides imported with the offline embedder."""
+    from functions.knowledge.importer import import_knowledge
+
+    embeddings.reset_embedder()
+    settings_env(EMBEDDINGS_BACKEND="offline")
+    report = import_knowledge([DATA / "knowledge" / f"{name}.md" for name in LEGAL_NOTES])
+    assert (report.documents, report.rejected) == (2, [])
+    yield
+    embeddings.reset_embedder()

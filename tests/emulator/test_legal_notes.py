@@ -9,32 +9,20 @@ import re
 
 import pytest
 
-from common import embeddings
 from common.datafiles import DATA
 from common.firestore import KNOWLEDGE, SEARCH_INDEXES, get_db
 from common.tasks import inline_queue
-from functions.knowledge.importer import import_knowledge
 from functions.legal.notes import split_sentences
+from tests.emulator.conftest import LEGAL_NOTES
 from tests.helpers import client
 
 pytestmark = pytest.mark.emulator
 
 GUIDANCE = "/v1/legal/guidance"
-DOCUMENTS = ("gb-protest-law", "us-ag-gag-iowa")
 PROTEST_LAW = "https://www.legislation.gov.uk/ukpga/1986/64"
 IOWA_LAW = "https://www.legis.iowa.gov/docs/code/717A.3A.pdf"
 MARCH = "We're planning a march through central London next month"
 FOOTAGE = "We have hidden-camera footage from an Iowa pig farm; can we publish it?"
-
-
-@pytest.fixture
-def corpus(db, settings_env):
-    embeddings.reset_embedder()
-    settings_env(EMBEDDINGS_BACKEND="offline")
-    report = import_knowledge([DATA / "knowledge" / f"{name}.md" for name in DOCUMENTS])
-    assert (report.documents, report.rejected) == (2, [])
-    yield
-    embeddings.reset_embedder()
 
 
 def guide_for(auth: dict[str, str], body: dict) -> dict:
@@ -64,7 +52,7 @@ def quoted(guide: dict) -> list[str]:
 def source_text() -> str:
     return " ".join(
         " ".join((DATA / "knowledge" / f"{name}.md").read_text(encoding="utf-8").split())
-        for name in DOCUMENTS
+        for name in LEGAL_NOTES
     )
 
 
@@ -74,7 +62,9 @@ def assert_nothing_invented(guide: dict) -> None:
         assert sentence in text, f"not in the sources: {sentence!r}"
 
 
-def test_a_march_in_england_cites_the_protest_law_and_its_six_clear_days(corpus, alice, sendgrid):
+def test_a_march_in_england_cites_the_protest_law_and_its_six_clear_days(
+    legal_corpus, alice, sendgrid
+):
     _, auth = alice
     result = guide_for(auth, {"prompt": MARCH, "jurisdiction": "England", "timeline": "next month"})
 
@@ -105,7 +95,7 @@ def test_a_march_in_england_cites_the_protest_law_and_its_six_clear_days(corpus,
         assert "not legal advice" in body
 
 
-def test_hidden_camera_footage_in_iowa_cites_iowas_law_and_decisions(corpus, alice):
+def test_hidden_camera_footage_in_iowa_cites_iowas_law_and_decisions(legal_corpus, alice):
     _, auth = alice
     guide = guide_for(auth, {"prompt": FOOTAGE, "jurisdiction": "Iowa"})["guide"]
 
@@ -121,7 +111,7 @@ def test_hidden_camera_footage_in_iowa_cites_iowas_law_and_decisions(corpus, ali
     assert_nothing_invented(guide)
 
 
-def test_a_place_the_service_does_not_know_is_refused_before_any_guide(corpus, alice):
+def test_a_place_the_service_does_not_know_is_refused_before_any_guide(legal_corpus, alice):
     # It was a guide that said it had no notes on Narnia, billed $1.00; since decision 0068 it
     # is a free 422 (tests/emulator/test_legal_recognition.py).
     _, auth = alice
@@ -135,7 +125,7 @@ def test_a_place_the_service_does_not_know_is_refused_before_any_guide(corpus, a
     assert answer.get_json()["code"] == "jurisdiction_not_recognised"
 
 
-def test_scotland_is_not_given_the_england_and_wales_notes(corpus, alice):
+def test_scotland_is_not_given_the_england_and_wales_notes(legal_corpus, alice):
     _, auth = alice
     guide = guide_for(
         auth,
@@ -152,7 +142,7 @@ def test_scotland_is_not_given_the_england_and_wales_notes(corpus, alice):
     assert guide["sources"] == []
 
 
-def test_a_place_named_only_in_the_request_is_used_and_said(corpus, alice):
+def test_a_place_named_only_in_the_request_is_used_and_said(legal_corpus, alice):
     _, auth = alice
     guide = guide_for(auth, {"situation": FOOTAGE})["guide"]
 
@@ -164,7 +154,7 @@ def test_a_place_named_only_in_the_request_is_used_and_said(corpus, alice):
     assert_nothing_invented(guide)
 
 
-def test_a_knowledge_base_that_cannot_be_searched_gives_a_guide_without_notes(corpus, alice):
+def test_a_knowledge_base_that_cannot_be_searched_gives_a_guide_without_notes(legal_corpus, alice):
     # The index was built with another model: the search refuses (a 502 on its own route).
     get_db().collection(SEARCH_INDEXES).document(KNOWLEDGE).update(
         {"model": "vertex:text-embedding-005@768"}

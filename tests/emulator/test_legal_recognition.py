@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from common import embeddings
-from common.datafiles import DATA
 from common.firestore import KNOWLEDGE, SEARCH_INDEXES, TASKS, get_db
 from common.tasks import inline_queue
-from functions.knowledge.importer import import_knowledge
 from tests.emulator.test_mcp import rpc
 from tests.helpers import client
 
@@ -21,18 +18,6 @@ pytestmark = pytest.mark.emulator
 
 GUIDANCE = "/v1/legal/guidance"
 SITUATION = "We plan a protest outside a poultry farm and want to film the sheds from the road."
-
-
-@pytest.fixture
-def corpus(db, settings_env):
-    """The knowledge base's legal notes on protest law (England and Wales) and ag-gag (Iowa)."""
-    embeddings.reset_embedder()
-    settings_env(EMBEDDINGS_BACKEND="offline")
-    documents = [DATA / "knowledge" / f"{name}.md" for name in ("gb-protest-law", "us-ag-gag-iowa")]
-    report = import_knowledge(documents)
-    assert (report.documents, report.rejected) == (2, [])
-    yield
-    embeddings.reset_embedder()
 
 
 def guidance(auth: dict[str, str], body: dict):
@@ -62,7 +47,7 @@ def assert_free_and_nothing_queued(auth: dict[str, str]) -> None:
     ],
 )
 def test_an_activity_the_service_does_not_recognise_is_422_naming_the_fields_and_free(
-    corpus, alice, body, fields
+    legal_corpus, alice, body, fields
 ):
     _, auth = alice
     answer = guidance(auth, body)
@@ -104,7 +89,9 @@ def test_a_jurisdiction_the_service_does_not_know_is_422_listing_the_places_and_
         {"prompt": "Is Iowa Code 717A.3A still enforceable after Reynolds?"},
     ],
 )
-def test_a_real_request_is_accepted_and_billed_once_when_its_guide_is_written(corpus, alice, body):
+def test_a_real_request_is_accepted_and_billed_once_when_its_guide_is_written(
+    legal_corpus, alice, body
+):
     from functions.legal import content
 
     assert content.detect(body.get("prompt", "")) == []  # the prompts: no pattern names them
@@ -127,7 +114,7 @@ def test_a_real_request_is_accepted_and_billed_once_when_its_guide_is_written(co
     ]
 
 
-def test_a_knowledge_base_that_cannot_be_searched_is_a_free_502_not_a_guess(corpus, alice):
+def test_a_knowledge_base_that_cannot_be_searched_is_a_free_502_not_a_guess(legal_corpus, alice):
     # The index was built with another model: the notes cannot be searched. A request the
     # guide's patterns recognise is still accepted; one that needs the notes is neither
     # accepted nor refused.
@@ -144,7 +131,7 @@ def test_a_knowledge_base_that_cannot_be_searched_is_a_free_502_not_a_guess(corp
     assert guidance(auth, {"situation": SITUATION}).status_code == 202
 
 
-def test_the_mcp_tool_gets_the_same_refusals_free(corpus, alice):
+def test_the_mcp_tool_gets_the_same_refusals_free(legal_corpus, alice):
     _, auth = alice
     for arguments, code in (
         ({"prompt": "xqzv plorf wibble"}, "activity_not_recognised"),

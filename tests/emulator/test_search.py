@@ -185,6 +185,29 @@ def test_importing_the_same_file_again_writes_nothing_and_changes_update(campaig
     assert get_db().collection("campaigns").document("camp-1").get().exists  # nothing lost
 
 
+def test_every_record_stores_the_relevance_judges_vector_and_one_without_gets_it(
+    campaigns, tmp_path
+):
+    """The judge's vector is written at import (issue 44): with the offline embedder it is the
+    stored embedding itself, packed; a record imported before the judge (no judge_model) is
+    not fresh, and the next import writes it again with its vector."""
+    from common import relevance
+
+    ref = get_db().collection("campaigns").document("camp-1")
+    stored = ref.get().to_dict()
+    vector = relevance.unpack(stored[relevance.VECTOR_FIELD])
+    assert stored["judge_model"] == relevance.VECTOR_MODEL
+    assert vector is not None
+    assert max(abs(a - b) for a, b in zip(vector, list(stored["embedding"]), strict=True)) < 1e-3
+    from google.cloud.firestore_v1 import DELETE_FIELD
+
+    ref.update({"judge_model": DELETE_FIELD, relevance.VECTOR_FIELD: DELETE_FIELD})
+    again = import_records(TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS))
+
+    assert (again.written, again.unchanged) == (1, 2)
+    assert relevance.unpack(ref.get().get(relevance.VECTOR_FIELD)) is not None
+
+
 def test_a_dry_run_writes_nothing(db, offline, tmp_path):
     report = import_records(
         TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS), dry_run=True

@@ -104,3 +104,18 @@ def test_the_encoder_from_many_threads_gives_the_serial_vectors() -> None:
     for answers in _together(model.embed, batches):
         for vectors, expected in zip(answers, serial, strict=True):
             np.testing.assert_allclose(np.array(vectors), expected, atol=1e-5)
+
+
+def test_the_relevance_judge_from_many_threads_gives_the_serial_scores() -> None:
+    """The judge (issue 44) holds one model and the encoder; every score from many threads is
+    the serial one."""
+    import numpy as np
+
+    from common import relevance
+
+    sentences = _sentences()
+    requests = [sentences[n] for n in range(0, 8, 2)]
+    serial = [relevance.relevance(request, sentences[:6]) for request in requests]
+    for answers in _together(lambda request: relevance.relevance(request, sentences[:6]), requests):
+        for scores, expected in zip(answers, serial, strict=True):
+            np.testing.assert_allclose(scores, expected, atol=1e-6)
