@@ -25,11 +25,12 @@ fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
 
 A keyword search of at most ``SHORT_TERMS`` search terms ("mink", "sow stalls";
 ``keywords=True``: the search doors) has its own regression (``short`` in the model file), on
-the plain features, their products and the lengths, without the vectors' product: for a keyword search, whether the candidate holds the
-words is most of the answer, and trained with the vectors' product a short judge scores
-nonsense as relevant (it is short too). It learns from the short requests of every training
-set and ``data/relevance/short_pairs.jsonl`` (keyword searches). A request with no search
-terms at all ("???", an emoji) answers nothing: every candidate is judged 0.0.
+the plain features, their products and the lengths, without the vectors' product: for a
+keyword search, whether the candidate holds the words is most of the answer, and trained with
+the vectors' product a short judge scores nonsense as relevant (it is short too). It learns
+from the short requests of every training set and ``data/relevance/short_pairs.jsonl``
+(keyword searches). A request with no search terms at all ("???", an emoji) answers nothing:
+every candidate is judged 0.0.
 
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
@@ -228,7 +229,8 @@ class Judges:
         return found
 
     def to_json(self) -> str:
-        return json.dumps({**self.long.body(FEATURES), "short": self.short.body(SHORT_FEATURES)}) + "\n"
+        body = {**self.long.body(FEATURES), "short": self.short.body(SHORT_FEATURES)}
+        return json.dumps(body) + "\n"
 
 
 def _judge(document: dict[str, Any], features: tuple[str, ...], path: Path) -> Judge:
@@ -246,9 +248,7 @@ def read(path: Path = MODEL_PATH) -> Judges:
     document = json.loads(path.read_text(encoding="utf-8"))
     if "short" not in document:
         raise ValueError(f"{path} has no short judge: run devtools.train_relevance")
-    return Judges(
-        _judge(document, FEATURES, path), _judge(document["short"], SHORT_FEATURES, path)
-    )
+    return Judges(_judge(document, FEATURES, path), _judge(document["short"], SHORT_FEATURES, path))
 
 
 @cache
@@ -256,9 +256,7 @@ def judge() -> Judges:
     return read()
 
 
-def judged(
-    request: str, candidates: Sequence[Candidate], keywords: bool = False
-) -> list[float]:
+def judged(request: str, candidates: Sequence[Candidate], keywords: bool = False) -> list[float]:
     """P(relevant) of each candidate for ``request``, in order. Embeds the request, and the
     candidates that carry no vector. ``keywords``: the request is a keyword search
     (``Judges.probabilities``)."""
