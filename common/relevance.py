@@ -23,14 +23,18 @@ helpers from the corpus and the sample records, each with hard candidates labell
 gives P(the candidate is relevant: labelled 1 or 2). The trainer prints its calibration out of
 fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
 
-A keyword search of at most ``SHORT_TERMS`` search terms ("mink", "sow stalls";
-``keywords=True``: the search doors) has its own regression (``short`` in the model file), on
-the plain features, their products and the lengths, without the vectors' product: for a
-keyword search, whether the candidate holds the words is most of the answer, and trained with
-the vectors' product a short judge scores nonsense as relevant (it is short too). It learns
-from the short requests of every training set and ``data/relevance/short_pairs.jsonl``
-(keyword searches). A request with no search terms at all ("???", an emoji) answers nothing:
-every candidate is judged 0.0.
+The request's kind (``Kind``) says which judge reads it. A searcher's query (``"search"``) of
+at most ``SHORT_TERMS`` search terms ("mink", "sow stalls") has its own regression (``short``
+in the model file), on the plain features, their products and the lengths, without the
+vectors' product: for a keyword search, whether the candidate holds the words is most of the
+answer, and trained with the vectors' product a short judge scores nonsense as relevant (it is
+short too). It learns from the short requests of every training set and
+``data/relevance/short_pairs.jsonl`` (keyword searches). A question (``"question"``, the
+default) is read by the full judge whatever its length. A topic to draft from (``"topic"``)
+must pass both: the lower of the two scores (a short topic that shares no word with a passage,
+"quantum chromodynamics", is not made relevant by a chance agreement of the vectors). A
+request with no search terms at all ("???", an emoji) answers nothing: every candidate is
+judged 0.0.
 
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
@@ -50,7 +54,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement, pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from common.datafiles import DATA
 from common.text.index import terms
@@ -84,6 +88,7 @@ FEATURES = (
 )
 SHORT_FEATURES = FEATURES[: len(FEATURES) - DIMENSION]  # the short judge's: no vectors' product
 _REQUEST_TERMS = FEATURES.index("request_terms")  # log1p of the request's number of terms
+Kind = Literal["question", "search", "topic"]  # what the request is: which judge reads it
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'&-]+")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -212,19 +217,18 @@ class Judges:
     long: Judge
     short: Judge
 
-    def probabilities(self, features: np.ndarray, keywords: bool = False) -> np.ndarray:
-        """P(relevant) of each row of ``FEATURES`` (0.0 for a request without search terms).
-        ``keywords``: the request is a keyword search, and a short one is judged by the short
-        judge; otherwise (a topic to write on, a question to answer) by the full judge."""
+    def probabilities(self, features: np.ndarray, kind: Kind = "question") -> np.ndarray:
+        """P(relevant) of each row of ``FEATURES`` for a request of ``kind`` (0.0 for a
+        request without search terms): a short search by the short judge, a question by the
+        full one, a short topic by the lower of the two."""
         import numpy as np
 
+        found = self.long.probabilities(features)
         asked = np.rint(np.expm1(features[:, _REQUEST_TERMS]))
-        short = (asked <= SHORT_TERMS) if keywords else np.zeros(len(features), dtype=bool)
-        found = np.zeros(len(features))
-        if (~short).any():
-            found[~short] = self.long.probabilities(features[~short])
-        if short.any():
-            found[short] = self.short.probabilities(features[short][:, : len(SHORT_FEATURES)])
+        short = asked <= SHORT_TERMS
+        if kind != "question" and short.any():
+            brief = self.short.probabilities(features[short][:, : len(SHORT_FEATURES)])
+            found[short] = brief if kind == "search" else np.minimum(found[short], brief)
         found[asked == 0] = 0.0
         return found
 
@@ -256,10 +260,9 @@ def judge() -> Judges:
     return read()
 
 
-def judged(request: str, candidates: Sequence[Candidate], keywords: bool = False) -> list[float]:
+def judged(request: str, candidates: Sequence[Candidate], kind: Kind = "question") -> list[float]:
     """P(relevant) of each candidate for ``request``, in order. Embeds the request, and the
-    candidates that carry no vector. ``keywords``: the request is a keyword search
-    (``Judges.probabilities``)."""
+    candidates that carry no vector. ``kind``: what the request is (``Judges.probabilities``)."""
     if not candidates:
         return []
     missing = [i for i, c in enumerate(candidates) if c.vector is None]
@@ -268,12 +271,12 @@ def judged(request: str, candidates: Sequence[Candidate], keywords: bool = False
     for i, vector in zip(missing, fresh[1:], strict=True):
         filled[i] = Candidate(candidates[i].text, vector)
     features = rows(fresh[0], request, filled)
-    return [float(p) for p in judge().probabilities(features, keywords)]
+    return [float(p) for p in judge().probabilities(features, kind)]
 
 
-def relevance(request: str, texts: Sequence[str], keywords: bool = False) -> list[float]:
+def relevance(request: str, texts: Sequence[str], kind: Kind = "question") -> list[float]:
     """P(relevant) of each text for ``request``, in order (every text embedded here)."""
-    return judged(request, [Candidate(text) for text in texts], keywords)
+    return judged(request, [Candidate(text) for text in texts], kind)
 
 
 def warm() -> None:

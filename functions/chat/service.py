@@ -160,11 +160,13 @@ def respond(
         text = assist.texts().private_declined
         return Reply(iter(_words(text)), intent, engine.NAME, [], helped=False)
     hits: list[dict[str, Any]] = []
-    if provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat:
-        # only the passages the relevance judge passes are sent (decision 0067); with none,
-        # the offline answer says what the knowledge base does not cover, unbilled
+    asks_provider = provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat
+    if asks_provider:  # only the passages the relevance judge passes are sent (decision 0067)
         hits = knowledge.search(clip(message, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
-    if provider is not None and hits:
+    # a first message no passage answers gets the offline reply (what the knowledge base does
+    # not cover, unbilled); a conversation under way goes to the provider, which reads its
+    # history ("and what should we ask them for now?" finds no passage of its own)
+    if provider is not None and asks_provider and (hits or history):
         sources = list(dict.fromkeys((h["title"], h.get("url")) for h in hits))
         conversation = _conversation(message, history, memory, hits)
         pieces = (

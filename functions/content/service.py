@@ -42,8 +42,8 @@ _NOT_COVERED = (
 # probability of answering it (a calibrated scale, whatever the embedder); below it 422
 # topic_not_covered, nothing drafted (decisions 0039, 0067; chosen on bench/relevance.py's dev set,
 # the highest that refuses at most 2% of its covered topics: 1 of 67 at 0.27, with 27 of 64
-# uncovered topics drafted; 0 of 67 and 29 at 0.26; 3 of 67 and 20 at 0.3). A topic is judged by
-# its meaning (the full judge), not as a keyword search.
+# uncovered topics drafted; 0 of 67 and 29 at 0.26; 3 of 67 and 20 at 0.3). A short topic is read
+# by both judges (relevance "topic"); on the dev set that gives the full judge's figures.
 COVERAGE_MIN = 0.27
 PASSAGES = {"short": 6, "medium": 8, "long": 12}
 COMMITMENT_HITS = 10  # campaign records read to find whether the audience's company committed
@@ -121,7 +121,9 @@ def passages_for(spec: Spec) -> list[Passage]:
     draft (or a provider) is never given any to quote (decision 0037). 422 when the corpus
     does not cover the topic: a draft is never written from passages about something else
     (decision 0039)."""
-    hits, best = knowledge.search_scored(spec.topic, PASSAGES[spec.length], None, COVERAGE_MIN)
+    hits, best = knowledge.search_scored(
+        spec.topic, PASSAGES[spec.length], None, COVERAGE_MIN, "topic"
+    )
     if best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
     known = optout.screen_known()

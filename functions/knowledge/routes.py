@@ -9,7 +9,7 @@ from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passa
 
 def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     body = call.body
-    hits = service.search(body.query, body.limit, body.tags, keywords=True)
+    hits = service.search(body.query, body.limit, body.tags, kind="search")
     data = [Passage.model_validate(hit) for hit in hits]
     call.billed = bool(data)  # a search that found nothing is not billed (decisions 0039, 0067)
     return KnowledgeResults(data=data, total=len(data), message=None if data else NOTHING)

@@ -32,11 +32,11 @@ def search(
     limit: int,
     tags: list[str] | None = None,
     floor: float = relevance.FLOOR,
-    keywords: bool = False,
+    kind: relevance.Kind = "question",
 ) -> list[dict[str, Any]]:
     """``[{passage, title, url, section, sources, score}]``, best first, at most ``limit``
     (``sources``: the document's list of its sources, for citations)."""
-    return search_scored(query, limit, tags, floor, keywords)[0]
+    return search_scored(query, limit, tags, floor, kind)[0]
 
 
 def search_scored(
@@ -44,17 +44,16 @@ def search_scored(
     limit: int,
     tags: list[str] | None = None,
     floor: float = relevance.FLOOR,
-    keywords: bool = False,
+    kind: relevance.Kind = "question",
 ) -> tuple[list[dict[str, Any]], float]:
     """``search``'s hits and the judged relevance of the best passage (0 with none).
 
     Candidates come from meaning and words (``POOL`` times the wanted passages from each,
     fused by reciprocal rank); the relevance judge (``common.relevance``, decision 0067) scores
     them, and those below ``floor`` are left out: a passage's ``score`` is the calibrated
-    probability that it answers the query, whatever the embedder. ``keywords``: the query is
-    a searcher's (``POST /v1/knowledge/search``), and a short one is judged as a keyword search
-    (``relevance.Judges``); the service's own lookups (a topic to draft, a question to answer)
-    are judged by their meaning."""
+    probability that it answers the query, whatever the embedder. ``kind``: what the query is
+    (``relevance.Judges``): a searcher's (``POST /v1/knowledge/search``), a topic to draft, or
+    a question to answer."""
     embedder = get_embedder()
     retrieval.check_index([KNOWLEDGE], embedder)
     wanted = set(tags or ())
@@ -79,7 +78,7 @@ def search_scored(
             )
             for hit in candidates
         ],
-        keywords,
+        kind,
     )
     ranked = sorted(zip(candidates, scores, strict=True), key=lambda pair: -pair[1])
     hits = [

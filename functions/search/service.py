@@ -186,7 +186,7 @@ def _judged(query: str, candidates: list[tuple[Table, Any]]) -> list[tuple[Any, 
             )
             for t, hit in candidates
         ],
-        keywords=True,  # a searcher's query ("mink", "sow stalls"): decision 0067
+        "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
     )
     return sorted(zip(candidates, scores, strict=True), key=lambda pair: -pair[1])
 

@@ -26,11 +26,11 @@ def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() 
     )
     stalls = "Pig welfare — Sow stalls\nA sow stall is a metal crate too narrow to turn in."
     for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
-        found, unrelated = relevance.relevance(request, [wanted, other], keywords=True)
+        found, unrelated = relevance.relevance(request, [wanted, other], "search")
         assert found >= relevance.FLOOR > unrelated
-    assert max(relevance.relevance("xqzv plorf", [mink, stalls], keywords=True)) < relevance.FLOOR
-    for keywords in (True, False):
-        assert relevance.relevance("???", [mink, stalls], keywords) == [0.0, 0.0]
+    assert max(relevance.relevance("xqzv plorf", [mink, stalls], "search")) < relevance.FLOOR
+    for kind in ("search", "question", "topic"):
+        assert relevance.relevance("???", [mink, stalls], kind) == [0.0, 0.0]
 
 
 def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
