@@ -78,7 +78,7 @@ BASE = (
 LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term_share")
 DIMENSION = 384
 SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
-FLOOR = 0.3  # a search leaves out what scores below this (decision 0067)
+FLOOR = 0.3  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
 JUDGED = 30  # a search judges at least this many candidates
 FEATURES = (
     *BASE,
@@ -272,6 +272,13 @@ def judged(request: str, candidates: Sequence[Candidate], kind: Kind = "question
         filled[i] = Candidate(candidates[i].text, vector)
     features = rows(fresh[0], request, filled)
     return [float(p) for p in judge().probabilities(features, kind)]
+
+
+def shares_words(request: str, texts: Sequence[str]) -> bool:
+    """Whether any of ``texts`` holds one of the request's search terms (a search none of whose
+    words any candidate holds, and that the judge passes none of, found nothing)."""
+    asked = set(terms(request))
+    return any(asked & set(terms(text)) for text in texts)
 
 
 def relevance(request: str, texts: Sequence[str], kind: Kind = "question") -> list[float]:

@@ -121,10 +121,9 @@ def passages_for(spec: Spec) -> list[Passage]:
     draft (or a provider) is never given any to quote (decision 0037). 422 when the corpus
     does not cover the topic: a draft is never written from passages about something else
     (decision 0039)."""
-    hits, best = knowledge.search_scored(
-        spec.topic, PASSAGES[spec.length], None, COVERAGE_MIN, "topic"
-    )
-    if best < COVERAGE_MIN:
+    found = knowledge.search_scored(spec.topic, PASSAGES[spec.length], None, COVERAGE_MIN, "topic")
+    hits = found.hits
+    if found.best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
     known = optout.screen_known()
     passages = [Passage.of(h, privacy.screen_text(h["passage"], known).text) for h in hits]

@@ -49,7 +49,7 @@ class Passage(BaseModel):
     section: str = Field(description="The headings above the passage, outermost first.")
     score: float = Field(
         description="The relevance judge's calibrated probability (0..1) that the passage "
-        "answers the query; none below 0.3 is returned."
+        "answers the query (a search is billed when one scores 0.3 or more)."
     )
 
 

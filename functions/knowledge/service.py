@@ -5,6 +5,7 @@ probability that the passage answers the question, and passages below the floor 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from common import relevance, retrieval
@@ -27,6 +28,16 @@ FIELDS = (  # what is used
 )
 
 
+@dataclass(frozen=True)
+class Found:
+    """A knowledge search's passages, the judged relevance of the best candidate (0 with none),
+    and whether any candidate holds one of the query's words."""
+
+    hits: list[dict[str, Any]]
+    best: float
+    words: bool
+
+
 def search(
     query: str,
     limit: int,
@@ -36,7 +47,7 @@ def search(
 ) -> list[dict[str, Any]]:
     """``[{passage, title, url, section, sources, score}]``, best first, at most ``limit``
     (``sources``: the document's list of its sources, for citations)."""
-    return search_scored(query, limit, tags, floor, kind)[0]
+    return search_scored(query, limit, tags, floor, kind).hits
 
 
 def search_scored(
@@ -45,13 +56,16 @@ def search_scored(
     tags: list[str] | None = None,
     floor: float = relevance.FLOOR,
     kind: relevance.Kind = "question",
-) -> tuple[list[dict[str, Any]], float]:
-    """``search``'s hits and the judged relevance of the best passage (0 with none).
+    judge_order: bool = True,
+) -> Found:
+    """``search``'s hits, the best judged relevance, and whether a candidate shares a word.
 
     Candidates come from meaning and words (``POOL`` times the wanted passages from each,
     fused by reciprocal rank); the relevance judge (``common.relevance``, decision 0067) scores
-    them, and those below ``floor`` are left out: a passage's ``score`` is the calibrated
-    probability that it answers the query, whatever the embedder. ``kind``: what the query is
+    them: a passage's ``score`` is the calibrated probability that it answers the query,
+    whatever the embedder, and those below ``floor`` are left out. They come best judged first,
+    or with ``judge_order=False`` in the order retrieval found them (the search door: the
+    judge's order loses questions worded unlike their guide). ``kind``: what the query is
     (``relevance.Judges``): a searcher's (``POST /v1/knowledge/search``), a topic to draft, or
     a question to answer."""
     embedder = get_embedder()
@@ -70,17 +84,18 @@ def search_scored(
         [meaning, words], key=lambda hit: hit.id, limit=max(pool, relevance.JUDGED)
     )
     candidates = [hit for hit, _ in fused]
+    texts = [passage_text(hit.doc) for hit in candidates]
     scores = relevance.judged(
         query,
         [
-            relevance.Candidate(
-                passage_text(hit.doc), relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD))
-            )
-            for hit in candidates
+            relevance.Candidate(text, relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)))
+            for text, hit in zip(texts, candidates, strict=True)
         ],
         kind,
     )
-    ranked = sorted(zip(candidates, scores, strict=True), key=lambda pair: -pair[1])
+    ranked = list(zip(candidates, scores, strict=True))
+    if judge_order:
+        ranked.sort(key=lambda pair: -pair[1])
     hits = [
         {
             "passage": hit.doc["passage"],
@@ -90,10 +105,10 @@ def search_scored(
             "sources": hit.doc.get("sources") or [],
             "score": round(score, 3),
         }
-        for hit, score in ranked[:limit]
+        for hit, score in ranked
         if score >= floor
-    ]
-    return hits, max(scores, default=0.0)
+    ][:limit]
+    return Found(hits, max(scores, default=0.0), relevance.shares_words(query, texts))
 
 
 def text_search(
@@ -119,4 +134,4 @@ def text_search(
 
 def coverage(query: str) -> float:
     """The judged relevance of the corpus's best passage for ``query``: for bench/coverage.py."""
-    return search_scored(query, 1)[1]
+    return search_scored(query, 1).best

@@ -144,8 +144,7 @@ class SearchRequest(Input):
         None,
         ge=0,
         le=1,
-        description="Leave out results scoring below this (0..1: see score; results below "
-        "0.3 are never returned).",
+        description="Leave out results scoring below this (0..1: see score).",
     )
 
 
@@ -168,7 +167,8 @@ class SearchHit(BaseModel):
     score: float = Field(
         description="The relevance judge's calibrated probability (0..1) that the record "
         "answers the query, whatever the search type (which decides how candidates are found: "
-        "by words, by meaning or both). Results come in score order; none scores below 0.3."
+        "by words, by meaning or both). Results come in the order retrieval ranks them; a "
+        "search is billed when one scores 0.3 or more."
     )
     record: dict[str, Any]
 

@@ -49,6 +49,7 @@ def table(name: str) -> Table:
 class Results:
     hits: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
+    words: bool = True  # a candidate holds one of the query's words (judged searches)
 
 
 def search(
@@ -165,30 +166,21 @@ def search_results(
             ],
             degraded=bool(failed),
         )
-    floor = max(relevance.FLOOR, min_score or 0.0)
-    hits = [
-        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
-        for (t, hit), score in _judged(query, candidates)[:limit]
-        if score >= floor
-    ]
-    return Results(hits, degraded=bool(failed))
-
-
-def _judged(query: str, candidates: list[tuple[Table, Any]]) -> list[tuple[Any, float]]:
-    """The candidates with the relevance judge's score of each (``common.relevance``), best
-    first (ties: the order they were found in)."""
+    read = [f"{t.title_of(hit.doc)}\n{t.text_of(hit.doc)}" for t, hit in candidates]
     scores = relevance.judged(
         query,
         [
-            relevance.Candidate(
-                f"{t.title_of(hit.doc)}\n{t.text_of(hit.doc)}",
-                relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)),
-            )
-            for t, hit in candidates
+            relevance.Candidate(text, relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)))
+            for text, (_, hit) in zip(read, candidates, strict=True)
         ],
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
     )
-    return sorted(zip(candidates, scores, strict=True), key=lambda pair: -pair[1])
+    hits = [  # in the order found: the judge's order loses records worded unlike the query
+        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
+        for (t, hit), score in zip(candidates, scores, strict=True)
+        if score >= (min_score or 0.0)
+    ][:limit]
+    return Results(hits, bool(failed), relevance.shares_words(query, read))
 
 
 @cache

@@ -284,6 +284,27 @@ def test_a_search_that_finds_nothing_is_not_billed(campaigns, auth, alice):
     assert bill["total"]["unbilled_requests"] == 1
 
 
+def test_a_search_is_billed_when_a_record_answers_and_says_so_when_none_does(
+    campaigns, auth, alice
+):
+    """Decision 0067: results keep retrieval's order and carry the judge's probability; a
+    search whose results the judge scores below 0.3 answers the nearest with a message, free;
+    a query no record holds a word of and none answers gets nothing, free."""
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+    nearest = search(auth, {"query": "caged rabbits on farms in Spain"}, "campaigns").get_json()
+    assert nearest["data"]
+    assert all(hit["score"] < 0.3 for hit in nearest["data"])
+    assert "not billed" in nearest["message"]
+    gibberish = search(auth, {"query": "qwzx plorf vvbn"}, "campaigns").get_json()
+    assert (gibberish["data"], gibberish["total"]) == ([], 0)
+    assert "not billed" in gibberish["message"]
+    assert list(usage.stream()) == []
+    answered = search(auth, {"query": "mink farming ban"}, "campaigns").get_json()
+    assert answered["data"][0]["id"] == "camp-2"
+    assert answered["message"] is None
+    assert [u.get("operation") for u in usage.stream()] == ["search.query"]
+
+
 def test_every_table_is_searched_and_filters_apply(campaigns, auth, tmp_path):
     orgs = [{"id": "org-1", "name": "Hope for Hens", "description": "Cage-free campaigners."}]
     import_records(TABLES["organizations"], write_jsonl(tmp_path / "o.jsonl", orgs))
@@ -424,14 +445,16 @@ def test_importing_a_document_again_replaces_its_passages(corpus, tmp_path):
 
 
 def test_hybrid_weight_and_min_score_tune_the_ranking(campaigns, auth):
-    """The weight chooses the candidates; the judge scores them (decision 0067): the same
-    record scores the same whichever part found it, and ``min_score`` only raises the floor."""
+    """The weight chooses and orders the candidates; the judge scores them (decision 0067):
+    the same record scores the same whichever part found it, and ``min_score`` leaves out the
+    records scored below it."""
     words = search(auth, {"query": "mink fur", "hybrid_weight": 0}, "campaigns").get_json()
-    assert ids_of(words) == ["camp-2"]
+    assert ids_of(words)[0] == "camp-2"
     score = words["data"][0]["score"]
     assert 0.3 <= score <= 1
+    assert all(hit["score"] < 0.3 for hit in words["data"][1:])  # the others answer nothing
     meaning = search(auth, {"query": "mink fur", "hybrid_weight": 1}, "campaigns").get_json()
-    assert ids_of(meaning) == ["camp-2"]
+    assert ids_of(meaning)[0] == "camp-2"
     assert meaning["data"][0]["score"] == score
     strict = {"query": "mink fur", "min_score": score}
     assert ids_of(search(auth, strict, "campaigns").get_json()) == ["camp-2"]
@@ -606,6 +629,8 @@ def test_a_filtered_semantic_search_prefilters_on_the_records_filter_keys(campai
     assert [hit.id for hit in nearest] == ["camp-2"]  # the only won campaign, though farthest
     body = {"query": "fur farming", "search_type": "semantic", "filters": {"status": "WON"}}
     assert ids(search(auth, body, "campaigns")) == ["camp-2"]
-    active = {**body, "filters": {"status": "active"}}
-    assert ids(search(auth, active, "campaigns")) == []  # nothing active is about fur
+    active = search(auth, {**body, "filters": {"status": "active"}}, "campaigns").get_json()
+    assert {hit["id"] for hit in active["data"]} <= {"camp-1", "camp-3"}
+    assert all(hit["score"] < 0.3 for hit in active["data"])  # nothing active is about fur
+    assert "not billed" in active["message"]
     assert "filter_keys" not in search(auth, body, "campaigns").get_json()["data"][0]["record"]
