@@ -260,18 +260,39 @@ def judge() -> Judges:
     return read()
 
 
-def judged(request: str, candidates: Sequence[Candidate], kind: Kind = "question") -> list[float]:
-    """P(relevant) of each candidate for ``request``, in order. Embeds the request, and the
-    candidates that carry no vector. ``kind``: what the request is (``Judges.probabilities``)."""
+def judged(
+    request: str,
+    candidates: Sequence[Candidate],
+    kind: Kind = "question",
+    vector: Any = None,
+) -> list[float]:
+    """P(relevant) of each candidate for ``request``, in order. Embeds the request (unless its
+    MiniLM ``vector`` is given: ``reusable``), and the candidates that carry no vector.
+    ``kind``: what the request is (``Judges.probabilities``)."""
+    import numpy as np
+
     if not candidates:
         return []
     missing = [i for i, c in enumerate(candidates) if c.vector is None]
-    fresh = embed([request, *(candidates[i].text for i in missing)])
+    texts = [candidates[i].text for i in missing]
+    if vector is None:
+        fresh = embed([request, *texts])
+        asked, embedded = fresh[0], list(fresh[1:])
+    else:
+        asked, embedded = np.asarray(vector, dtype=np.float32), list(embed(texts)) if texts else []
     filled = list(candidates)
-    for i, vector in zip(missing, fresh[1:], strict=True):
-        filled[i] = Candidate(candidates[i].text, vector)
-    features = rows(fresh[0], request, filled)
+    for i, found in zip(missing, embedded, strict=True):
+        filled[i] = Candidate(candidates[i].text, found)
+    features = rows(asked, request, filled)
     return [float(p) for p in judge().probabilities(features, kind)]
+
+
+def reusable(model_id: str, vector: Sequence[float]) -> Sequence[float] | None:
+    """A retrieval embedder's query vector when it is the judge's own (the offline MiniLM), so
+    a search does not embed its query twice; None otherwise."""
+    from common.embeddings import OfflineEmbedder
+
+    return vector if model_id == OfflineEmbedder.model_id else None
 
 
 def shares_words(request: str, texts: Sequence[str]) -> bool:

@@ -92,6 +92,7 @@ def search_scored(
             for text, hit in zip(texts, candidates, strict=True)
         ],
         kind,
+        relevance.reusable(embedder.model_id, vector),
     )
     ranked = list(zip(candidates, scores, strict=True))
     if judge_order:

@@ -85,17 +85,16 @@ def search_results(
     deadline = time.monotonic() + budget
     pool_size = max(limit * POOL, relevance.JUDGED)  # candidates from each part, to judge
     parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]] = []
+    vector: list[float] | None = None  # the query's, when meaning is searched
+
+    def by_words(t: Table) -> Future[list[retrieval.Hit]]:
+        fields = (*t.fields, relevance.VECTOR_FIELD)
+        return _submit(
+            retrieval.text_search, t.collection, query, pool_size, _kept(keep, t), fields
+        )
+
     if words:
-        for t in tables:
-            job = _submit(
-                retrieval.text_search,
-                t.collection,
-                query,
-                pool_size,
-                _kept(keep, t),
-                (*t.fields, relevance.VECTOR_FIELD),
-            )
-            parts.append(("words", t, job))
+        parts += [("words", t, by_words(t)) for t in tables]
     if meaning:
         embedder = get_embedder()
         retrieval.check_index([t.collection for t in tables], embedder)
@@ -118,21 +117,7 @@ def search_results(
         half = deadline - budget / 2 - time.monotonic()
         wait_for([job for _, _, job in parts], timeout=max(0.0, half))
         if not all(job.done() and job.exception() is None for _, _, job in parts):
-            hedge = [
-                (
-                    "words",
-                    t,
-                    _submit(
-                        retrieval.text_search,
-                        t.collection,
-                        query,
-                        pool_size,
-                        _kept(keep, t),
-                        (*t.fields, relevance.VECTOR_FIELD),
-                    ),
-                )
-                for t in tables
-            ]
+            hedge = [("words", t, by_words(t)) for t in tables]
     found, failed = _gather(parts, deadline)
     if hedge and not found["meaning"]:
         # nothing by meaning in time: the words started at half the budget stand in
@@ -174,6 +159,7 @@ def search_results(
             for text, (_, hit) in zip(read, candidates, strict=True)
         ],
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
+        relevance.reusable(get_embedder().model_id, vector) if vector is not None else None,
     )
     hits = [  # in the order found: the judge's order loses records worded unlike the query
         {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}

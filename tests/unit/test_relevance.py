@@ -70,3 +70,19 @@ def test_a_stored_vector_judges_as_the_text_does() -> None:
     assert abs(with_stored[0] - relevance.relevance(request, [text])[0]) < 1e-3
     assert relevance.unpack(b"short") is None
     assert relevance.unpack(None) is None
+
+
+def test_a_query_vector_from_the_retrieval_embedder_is_reused_only_when_it_is_minilm() -> None:
+    """A search by meaning with the offline MiniLM has the query's vector already: the judge
+    given it scores what it scores embedding the query itself; another model's is not used."""
+    from common.embeddings import OfflineEmbedder
+
+    request = "cage-free egg pledges"
+    texts = ["Corporate campaigns — Pledges\nSupermarkets pledge to sell only cage-free eggs."]
+    vector = relevance.embed([request])[0]
+    given = relevance.judged(request, [relevance.Candidate(t) for t in texts], vector=vector)
+    assert [round(s, 6) for s in given] == [
+        round(s, 6) for s in relevance.relevance(request, texts)
+    ]
+    assert relevance.reusable(OfflineEmbedder.model_id, vector) is vector
+    assert relevance.reusable("vertex:text-embedding-005@768", vector) is None
