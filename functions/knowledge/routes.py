@@ -10,11 +10,10 @@ from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passa
 
 def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     body = call.body
-    found = service.search_scored(
-        body.query, body.limit, body.tags, floor=0.0, kind="search", judge_order=False
-    )
-    hits = found.hits if found.words or found.best >= relevance.FLOOR else []
-    data = [Passage.model_validate(hit) for hit in hits]
+    data = [
+        Passage.model_validate(hit)
+        for hit in service.searched(body.query, body.limit, body.tags).hits
+    ]
     answered = any(hit.score >= relevance.FLOOR for hit in data)
     call.billed = answered  # billed when a passage answers (decisions 0039, 0067)
     message = None if answered else NEAREST if data else NOTHING

@@ -83,7 +83,8 @@ def search_scored(
     fused = retrieval.fuse(
         [meaning, words], key=lambda hit: hit.id, limit=max(pool, relevance.JUDGED)
     )
-    candidates = [hit for hit, _ in fused]
+    # in retrieval's order only the passages answered are judged; else every candidate is
+    candidates = [hit for hit, _ in fused][: None if judge_order else limit]
     texts = [passage_text(hit.doc) for hit in candidates]
     scores = relevance.judged(
         query,
@@ -110,6 +111,16 @@ def search_scored(
         if score >= floor
     ][:limit]
     return Found(hits, max(scores, default=0.0), relevance.shares_words(query, texts))
+
+
+def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
+    """What ``POST /v1/knowledge/search`` answers (decision 0067): the passages in retrieval's
+    order, each scored by the judge as a search, none left out by score; nothing when no
+    passage holds a word of the query and the judge passes none."""
+    found = search_scored(query, limit, tags, floor=0.0, kind="search", judge_order=False)
+    if found.words or found.best >= relevance.FLOOR:
+        return found
+    return Found([], found.best, found.words)
 
 
 def text_search(

@@ -34,7 +34,7 @@ from functions.search.tables import TABLES, Table
 
 logger = get_logger("ars.search")
 DEFAULT_HYBRID_WEIGHT = 0.5
-POOL = 3  # each part finds this many times the wanted records, for the judge to rank
+POOL = 3  # each part of a hybrid search finds this many times the wanted records
 WORKERS = 48  # parts of MAX_CONCURRENT_SEARCHES searches over five tables (2 x 5 each) at once
 
 
@@ -83,7 +83,7 @@ def search_results(
     meaning = search_type == "semantic" or (search_type == "hybrid" and weight > 0)
     budget = get_settings().search_budget_s
     deadline = time.monotonic() + budget
-    pool_size = max(limit * POOL, relevance.JUDGED)  # candidates from each part, to judge
+    pool_size = limit * POOL if words and meaning else limit  # each part's, for the fusion
     parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]] = []
     vector: list[float] | None = None  # the query's, when meaning is searched
 
@@ -126,14 +126,9 @@ def search_results(
         raise failed[0]  # no part answered: 502
     texts, nearest = _merged(found["words"]), _merged(found["meaning"])
     if search_type == "text" or (search_type == "semantic" and not nearest):
-        candidates = texts[:pool_size]
+        ranked = [(item, item[1].score) for item in texts[:pool_size]]
     elif search_type == "semantic":
-        candidates = nearest[:pool_size]
-    elif not judged:
-        fused = retrieval.fuse(
-            [texts, nearest], key=lambda item: (item[0].name, item[1].id), limit=limit
-        )
-        candidates = [item for item, _ in fused]
+        ranked = [(item, max(0.0, item[1].score)) for item in nearest[:pool_size]]
     else:
         weights = [2 * (1 - weight), 2 * weight]
         fused = retrieval.fuse(
@@ -142,15 +137,20 @@ def search_results(
             limit=pool_size,
             weights=weights,
         )
-        candidates = [item for item, _ in fused]
-    if not judged:
+        best = sum(weights) / (retrieval.RRF_K + 1)  # first in both rankings
+        # fuse rounds to 6 places: a first place in both can come out a hair above 1
+        ranked = [(item, min(1.0, round(score / best, 6))) for item, score in fused]
+    if not judged:  # the service's own lookups: the parts' scores
         return Results(
             [
-                {"table": t.name, "id": hit.id, "score": hit.score, "record": _record(t, hit)}
-                for t, hit in candidates[:limit]
+                {"table": t.name, "id": hit.id, "score": score, "record": _record(t, hit)}
+                for (t, hit), score in ranked[:limit]
+                if min_score is None or score >= min_score
             ],
             degraded=bool(failed),
         )
+    # the results answered are judged; with min_score, every candidate, to fill the limit
+    candidates = [item for item, _ in (ranked if min_score else ranked[:limit])]
     read = [f"{t.title_of(hit.doc)}\n{t.text_of(hit.doc)}" for t, hit in candidates]
     scores = relevance.judged(
         query,
