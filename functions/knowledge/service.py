@@ -31,7 +31,8 @@ FIELDS = (  # what is used
 @dataclass(frozen=True)
 class Found:
     """A knowledge search's passages, the judged relevance of the best candidate (0 with none),
-    and whether any candidate holds one of the query's words."""
+    and whether a passage holds one of the query's words (the words ranking found one, or a
+    candidate does)."""
 
     hits: list[dict[str, Any]]
     best: float
@@ -110,13 +111,14 @@ def search_scored(
         for hit, score in ranked
         if score >= floor
     ][:limit]
-    return Found(hits, max(scores, default=0.0), relevance.shares_words(query, texts))
+    held = bool(words) or relevance.shares_words(query, texts)  # a passage holds a query word
+    return Found(hits, max(scores, default=0.0), held)
 
 
 def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
     """What ``POST /v1/knowledge/search`` answers (decision 0067): the passages in retrieval's
     order, each scored by the judge as a search, none left out by score; nothing when no
-    passage holds a word of the query and the judge passes none."""
+    passage holds a word of the query (gibberish) and the judge passes none."""
     found = search_scored(query, limit, tags, floor=0.0, kind="search", judge_order=False)
     if found.words or found.best >= relevance.FLOOR:
         return found

@@ -49,7 +49,7 @@ def table(name: str) -> Table:
 class Results:
     hits: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
-    words: bool = True  # a candidate holds one of the query's words (judged searches)
+    words: bool = True  # a record holds one of the query's words (judged searches)
 
 
 def search(
@@ -166,7 +166,8 @@ def search_results(
         for (t, hit), score in zip(candidates, scores, strict=True)
         if score >= (min_score or 0.0)
     ][:limit]
-    return Results(hits, bool(failed), relevance.shares_words(query, read))
+    held = bool(texts) or relevance.shares_words(query, read)  # a record holds a query word
+    return Results(hits, bool(failed), held)
 
 
 @cache
