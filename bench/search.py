@@ -25,11 +25,11 @@ Everything runs on a Firestore emulator of its own (a free port) with
    Both embed every passage or record; ``embedding_share`` is the part of the time spent in the
    embedder (the offline model's load is timed apart, ``model_load_s``).
 2. ``quality``: every query of the evaluation set, with each search type, ``limit`` 10, through
-   ``functions.search.service.search`` (tables) and, for knowledge,
-   ``functions.knowledge.service.text_search`` (at most three passages of a document, decision
-   0049), ``common.retrieval.semantic_search`` on the passages and
-   ``functions.knowledge.service.search`` for hybrid (the only type the knowledge endpoint
-   offers). Knowledge is judged by document: a
+   ``functions.search.service.search_results`` (tables, judged as the door judges them,
+   decision 0067) and, for knowledge, ``functions.knowledge.service.text_search`` (at most
+   three passages of a document, decision 0049), ``common.retrieval.semantic_search`` on the
+   passages and ``functions.knowledge.service.searched`` for hybrid (the only type the knowledge
+   endpoint offers: what the door answers). Knowledge is judged by document: a
    passage is a hit when its document is relevant; recall@k counts the relevant documents among
    the documents of the first k passages, MRR uses the rank of the first relevant passage
    (within 10), hit_at_5 is the share of queries with a relevant result in the first 5.
@@ -518,7 +518,7 @@ def knowledge_ranking(query: str, search_type: str) -> list[str]:
         vector = retrieval.embed_query(query, embedder)
         hits = retrieval.semantic_search(KNOWLEDGE, vector, embedder, K)
         return [hit.doc["doc_id"] for hit in hits]
-    return [DOC_BY_TITLE[hit["title"]] for hit in service.search(query, K)]
+    return [DOC_BY_TITLE[hit["title"]] for hit in service.searched(query, K).hits]  # the door
 
 
 DOC_BY_TITLE: dict[str, str] = {}
@@ -529,7 +529,8 @@ def table_ranking(query: dict[str, Any], search_type: str) -> list[str]:
     from functions.search.tables import TABLES
 
     tables = [TABLES[query["table"]]] if query.get("table") else list(TABLES.values())
-    return [hit["id"] for hit in service.search(tables, query["query"], search_type, K)]
+    found = service.search_results(tables, query["query"], search_type, K)  # as the door judges
+    return [hit["id"] for hit in found.hits]
 
 
 def evaluate(queries: list[dict[str, Any]], rank: Callable[[dict, str], list[str]]) -> dict:

@@ -23,11 +23,24 @@ helpers from the corpus and the sample records, each with hard candidates labell
 gives P(the candidate is relevant: labelled 1 or 2). The trainer prints its calibration out of
 fold, per decile; ``bench/relevance.py`` measures it on held-apart sets.
 
+The request's kind (``Kind``) says which judge reads it. A searcher's query (``"search"``) of
+at most ``SHORT_TERMS`` search terms ("mink", "sow stalls") has its own regression (``short``
+in the model file), on the plain features, their products and the lengths, without the
+vectors' product: for a keyword search, whether the candidate holds the words is most of the
+answer, and trained with the vectors' product a short judge scores nonsense as relevant (it is
+short too). It learns from the short requests of every training set and
+``data/relevance/short_pairs.jsonl`` (keyword searches). A question (``"question"``, the
+default) is read by the full judge whatever its length. A topic to draft from (``"topic"``)
+must pass both: the lower of the two scores (a short topic that shares no word with a passage,
+"quantum chromodynamics", is not made relevant by a chance agreement of the vectors). A
+request with no search terms at all ("???", an emoji) answers nothing: every candidate is
+judged 0.0.
+
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
-judging a search's candidates embeds only the request. Legal guidance asks it which requests it can
-speak to (``functions.legal.recognition``, decision 0068); search, content and the assistant
-do not yet (branch ``issue44-wiring``, decision 0067).
+judging a search's candidates embeds only the request. Every door asks it (decision 0067): the
+searches (``FLOOR``), content's coverage, the assistant's sentences, and legal guidance's
+recognition of an activity (decision 0068).
 """
 
 from __future__ import annotations
@@ -41,7 +54,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement, pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from common.datafiles import DATA
 from common.text.index import terms
@@ -64,12 +77,18 @@ BASE = (
 )
 LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term_share")
 DIMENSION = 384
+SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
+FLOOR = 0.3  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
+JUDGED = 30  # a search judges at least this many candidates
 FEATURES = (
     *BASE,
     *(f"{a}*{b}" for a, b in combinations_with_replacement(BASE, 2)),
     *LENGTH,
     *(f"product_{i}" for i in range(DIMENSION)),
 )
+SHORT_FEATURES = FEATURES[: len(FEATURES) - DIMENSION]  # the short judge's: no vectors' product
+_REQUEST_TERMS = FEATURES.index("request_terms")  # log1p of the request's number of terms
+Kind = Literal["question", "search", "topic"]  # what the request is: which judge reads it
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'&-]+")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -181,20 +200,45 @@ class Judge:
         z = (features - np.asarray(self.mean)) / np.asarray(self.scale)
         return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.weights) + self.bias)))
 
-    def to_json(self) -> str:
-        body = {
-            "features": FEATURES,
+    def body(self, features: Sequence[str]) -> dict[str, Any]:
+        return {
+            "features": list(features),
             "mean": self.mean,
             "scale": self.scale,
             "weights": self.weights,
             "bias": self.bias,
         }
+
+
+@dataclass(frozen=True)
+class Judges:
+    """The judge of longer requests (every feature) and of short ones (``SHORT_FEATURES``)."""
+
+    long: Judge
+    short: Judge
+
+    def probabilities(self, features: np.ndarray, kind: Kind = "question") -> np.ndarray:
+        """P(relevant) of each row of ``FEATURES`` for a request of ``kind`` (0.0 for a
+        request without search terms): a short search by the short judge, a question by the
+        full one, a short topic by the lower of the two."""
+        import numpy as np
+
+        found = self.long.probabilities(features)
+        asked = np.rint(np.expm1(features[:, _REQUEST_TERMS]))
+        short = asked <= SHORT_TERMS
+        if kind != "question" and short.any():
+            brief = self.short.probabilities(features[short][:, : len(SHORT_FEATURES)])
+            found[short] = brief if kind == "search" else np.minimum(found[short], brief)
+        found[asked == 0] = 0.0
+        return found
+
+    def to_json(self) -> str:
+        body = {**self.long.body(FEATURES), "short": self.short.body(SHORT_FEATURES)}
         return json.dumps(body) + "\n"
 
 
-def read(path: Path = MODEL_PATH) -> Judge:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if tuple(document["features"]) != FEATURES:
+def _judge(document: dict[str, Any], features: tuple[str, ...], path: Path) -> Judge:
+    if tuple(document["features"]) != features:
         raise ValueError(f"{path} was trained on other features: run devtools.train_relevance")
     return Judge(
         tuple(document["mean"]),
@@ -204,27 +248,63 @@ def read(path: Path = MODEL_PATH) -> Judge:
     )
 
 
+def read(path: Path = MODEL_PATH) -> Judges:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if "short" not in document:
+        raise ValueError(f"{path} has no short judge: run devtools.train_relevance")
+    return Judges(_judge(document, FEATURES, path), _judge(document["short"], SHORT_FEATURES, path))
+
+
 @cache
-def judge() -> Judge:
+def judge() -> Judges:
     return read()
 
 
-def judged(request: str, candidates: Sequence[Candidate]) -> list[float]:
-    """P(relevant) of each candidate for ``request``, in order. Embeds the request, and the
-    candidates that carry no vector."""
+def judged(
+    request: str,
+    candidates: Sequence[Candidate],
+    kind: Kind = "question",
+    vector: Any = None,
+) -> list[float]:
+    """P(relevant) of each candidate for ``request``, in order. Embeds the request (unless its
+    MiniLM ``vector`` is given: ``reusable``), and the candidates that carry no vector.
+    ``kind``: what the request is (``Judges.probabilities``)."""
+    import numpy as np
+
     if not candidates:
         return []
     missing = [i for i, c in enumerate(candidates) if c.vector is None]
-    fresh = embed([request, *(candidates[i].text for i in missing)])
+    texts = [candidates[i].text for i in missing]
+    if vector is None:
+        fresh = embed([request, *texts])
+        asked, embedded = fresh[0], list(fresh[1:])
+    else:
+        asked, embedded = np.asarray(vector, dtype=np.float32), list(embed(texts)) if texts else []
     filled = list(candidates)
-    for i, vector in zip(missing, fresh[1:], strict=True):
-        filled[i] = Candidate(candidates[i].text, vector)
-    return [float(p) for p in judge().probabilities(rows(fresh[0], request, filled))]
+    for i, found in zip(missing, embedded, strict=True):
+        filled[i] = Candidate(candidates[i].text, found)
+    features = rows(asked, request, filled)
+    return [float(p) for p in judge().probabilities(features, kind)]
 
 
-def relevance(request: str, texts: Sequence[str]) -> list[float]:
+def reusable(model_id: str, vector: Sequence[float]) -> Sequence[float] | None:
+    """A retrieval embedder's query vector when it is the judge's own (the offline MiniLM), so
+    a search does not embed its query twice; None otherwise."""
+    from common.embeddings import OfflineEmbedder
+
+    return vector if model_id == OfflineEmbedder.model_id else None
+
+
+def shares_words(request: str, texts: Sequence[str]) -> bool:
+    """Whether any of ``texts`` holds one of the request's search terms (a search none of whose
+    words any candidate holds, and that the judge passes none of, found nothing)."""
+    asked = set(terms(request))
+    return any(asked & set(terms(text)) for text in texts)
+
+
+def relevance(request: str, texts: Sequence[str], kind: Kind = "question") -> list[float]:
     """P(relevant) of each text for ``request``, in order (every text embedded here)."""
-    return judged(request, [Candidate(text) for text in texts])
+    return judged(request, [Candidate(text) for text in texts], kind)
 
 
 def warm() -> None:

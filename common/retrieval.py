@@ -9,7 +9,7 @@ Each searchable document carries, besides its own fields:
   is Firestore vector search (``find_nearest``, cosine) pre-filtered on ``embedding_model``.
 - hybrid fuses the two rankings by reciprocal rank (RRF, k = 60).
 - ``judge_vector`` and ``judge_model``: the relevance judge's own vector of the document
-  (``common.relevance``, issue 44), whatever the retrieval embedder.
+  (``common.relevance``, decision 0067), whatever the retrieval embedder.
 
 Vectors of two models are never mixed: ``search_indexes/{collection}`` records the model an index
 was built with; a search or an import with another model is refused (run ``reindex``).

@@ -1,5 +1,9 @@
-"""Train the relevance judge (``common.relevance``) on ``data/relevance/train_pairs.jsonl`` and
+"""Train the relevance judge (``common.relevance``) on ``data/relevance/train_pairs*.jsonl`` and
 write ``data/relevance/model.json``; print how well it is calibrated, out of fold.
+
+Two regressions: the judge of every request on every feature (``train_pairs*.jsonl``), and the
+judge of short requests (1 to ``SHORT_TERMS`` search terms) on ``SHORT_FEATURES``, from the
+short requests of those sets and ``data/relevance/short_pairs.jsonl`` (keyword searches).
 
 A pair's candidate is a guide's section (``{"doc", "section"}``: the section's heading and text
 under the guide's title, as a passage of it reads) or a sample record (``{"table", "id"}``: its
@@ -25,8 +29,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = sorted((ROOT / "data" / "relevance").glob("train_pairs*.jsonl"))
+SHORT_PAIRS = ROOT / "data" / "relevance" / "short_pairs.jsonl"
 FOLDS = 5
 L2 = 300.0  # strong: 384 of the features are the vectors' products (out of fold, 300 did best)
+SHORT_L2 = 1.0  # 47 plain features; out of fold 0.1-1 did best (AUC 0.875-0.878)
 
 
 def sections() -> dict[tuple[str, str], str]:
@@ -59,13 +65,13 @@ def records() -> dict[tuple[str, str], str]:
     return found
 
 
-def load() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features, labels (relevant: 1 or 2) and each pair's request index."""
+def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, labels (relevant: 1 or 2) and each pair's request index, from ``paths``."""
     from common.relevance import Candidate, embed, rows
 
     texts = {**sections(), **records()}
     by_request: dict[str, list[tuple[str, int]]] = {}
-    for line in (line for path in PAIRS for line in path.read_text("utf-8").splitlines()):
+    for line in (line for path in paths for line in path.read_text("utf-8").splitlines()):
         if not line.strip():
             continue
         pair: dict[str, Any] = json.loads(line)
@@ -91,14 +97,16 @@ def load() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.vstack(features), np.asarray(labels), np.asarray(groups)
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def fit(
+    x: np.ndarray, y: np.ndarray, l2: float = L2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """(mean, scale, weights, bias): standardised features, L2-regularised logistic
     regression by Newton's method."""
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     w = np.zeros(z.shape[1])
-    penalty = np.full(z.shape[1], L2)
+    penalty = np.full(z.shape[1], l2)
     penalty[-1] = 0.0  # the bias is not shrunk
     for _ in range(50):
         p = 1 / (1 + np.exp(-(z @ w)))
@@ -146,34 +154,52 @@ def report(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     }
 
 
+def trained(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> tuple[Any, Any]:
+    """(the regression on every pair, its out-of-fold report: FOLDS folds by request)."""
+    out_of_fold = np.zeros(len(y))
+    for fold in range(FOLDS):
+        held = groups % FOLDS == fold
+        out_of_fold[held] = predict(fit(x[~held], y[~held], l2), x[held])
+    return fit(x, y, l2), report(out_of_fold, y)
+
+
 def main(argv: list[str] | None = None) -> int:
-    from common.relevance import FEATURES, MODEL_PATH, Judge
+    from common.relevance import FEATURES, MODEL_PATH, SHORT_FEATURES, SHORT_TERMS, Judges
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="train and report; write nothing")
     args = parser.parse_args(argv)
-    x, y, groups = load()
-    out_of_fold = np.zeros(len(y))
-    for fold in range(FOLDS):
-        held = groups % FOLDS == fold
-        out_of_fold[held] = predict(fit(x[~held], y[~held]), x[held])
-    mean, scale, weights, bias = fit(x, y)
+    x, y, groups = load(PAIRS)
+    every, every_report = trained(x, y, groups, L2)
+    x, y, groups = load([*PAIRS, SHORT_PAIRS])
+    asked = np.rint(np.expm1(x[:, FEATURES.index("request_terms")]))
+    short = (asked >= 1) & (asked <= SHORT_TERMS)
+    columns = len(SHORT_FEATURES)
+    brief, brief_report = trained(x[short][:, :columns], y[short], groups[short], SHORT_L2)
     print(
         json.dumps(
             {
-                "out_of_fold": report(out_of_fold, y),
+                "out_of_fold": every_report,
+                "short_out_of_fold": brief_report,
                 "weights": dict(
-                    zip(FEATURES[:20], np.round(weights[:20], 3).tolist(), strict=True)
+                    zip(FEATURES[:20], np.round(every[2][:20], 3).tolist(), strict=True)
                 ),
             },
             indent=1,
         )
     )
     if not args.check:
-        judge = Judge(tuple(mean.tolist()), tuple(scale.tolist()), tuple(weights.tolist()), bias)
-        MODEL_PATH.write_text(judge.to_json(), encoding="utf-8")
+        judges = Judges(*(_judge(model) for model in (every, brief)))
+        MODEL_PATH.write_text(judges.to_json(), encoding="utf-8")
         print(f"wrote {MODEL_PATH}", file=sys.stderr)
     return 0
+
+
+def _judge(model: tuple[np.ndarray, np.ndarray, np.ndarray, float]) -> Any:
+    from common.relevance import Judge
+
+    mean, scale, weights, bias = model
+    return Judge(tuple(mean.tolist()), tuple(scale.tolist()), tuple(weights.tolist()), bias)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,12 @@ FOCUS_PASSAGES = 8  # two searches' passages: what is asked may share no word wi
 FOCUS_TERMS = 2  # what is asked needs this many search terms to be looked up on its own
 QUESTION_CHARS = 500  # what POST /v1/knowledge/search takes
 ANSWER_FACTS = 4
+# A sentence is quoted in an answer when the relevance judge gives it at least this probability
+# of answering the question, alone or with its run (calibrated, whatever the embedder; decision
+# 0067). Chosen on bench/relevance.py's dev set, the lowest at which no off-topic message is
+# answered and billed: at 0.45 answers are billed for 0.811 of the questions the guides answer,
+# off-topic 0 of 26; at 0.4, 0.865 and 2 of 26.
+SENTENCE_MIN = 0.45
 RECORDS = 8
 FINDINGS = 5
 FINDING_CHARS = 300
@@ -50,6 +56,7 @@ class AnswerShape(Content):
     name: Line
     asks: Pattern
     holds: Pattern
+    required: bool = False  # asked for a figure: answered with one or not at all
 
 
 class Texts(Content):
@@ -58,6 +65,12 @@ class Texts(Content):
     draft_needs_topic: Annotated[Prose, Template("kind")]
     not_covered: Annotated[Prose, Template("topic")]
     knowledge_intro: Line
+    knowledge_none: Prose
+    figure_none: Prose
+    private_declined: Prose
+    private_asks: Pattern
+    first_person: Pattern
+    asks_for_action: Pattern
     legal_intro: Annotated[Line, Template("where")]
     legal_none: Annotated[Prose, Template("where")]
     legal_next: Prose
@@ -158,9 +171,10 @@ def from_knowledge(
     context's words (eggs, March) otherwise outweigh what is asked (escalation)."""
     focus = asked(question)
     shape = answer_shape(focus or question)
-    hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+    # every candidate passage: the judge gates the sentences quoted (``answering``)
+    hits = knowledge.search(clip(question, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags, floor=0.0)
     if focus:
-        first = knowledge.search(clip(focus, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags)
+        first = knowledge.search(clip(focus, QUESTION_CHARS), KNOWLEDGE_PASSAGES, tags, floor=0.0)
         hits = [
             hit
             for hit, _ in retrieval.fuse(
@@ -175,8 +189,9 @@ def from_knowledge(
         prefer=prefer,
         names_place=names_place,
         focus=focus,
-        shape=shape,
+        shape=_compiled(shape.holds) if shape else None,
     )
+    found = answering(focus or question, found, shape)
     from common.subjects import optout
 
     # decisions 0037 and 0058: personal data, and the people on the opt-out list
@@ -188,6 +203,74 @@ def from_knowledge(
     found = sorted(found[:ANSWER_FACTS], key=lambda f: (not f.placed, f.passage, f.position))
     cited = ((passages[f.passage].title, passages[f.passage].url) for f in found)
     return compose.cite(found, passages), list(dict.fromkeys(cited))
+
+
+def answering(
+    question: str, found: list[compose.Fact], shape: AnswerShape | None
+) -> list[compose.Fact]:
+    """The sentences the relevance judge says answer the question (``SENTENCE_MIN``), read
+    alone or with the found sentences next to them in their passage (a run: "A typical ladder
+    starts with..." and "If there is no progress, the next rungs are..." answer together what
+    neither answers alone); when the question asks for a figure (a ``required`` shape: "how
+    many", "how long"), only those that give one."""
+    from common import relevance
+
+    if shape is not None and shape.required:
+        holds = _compiled(shape.holds)
+        found = [f for f in found if holds.search(f.text.lower())]
+    runs = _runs(found)
+    joined = [run for run in runs if len(run) > 1]
+    scores = relevance.relevance(
+        question, [f.text for f in found] + [" ".join(found[i].text for i in r) for r in joined]
+    )
+    kept = {i for i, score in enumerate(scores[: len(found)]) if score >= SENTENCE_MIN}
+    for run, score in zip(joined, scores[len(found) :], strict=True):
+        if score >= SENTENCE_MIN:
+            kept.update(run)
+    return [f for i, f in enumerate(found) if i in kept]
+
+
+def _runs(found: list[compose.Fact]) -> list[list[int]]:
+    """The indexes of ``found`` grouped in runs: sentences of one passage at consecutive
+    positions, in reading order."""
+    order = sorted(range(len(found)), key=lambda i: (found[i].passage, found[i].position))
+    runs: list[list[int]] = []
+    for i in order:
+        last = runs[-1][-1] if runs else None
+        if (
+            last is not None
+            and found[last].passage == found[i].passage
+            and found[i].position == found[last].position + 1
+        ):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def asks_private(message: str) -> bool:
+    """The message asks for a person's private details (where they live, their personal
+    contact details, family, health, whereabouts): it names a person (``_a_person``) and such a
+    detail (``private_asks``); a message about the writer's own ("my neighbour", "our kids")
+    is not."""
+    from common.privacy.people import references
+
+    lowered = message.lower()
+    if re.search(texts().first_person, lowered):
+        return False
+    persons = [r for r in references(message) if _a_person(r)]
+    details = re.finditer(texts().private_asks, lowered)
+    return bool(persons) and any(  # a detail outside the names ("Auction House" is a name)
+        not any(p.start <= d.start() < p.end for p in persons) for d in details
+    )
+
+
+def _a_person(reference: Any) -> bool:
+    """A name of two or more capitalised words, or a name with a title of office."""
+    if reference.kind == "office":
+        return True
+    words = reference.text.split()
+    return reference.kind == "name" and len(words) >= 2 and all(w[:1].isupper() for w in words)
 
 
 def _passage_key(hit: dict[str, Any]) -> tuple[str, str]:
@@ -213,14 +296,14 @@ def asked(message: str) -> str | None:
     return focus if len(terms(focus)) >= FOCUS_TERMS else None
 
 
-def answer_shape(asking: str) -> re.Pattern[str] | None:
+def answer_shape(asking: str) -> AnswerShape | None:
     """What a sentence answering the question holds, when the question asks for a kind of
     answer (data/offline/assistant.toml ``answer_shape``: "how long" a duration, "how many"
     a quantity, "when" a date); the first kind asked for."""
     lowered = asking.lower()
     for shape in texts().answer_shape:
         if re.search(shape.asks, lowered):
-            return _compiled(shape.holds)
+            return shape
     return None
 
 
@@ -244,15 +327,22 @@ def _small_talk_terms() -> frozenset[str]:
     return frozenset(terms(" ".join(texts().small_talk)))
 
 
-def general(message: str, name: str | None = None) -> Answer | None:
-    """An answer from the knowledge base, or None when it has nothing on the message.
-    ``name``: a company the message names, whose words are not what it asks about (a guide's
-    "provisions" of a law are not "Quillmarsh Provisions")."""
+def general(message: str, name: str | None = None) -> Answer:
+    """An answer from the knowledge base's sentences that the judge says answer the message;
+    with none, an answer that says so plainly and what the assistant can do (not ``helped``:
+    not billed). ``name``: a company the message names, whose words are not what it asks
+    about (a guide's "provisions" of a law are not "Quillmarsh Provisions")."""
+    if not name and re.search(texts().asks_for_action, message.lower()):
+        from common.offline.companies import company_name
+
+        name = company_name(message)  # the target of the writer's next step, not the topic
     if name:
         message = re.sub(re.escape(name), " ", message, flags=re.IGNORECASE)
     facts, sources = from_knowledge(message)
     if not facts:
-        return None
+        shape = answer_shape(asked(message) or message)
+        none = texts().figure_none if shape and shape.required else texts().knowledge_none
+        return Answer(none, helped=False)
     parts = [texts().knowledge_intro, _bullets([f.text for f in facts])]
     return Answer(_with_sources(parts, sources), sources, citations=facts)
 

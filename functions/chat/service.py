@@ -156,8 +156,17 @@ def respond(
     memory = get_memory(consumer_id)[0]
     provider = get_provider()
     chat = intent == "GENERAL_CHAT" and assist.small_talk(message)
-    if provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat:
+    if assist.asks_private(message):  # declined in so many words, not billed (decision 0067)
+        text = assist.texts().private_declined
+        return Reply(iter(_words(text)), intent, engine.NAME, [], helped=False)
+    hits: list[dict[str, Any]] = []
+    asks_provider = provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat
+    if asks_provider:  # only the passages the relevance judge passes are sent (decision 0067)
         hits = knowledge.search(clip(message, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
+    # a first message no passage answers gets the offline reply (what the knowledge base does
+    # not cover, unbilled); a conversation under way goes to the provider, which reads its
+    # history ("and what should we ask them for now?" finds no passage of its own)
+    if provider is not None and asks_provider and (hits or history):
         sources = list(dict.fromkeys((h["title"], h.get("url")) for h in hits))
         conversation = _conversation(message, history, memory, hits)
         pieces = (
@@ -219,7 +228,8 @@ def _offline(
         routed = assist.company(info, available, consumer_id)
     elif intent == "RESEARCH_INDIVIDUAL":
         if assist.not_a_person(info.get("personName")):  # "What did the Supreme Court decide"
-            routed = assist.general(message) or assist.person(info, available, message)
+            answered = assist.general(message)
+            routed = answered if answered.helped else assist.person(info, available, message)
         else:
             asked = info.get("personName")
             # a name written in lower case, or a title and surname ("Dr Fairbanks")

@@ -47,9 +47,16 @@ class Passage(BaseModel):
     title: str
     url: str | None
     section: str = Field(description="The headings above the passage, outermost first.")
-    score: float = Field(description="Reciprocal-rank fusion of word and meaning matches.")
+    score: float = Field(
+        description="The relevance judge's calibrated probability (0..1) that the passage "
+        "answers the query (a search is billed when one scores 0.3 or more)."
+    )
 
 
 class KnowledgeResults(BaseModel):
     data: list[Passage]
     total: int
+    message: str | None = Field(
+        None,
+        description="Why there are no results, when there are none (not billed).",
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from common import relevance
 from common.http import Call, Route, Tool
 from functions.knowledge import service
 from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passage
@@ -9,10 +10,24 @@ from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passa
 
 def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     body = call.body
-    hits = service.search(body.query, body.limit, body.tags)
-    data = [Passage.model_validate(hit) for hit in hits]
-    call.billed = bool(data)  # a search that found nothing is not billed (decision 0039)
-    return KnowledgeResults(data=data, total=len(data))
+    data = [
+        Passage.model_validate(hit)
+        for hit in service.searched(body.query, body.limit, body.tags).hits
+    ]
+    answered = any(hit.score >= relevance.FLOOR for hit in data)
+    call.billed = answered  # billed when a passage answers (decisions 0039, 0067)
+    message = None if answered else NEAREST if data else NOTHING
+    return KnowledgeResults(data=data, total=len(data), message=message)
+
+
+NOTHING = (
+    "No passage of the knowledge base holds a word of this query or answers it; this search is "
+    "not billed. Try other words, or a topic the guides cover."
+)
+NEAREST = (
+    f"No passage answers this closely: the relevance judge scores each below {relevance.FLOOR} "
+    "(see score). These are the nearest found, and this search is not billed."
+)
 
 
 ROUTES = (
@@ -28,8 +43,12 @@ ROUTES = (
         response=KnowledgeResults,
         price="knowledge.search",
         capacity="search",
-        description="Semantic (vector) and word search over the corpus's passages, fused by "
-        "reciprocal rank. Word search counts an everyday word as the corpus's word for the same "
+        description="Semantic (vector) and word search over the corpus's passages, in the order "
+        "retrieval ranks them; the relevance judge scores each (score: the probability that "
+        "it answers). A search is billed when a passage scores 0.3 or more; otherwise the "
+        "nearest passages come with a message and it is free, and a query no passage holds a "
+        "word of and none answers gets data [] (free). Word "
+        "search counts an everyday word as the corpus's word for the same "
         'thing ("jail" finds "imprisonment"). Each passage cites its document\'s title, URL and '
         "section.",
         warm="common.retrieval:warm",

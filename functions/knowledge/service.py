@@ -1,34 +1,74 @@
-"""Knowledge search: the corpus's passages closest to a question, by meaning and by words.
-No Flask here. Both rankings are fused by reciprocal rank (the answer's ``score``)."""
+"""Knowledge search: the corpus's passages that answer a question. No Flask here. Candidates
+found by meaning and by words are judged (``common.relevance``): ``score`` is the calibrated
+probability that the passage answers the question, and passages below the floor are left out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from common import retrieval
+from common import relevance, retrieval
 from common.embeddings import get_embedder
 from common.firestore import KNOWLEDGE
 from common.text import synonyms
-from functions.knowledge.ids import document_of
+from functions.knowledge.ids import document_of, passage_text
 
 POOL = 3  # each ranking looks at this many times the wanted passages
 PER_DOCUMENT = 3  # a document's passages before the others' in the words ranking (0049)
-FIELDS = ("doc_id", "title", "url", "section", "passage", "tags", "sources")  # what is used
+FIELDS = (  # what is used
+    "doc_id",
+    "title",
+    "url",
+    "section",
+    "passage",
+    "tags",
+    "sources",
+    relevance.VECTOR_FIELD,
+)
 
 
-def search(query: str, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Found:
+    """A knowledge search's passages, the judged relevance of the best candidate (0 with none),
+    and whether a passage holds one of the query's words (the words ranking found one, or a
+    candidate does)."""
+
+    hits: list[dict[str, Any]]
+    best: float
+    words: bool
+
+
+def search(
+    query: str,
+    limit: int,
+    tags: list[str] | None = None,
+    floor: float = relevance.FLOOR,
+    kind: relevance.Kind = "question",
+) -> list[dict[str, Any]]:
     """``[{passage, title, url, section, sources, score}]``, best first, at most ``limit``
     (``sources``: the document's list of its sources, for citations)."""
-    return search_scored(query, limit, tags)[0]
+    return search_scored(query, limit, tags, floor, kind).hits
 
 
 def search_scored(
-    query: str, limit: int, tags: list[str] | None = None
-) -> tuple[list[dict[str, Any]], float]:
-    """``search``'s hits, and how closely the corpus covers the query: the cosine similarity of
-    its nearest passage (0 with none). Content refuses a topic below its measured threshold
-    (decision 0039, ``bench/coverage.py``); one embedding and one vector query serve both."""
+    query: str,
+    limit: int,
+    tags: list[str] | None = None,
+    floor: float = relevance.FLOOR,
+    kind: relevance.Kind = "question",
+    judge_order: bool = True,
+) -> Found:
+    """``search``'s hits, the best judged relevance, and whether a candidate shares a word.
+
+    Candidates come from meaning and words (``POOL`` times the wanted passages from each,
+    fused by reciprocal rank); the relevance judge (``common.relevance``, decision 0067) scores
+    them: a passage's ``score`` is the calibrated probability that it answers the query,
+    whatever the embedder, and those below ``floor`` are left out. They come best judged first,
+    or with ``judge_order=False`` in the order retrieval found them (the search door: the
+    judge's order loses questions worded unlike their guide). ``kind``: what the query is
+    (``relevance.Judges``): a searcher's (``POST /v1/knowledge/search``), a topic to draft, or
+    a question to answer."""
     embedder = get_embedder()
     retrieval.check_index([KNOWLEDGE], embedder)
     wanted = set(tags or ())
@@ -41,8 +81,24 @@ def search_scored(
     vector = retrieval.embed_query(query, embedder)
     prefilter = ("tags", "array_contains_any", sorted(wanted)) if wanted else None
     meaning = retrieval.semantic_search(KNOWLEDGE, vector, embedder, pool, prefilter=prefilter)
-    fused = retrieval.fuse([meaning, words], key=lambda hit: hit.id, limit=limit)
-    nearest = max((hit.score for hit in meaning), default=0.0)
+    fused = retrieval.fuse(
+        [meaning, words], key=lambda hit: hit.id, limit=max(pool, relevance.JUDGED)
+    )
+    # in retrieval's order only the passages answered are judged; else every candidate is
+    candidates = [hit for hit, _ in fused][: None if judge_order else limit]
+    texts = [passage_text(hit.doc) for hit in candidates]
+    scores = relevance.judged(
+        query,
+        [
+            relevance.Candidate(text, relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)))
+            for text, hit in zip(texts, candidates, strict=True)
+        ],
+        kind,
+        relevance.reusable(embedder.model_id, vector),
+    )
+    ranked = list(zip(candidates, scores, strict=True))
+    if judge_order:
+        ranked.sort(key=lambda pair: -pair[1])
     hits = [
         {
             "passage": hit.doc["passage"],
@@ -50,11 +106,23 @@ def search_scored(
             "url": hit.doc.get("url"),
             "section": hit.doc.get("section") or hit.doc["title"],
             "sources": hit.doc.get("sources") or [],
-            "score": score,
+            "score": round(score, 3),
         }
-        for hit, score in fused
-    ]
-    return hits, nearest
+        for hit, score in ranked
+        if score >= floor
+    ][:limit]
+    held = bool(words) or relevance.shares_words(query, texts)  # a passage holds a query word
+    return Found(hits, max(scores, default=0.0), held)
+
+
+def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
+    """What ``POST /v1/knowledge/search`` answers (decision 0067): the passages in retrieval's
+    order, each scored by the judge as a search, none left out by score; nothing when no
+    passage holds a word of the query (gibberish) and the judge passes none."""
+    found = search_scored(query, limit, tags, floor=0.0, kind="search", judge_order=False)
+    if found.words or found.best >= relevance.FLOOR:
+        return found
+    return Found([], found.best, found.words)
 
 
 def text_search(
@@ -79,5 +147,5 @@ def text_search(
 
 
 def coverage(query: str) -> float:
-    """How closely the corpus covers ``query`` (``search_scored``): for bench/coverage.py."""
-    return search_scored(query, 1)[1]
+    """The judged relevance of the corpus's best passage for ``query``: for bench/coverage.py."""
+    return search_scored(query, 1).best

@@ -118,8 +118,11 @@ def find_notes(prompt: str | None, situation: str | None, jurisdiction: str | No
     try:
         from functions.knowledge.service import search
 
-        passages = search(
-            query=clip(text or match.name, MAX_QUERY), limit=PASSAGES, tags=list(match.tags)
+        passages = search(  # every note of the place, judged or not: ``select`` chooses
+            query=clip(text or match.name, MAX_QUERY),
+            limit=PASSAGES,
+            tags=list(match.tags),
+            floor=0.0,
         )
         words = [word for activity in content.detect(text) for word in activity.note_words]
         groups = select(passages, text, match, words)

@@ -337,7 +337,7 @@ def knowledge(query: str) -> Consulted:
 
     consulted = Consulted("knowledge corpus", "knowledge")
     try:
-        hits = search(query, KNOWLEDGE_LIMIT)
+        hits = search(query, KNOWLEDGE_LIMIT, floor=0.0)  # used only if they name the subject
     except AppError:
         consulted.ok = False
         return consulted

@@ -144,7 +144,7 @@ class SearchRequest(Input):
         None,
         ge=0,
         le=1,
-        description="Leave out results scoring below this (every score is 0..1: see score).",
+        description="Leave out results scoring below this (0..1: see score).",
     )
 
 
@@ -165,9 +165,10 @@ class SearchHit(BaseModel):
     table: TableName
     id: str
     score: float = Field(
-        description="0..1, higher is better. text: BM25 as a share of the best score the "
-        "query's words could reach; semantic: cosine similarity (0 at worst); hybrid: the "
-        "weighted reciprocal-rank fusion of both rankings as a share of first place in both."
+        description="The relevance judge's calibrated probability (0..1) that the record "
+        "answers the query, whatever the search type (which decides how candidates are found: "
+        "by words, by meaning or both). Results come in the order retrieval ranks them; a "
+        "search is billed when one scores 0.3 or more."
     )
     record: dict[str, Any]
 
@@ -181,4 +182,8 @@ class SearchResults(BaseModel):
         description="True when part of the search did not finish within the search's time "
         "budget or failed (the meaning half, or a table), and the results are those of the "
         "part that did: fewer or words only.",
+    )
+    message: str | None = Field(
+        None,
+        description="Why there are no results, when there are none (not billed).",
     )

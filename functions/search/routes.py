@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from common import relevance
 from common.http import Call, Route, Tool
 from functions.search import service
 from functions.search.models import (
@@ -36,18 +37,39 @@ def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
         hybrid_weight=body.hybrid_weight,
         min_score=body.min_score,
     )
-    data = [SearchHit.model_validate(hit) for hit in found.hits]
-    call.billed = bool(data)  # a search that found nothing is not billed (decision 0039)
+    best = max((hit["score"] for hit in found.hits), default=0.0)
+    hits = found.hits if found.words or best >= relevance.FLOOR else []
+    data = [SearchHit.model_validate(hit) for hit in hits]
+    answered = best >= relevance.FLOOR
+    call.billed = answered  # billed when a record answers (decisions 0039, 0067)
     return SearchResults(
-        data=data, total=len(data), searchType=body.search_type, degraded=found.degraded
+        data=data,
+        total=len(data),
+        searchType=body.search_type,
+        degraded=found.degraded,
+        message=None if answered else NEAREST if data else NOTHING,
     )
+
+
+NOTHING = (
+    "No record holds a word of this query or answers it (or none scores min_score); this "
+    "search is not billed. Try other words or fewer filters."
+)
+NEAREST = (
+    f"No record answers this closely: the relevance judge scores each below {relevance.FLOOR} "
+    "(see score). These are the nearest found, and this search is not billed."
+)
 
 
 _DESCRIPTION = (
     "search_type text matches words (stemmed, any of them; BM25: more and rarer matched words "
     "and words in the title rank higher); semantic finds records close in meaning (vector "
     "search); hybrid (default) fuses both rankings by reciprocal rank, weighted by "
-    "hybrid_weight (0 words only, 1 meaning only). min_score leaves out weaker results. A "
+    "hybrid_weight (0 words only, 1 meaning only). The relevance judge scores every result "
+    "(score: the probability that it answers the query); results keep retrieval's order and "
+    "min_score leaves out those below it. A search is billed when a result scores 0.3 or "
+    "more; otherwise the nearest come with a message and it is free, and a query no record "
+    "holds a word of and none answers gets data [] (free). A "
     "search that runs out of its time budget answers with what finished (degraded: true). "
     "Results carry the whole record."
 )

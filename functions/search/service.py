@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from common import retrieval
+from common import relevance, retrieval
 from common.config import get_settings
 from common.embeddings import get_embedder
 from common.errors import AppError, BackendUnavailable, FieldError, InvalidRequest, NotFound
@@ -34,6 +34,7 @@ from functions.search.tables import TABLES, Table
 
 logger = get_logger("ars.search")
 DEFAULT_HYBRID_WEIGHT = 0.5
+POOL = 3  # each part of a hybrid search finds this many times the wanted records
 WORKERS = 48  # parts of MAX_CONCURRENT_SEARCHES searches over five tables (2 x 5 each) at once
 
 
@@ -48,6 +49,7 @@ def table(name: str) -> Table:
 class Results:
     hits: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
+    words: bool = True  # a record holds one of the query's words (judged searches)
 
 
 def search(
@@ -57,8 +59,10 @@ def search(
     limit: int,
     filters: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """``[{table, id, score, record}]``, best first, at most ``limit``."""
-    return search_results(tables, query, search_type, limit, filters).hits
+    """``[{table, id, score, record}]``, best first, at most ``limit``: the service's own
+    lookups (a name in the records, a company's campaigns), which match names themselves, so
+    the candidates are ranked as found and not judged (``score``: the part's own)."""
+    return search_results(tables, query, search_type, limit, filters, judged=False).hits
 
 
 def search_results(
@@ -69,6 +73,7 @@ def search_results(
     filters: dict[str, str] | None = None,
     hybrid_weight: float | None = None,
     min_score: float | None = None,
+    judged: bool = True,
 ) -> Results:
     """The hits (``[{table, id, score, record}]``, best first, at most ``limit``, none below
     ``min_score``) and whether a part of the search was left out (``degraded``)."""
@@ -78,14 +83,18 @@ def search_results(
     meaning = search_type == "semantic" or (search_type == "hybrid" and weight > 0)
     budget = get_settings().search_budget_s
     deadline = time.monotonic() + budget
-    pool_size = limit * 3 if words and meaning else limit
+    pool_size = limit * POOL if words and meaning else limit  # each part's, for the fusion
     parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]] = []
+    vector: list[float] | None = None  # the query's, when meaning is searched
+
+    def by_words(t: Table) -> Future[list[retrieval.Hit]]:
+        fields = (*t.fields, relevance.VECTOR_FIELD)
+        return _submit(
+            retrieval.text_search, t.collection, query, pool_size, _kept(keep, t), fields
+        )
+
     if words:
-        for t in tables:
-            job = _submit(
-                retrieval.text_search, t.collection, query, pool_size, _kept(keep, t), t.fields
-            )
-            parts.append(("words", t, job))
+        parts += [("words", t, by_words(t)) for t in tables]
     if meaning:
         embedder = get_embedder()
         retrieval.check_index([t.collection for t in tables], embedder)
@@ -108,16 +117,7 @@ def search_results(
         half = deadline - budget / 2 - time.monotonic()
         wait_for([job for _, _, job in parts], timeout=max(0.0, half))
         if not all(job.done() and job.exception() is None for _, _, job in parts):
-            hedge = [
-                (
-                    "words",
-                    t,
-                    _submit(
-                        retrieval.text_search, t.collection, query, limit, _kept(keep, t), t.fields
-                    ),
-                )
-                for t in tables
-            ]
+            hedge = [("words", t, by_words(t)) for t in tables]
     found, failed = _gather(parts, deadline)
     if hedge and not found["meaning"]:
         # nothing by meaning in time: the words started at half the budget stand in
@@ -126,26 +126,48 @@ def search_results(
         raise failed[0]  # no part answered: 502
     texts, nearest = _merged(found["words"]), _merged(found["meaning"])
     if search_type == "text" or (search_type == "semantic" and not nearest):
-        ranked = [(item, item[1].score) for item in texts[:limit]]
+        ranked = [(item, item[1].score) for item in texts[:pool_size]]
     elif search_type == "semantic":
-        ranked = [(item, max(0.0, item[1].score)) for item in nearest[:limit]]
+        ranked = [(item, max(0.0, item[1].score)) for item in nearest[:pool_size]]
     else:
         weights = [2 * (1 - weight), 2 * weight]
         fused = retrieval.fuse(
             [texts, nearest],
             key=lambda item: (item[0].name, item[1].id),
-            limit=limit,
+            limit=pool_size,
             weights=weights,
         )
         best = sum(weights) / (retrieval.RRF_K + 1)  # first in both rankings
         # fuse rounds to 6 places: a first place in both can come out a hair above 1
         ranked = [(item, min(1.0, round(score / best, 6))) for item, score in fused]
-    hits = [
-        {"table": t.name, "id": hit.id, "score": score, "record": _record(t, hit)}
-        for (t, hit), score in ranked
-        if min_score is None or score >= min_score
-    ]
-    return Results(hits, degraded=bool(failed))
+    if not judged:  # the service's own lookups: the parts' scores
+        return Results(
+            [
+                {"table": t.name, "id": hit.id, "score": score, "record": _record(t, hit)}
+                for (t, hit), score in ranked[:limit]
+                if min_score is None or score >= min_score
+            ],
+            degraded=bool(failed),
+        )
+    # the results answered are judged; with min_score, every candidate, to fill the limit
+    candidates = [item for item, _ in (ranked if min_score else ranked[:limit])]
+    read = [f"{t.title_of(hit.doc)}\n{t.text_of(hit.doc)}" for t, hit in candidates]
+    scores = relevance.judged(
+        query,
+        [
+            relevance.Candidate(text, relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)))
+            for text, (_, hit) in zip(read, candidates, strict=True)
+        ],
+        "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
+        relevance.reusable(get_embedder().model_id, vector) if vector is not None else None,
+    )
+    hits = [  # in the order found: the judge's order loses records worded unlike the query
+        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
+        for (t, hit), score in zip(candidates, scores, strict=True)
+        if score >= (min_score or 0.0)
+    ][:limit]
+    held = bool(texts) or relevance.shares_words(query, read)  # a record holds a query word
+    return Results(hits, bool(failed), held)
 
 
 @cache

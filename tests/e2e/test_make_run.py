@@ -497,11 +497,16 @@ def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[s
     assert usage_of(base, auth, "chat.message") == (chat[0], chat[1] + 1)
 
     content = usage_of(base, auth, "content.generate")
-    octopus = httpx.post(
-        f"{base}/v1/content/generate", json={"topic": "octopus farming"}, headers=auth, timeout=60
+    # decision 0067: "octopus farming" is judged covered by the fish guide's passage on
+    # cephalopod sentience (0.29 >= 0.27); a topic the guides have nothing on is not
+    uncovered = httpx.post(
+        f"{base}/v1/content/generate",
+        json={"topic": "quantum chromodynamics of gluons"},
+        headers=auth,
+        timeout=60,
     )
-    assert octopus.status_code == 422
-    assert octopus.json()["code"] == "topic_not_covered"
+    assert uncovered.status_code == 422
+    assert uncovered.json()["code"] == "topic_not_covered"
     assert usage_of(base, auth, "content.generate") == content  # an error: neither billed nor noted
 
     research = usage_of(base, auth, "research.topics")

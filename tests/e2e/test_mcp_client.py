@@ -30,7 +30,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_records", {"query": "cage-free egg pledge"}),
     ("search_table", {"table": "campaigns", "query": "mink fur farms", "search_type": "text"}),
     ("search_knowledge", {"query": "Is undercover filming on farms legal?"}),
-    ("generate_content", {"topic": "cage-free eggs", "platform": "x"}),
+    ("generate_content", {"topic": "hens in battery cages", "platform": "x"}),
     ("investigate_company", {"companyName": "Harlow Foods", "reportGoal": "Campaign research"}),
     (
         "profile_person",

@@ -289,7 +289,7 @@ def test_the_question_after_the_context_is_what_is_looked_up(auth):
     )
     titles = {c["title"] for c in body["citations"]}
     assert "Laying hens" not in " ".join(titles)
-    assert any("step by step" in c["text"] or "rung" in c["text"] for c in body["citations"])
+    assert any("step" in c["text"] or "rung" in c["text"] for c in body["citations"])
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,44 @@ from tests.helpers import chat_post as post
 pytestmark = pytest.mark.emulator
 
 
+GUIDE = """---
+id: pressure-campaigns
+title: Pressure campaigns
+url: https://example.org/pressure
+tags: campaign-tactics
+---
+# Pressure campaigns
+
+## What makes a pressure campaign work
+
+A pressure campaign works when it makes one clear ask of one decision-maker and raises the cost
+of refusing it step by step.
+
+## Cage-free campaigns
+
+The strongest arguments for a cage-free campaign are the welfare evidence against battery cages
+and the pledges other retailers have made; each phase of a cage-free campaign is planned around
+a deadline for the company's reply.
+
+## Fur campaigns
+
+A fur campaign asks retailers to stop selling fur and lawmakers to ban fur farming.
+"""
+
+
 @pytest.fixture
-def fake(db, fake_llm):
-    return fake_llm
+def fake(db, fake_llm, settings_env, tmp_path):
+    """The provider's fake, and a guide whose passages answer the questions asked here: a
+    first message no passage answers is not sent to a provider (decision 0067)."""
+    from common import embeddings
+    from functions.knowledge.importer import import_knowledge
+
+    embeddings.reset_embedder()
+    settings_env(EMBEDDINGS_BACKEND="offline")
+    (tmp_path / "pressure.md").write_text(GUIDE)
+    assert import_knowledge([tmp_path]).rejected == []
+    yield fake_llm
+    embeddings.reset_embedder()
 
 
 @pytest.fixture
@@ -196,8 +231,8 @@ def test_streaming_from_the_provider(fake, alice):
     assert done == {
         "intent": "GENERAL_CHAT",
         "response": "Cage-free now. Act today.",
-        "sources": [],
-        "citations": [],  # no passage given, nothing quoted from one
+        "sources": [{"title": "Pressure campaigns", "url": "https://example.org/pressure"}],
+        "citations": [],  # the reply quotes no sentence of the passage it was given
     }
 
 
@@ -384,3 +419,15 @@ def test_a_providers_summary_passes_the_personal_data_screen(fake, alice):
     summary = answer.get_json()["summary"]
     assert "leukaemia" not in summary
     assert "yearly cage-free figures" in summary
+
+
+def test_a_first_message_no_passage_answers_is_not_sent_to_the_provider(fake, alice):
+    """Decision 0067: the provider is given only passages the relevance judge passes; with none
+    and no conversation under way, the offline reply says what the knowledge base does not
+    cover, and it is free."""
+    response = post("message", {"message": "Can you recommend a good pizza place?"}, alice)
+    assert response.status_code == 200, (response.get_data(as_text=True), fake.requests)
+    assert response.headers["X-Chat-Engine"] == "offline"
+    assert "does not cover" in response.get_json()["response"]
+    assert fake.requests == []
+    assert usage_operations() == []

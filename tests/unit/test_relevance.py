@@ -8,8 +8,29 @@ from common import relevance
 
 
 def test_the_model_is_of_the_judges_features() -> None:
-    judge = relevance.read()
-    assert len(judge.weights) == len(relevance.FEATURES) == len(judge.mean) == len(judge.scale)
+    judges = relevance.read()
+    for judge, features in (
+        (judges.long, relevance.FEATURES),
+        (judges.short, relevance.SHORT_FEATURES),
+    ):
+        assert len(judge.weights) == len(features) == len(judge.mean) == len(judge.scale)
+
+
+def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() -> None:
+    """A one- or two-word keyword search (the short judge) finds the passage that holds its words
+    relevant, and not a passage without them; a short nonsense request and a request with no
+    search terms at all are relevant to nothing."""
+    mink = (
+        "Fur farming — Mink\nMink farms keep a solitary, semi-aquatic predator in wire cages; "
+        "several countries have closed their mink farms."
+    )
+    stalls = "Pig welfare — Sow stalls\nA sow stall is a metal crate too narrow to turn in."
+    for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
+        found, unrelated = relevance.relevance(request, [wanted, other], "search")
+        assert found >= relevance.FLOOR > unrelated
+    assert max(relevance.relevance("xqzv plorf", [mink, stalls], "search")) < relevance.FLOOR
+    for kind in ("search", "question", "topic"):
+        assert relevance.relevance("???", [mink, stalls], kind) == [0.0, 0.0]
 
 
 def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
@@ -49,3 +70,19 @@ def test_a_stored_vector_judges_as_the_text_does() -> None:
     assert abs(with_stored[0] - relevance.relevance(request, [text])[0]) < 1e-3
     assert relevance.unpack(b"short") is None
     assert relevance.unpack(None) is None
+
+
+def test_a_query_vector_from_the_retrieval_embedder_is_reused_only_when_it_is_minilm() -> None:
+    """A search by meaning with the offline MiniLM has the query's vector already: the judge
+    given it scores what it scores embedding the query itself; another model's is not used."""
+    from common.embeddings import OfflineEmbedder
+
+    request = "cage-free egg pledges"
+    texts = ["Corporate campaigns — Pledges\nSupermarkets pledge to sell only cage-free eggs."]
+    vector = relevance.embed([request])[0]
+    given = relevance.judged(request, [relevance.Candidate(t) for t in texts], vector=vector)
+    assert [round(s, 6) for s in given] == [
+        round(s, 6) for s in relevance.relevance(request, texts)
+    ]
+    assert relevance.reusable(OfflineEmbedder.model_id, vector) is vector
+    assert relevance.reusable("vertex:text-embedding-005@768", vector) is None
