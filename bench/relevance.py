@@ -39,6 +39,9 @@ has them:
 - **cost**: the judge's time for 50 stored passages, per search request (p50, p99 in ms).
 - **calibration** (in search): per decile of the hits' scores, the share labelled relevant.
 
+The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
+wired (decision 0067) and are spent; ``relevance_holdout2_*`` (the default) were written from
+the same brief afterwards, for the next measurement, and none of their rows has been read.
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
 by another helper): thresholds are chosen on them, never on the held-apart ones.
 
@@ -69,7 +72,7 @@ K = 10
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-SET = "holdout"  # or "dev" (--set): the tuning sets, written from the same brief
+SET = "holdout2"  # or "holdout" (spent), "dev" (--set): the tuning sets, from the same brief
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -296,7 +299,9 @@ def main() -> None:
     global SET
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=",".join(SCENARIOS), help=f"of {list(SCENARIOS)}")
-    parser.add_argument("--set", default="holdout", choices=("holdout", "dev"), help="which sets")
+    parser.add_argument(
+        "--set", default="holdout2", choices=("holdout2", "holdout", "dev"), help="which sets"
+    )
     args = parser.parse_args()
     only = args.only.split(",")
     SET = args.set
