@@ -70,6 +70,9 @@ class Texts(Content):
     private_declined: Prose
     private_asks: Pattern
     first_person: Pattern
+    person_roles: Pattern
+    animal_before: Pattern
+    writer_is: Pattern
     asks_for_action: Pattern
     legal_intro: Annotated[Line, Template("where")]
     legal_none: Annotated[Prose, Template("where")]
@@ -249,28 +252,31 @@ def _runs(found: list[compose.Fact]) -> list[list[int]]:
 
 
 def asks_private(message: str) -> bool:
-    """The message asks for a person's private details (where they live, their personal
-    contact details, family, health, whereabouts): it names a person (``_a_person``) and such a
-    detail (``private_asks``); a message about the writer's own ("my neighbour", "our kids")
-    is not."""
+    """The message asks for a person's private details (where they live or will be, their
+    personal contact details, family, health): it names a person (a name of two or more words
+    in any case, a title and a name, or a role: "the Crestline Eggs MD"; not the writer: "I'm
+    the founder") and such a detail (``private_asks``) outside the name that is neither the
+    writer's own ("my address": ``first_person``) nor an animal's ("broiler chickens live")."""
     from common.privacy.people import references
 
     lowered = message.lower()
-    if re.search(texts().first_person, lowered):
-        return False
-    persons = [r for r in references(message) if _a_person(r)]
-    details = re.finditer(texts().private_asks, lowered)
-    return bool(persons) and any(  # a detail outside the names ("Auction House" is a name)
-        not any(p.start <= d.start() < p.end for p in persons) for d in details
+    names = [
+        (r.start, r.end)
+        for r in references(message)
+        if r.kind == "office" or (r.kind == "name" and len(r.text.split()) >= 2)
+    ]
+    roles = [
+        m.span()
+        for m in re.finditer(texts().person_roles, lowered)
+        if not re.search(texts().writer_is, lowered[: m.start()])
+    ]
+    persons = names + roles  # a detail inside a name is part of it ("Auction House")
+    return bool(persons) and any(
+        not any(start <= d.start() and d.end() <= end for start, end in persons)
+        and not re.search(texts().first_person, lowered[: d.start()])
+        and not re.search(texts().animal_before, lowered[: d.start()])
+        for d in re.finditer(texts().private_asks, lowered)
     )
-
-
-def _a_person(reference: Any) -> bool:
-    """A name of two or more capitalised words, or a name with a title of office."""
-    if reference.kind == "office":
-        return True
-    words = reference.text.split()
-    return reference.kind == "name" and len(words) >= 2 and all(w[:1].isupper() for w in words)
 
 
 def _passage_key(hit: dict[str, Any]) -> tuple[str, str]:
