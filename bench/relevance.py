@@ -40,8 +40,9 @@ has them:
 - **calibration** (in search): per decile of the hits' scores, the share labelled relevant.
 
 The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
-wired (decision 0067) and are spent; ``relevance_holdout2_*`` (the default) were written from
-the same brief afterwards, for the next measurement, and none of their rows has been read.
+wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
+spent. ``relevance_holdout3_*`` (the default) were written from the same brief for the next
+measurement, and none of their rows has been read.
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
 by another helper): thresholds are chosen on them, never on the held-apart ones.
 
@@ -72,7 +73,7 @@ K = 10
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-SET = "holdout2"  # or "holdout" (spent), "dev" (--set): the tuning sets, from the same brief
+SET = "holdout3"  # or the spent "holdout2", "holdout"; "dev" (--set): the tuning sets
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -300,7 +301,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=",".join(SCENARIOS), help=f"of {list(SCENARIOS)}")
     parser.add_argument(
-        "--set", default="holdout2", choices=("holdout2", "holdout", "dev"), help="which sets"
+        "--set",
+        default="holdout3",
+        choices=("holdout3", "holdout2", "holdout", "dev"),
+        help="which sets",
     )
     args = parser.parse_args()
     only = args.only.split(",")
