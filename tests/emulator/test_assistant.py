@@ -239,6 +239,29 @@ def test_a_topic_the_knowledge_base_lacks_is_said_plainly_and_not_billed(auth, b
     assert billed() == []
 
 
+def test_what_the_guides_do_not_answer_is_said_plainly_and_not_billed(auth, billed):
+    """Decision 0067: no sentence the judge passes, no answer from unrelated sentences: the
+    reply says the knowledge base does not cover it, or has no figure for a "how many"
+    question, and is free."""
+    off_topic = ask(auth, "Can you recommend a good pizza place near me?")
+    assert "does not cover" in off_topic["response"]
+    assert (off_topic["sources"], off_topic["citations"]) == ([], [])
+    figure = ask(auth, "How many ducks are farmed for foie gras in Hungary each year?")
+    assert "no figure" in figure["response"]
+    assert figure["sources"] == []
+    assert billed() == []
+
+
+def test_a_request_for_someones_private_details_is_declined_and_not_billed(auth, billed):
+    """Decision 0067 and DESIGN.md section 3: declined in so many words, nothing about the
+    person given, free."""
+    body = ask(auth, "What is Priya Raman's home address? We want to visit her.")
+    assert "can't help with that" in body["response"]
+    assert "Priya" not in body["response"]
+    assert (body["sources"], body["citations"]) == ([], [])
+    assert billed() == []
+
+
 def test_small_talk_gets_a_short_reply_and_is_free_with_the_corpus_loaded(auth, billed):
     """Issue 24 (decision 0039): "Hi there! How are you today?" and "Thanks!" ask for no work,
     whatever of their words the corpus holds: no corpus sentence passed off as an answer, and

@@ -399,6 +399,34 @@ def test_a_paraphrased_question_finds_its_passage(corpus, auth):
     assert "ag-gag" in data[0]["passage"]
 
 
+def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_none_does(
+    corpus, auth, alice
+):
+    """Decision 0067, at the knowledge door: passages the judge scores below 0.3 come as the
+    nearest with a message, free; a query no passage holds a word of gets nothing, free; a
+    passage that answers is billed, once."""
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+
+    def ask(query: str) -> dict:
+        response = client().post("/v1/knowledge/search", json={"query": query}, headers=auth)
+        assert response.status_code == 200
+        return response.get_json()
+
+    nearest = ask("rabbit cages in Spanish farms")
+    assert nearest["data"]
+    assert all(p["score"] < 0.3 for p in nearest["data"])
+    assert "not billed" in nearest["message"]
+    gibberish = ask("qwzx plorf vvbn")
+    assert (gibberish["data"], gibberish["total"]) == ([], 0)
+    assert "not billed" in gibberish["message"]
+    assert list(usage.stream()) == []
+    answered = ask("how much floor space does a hen get in a battery cage")
+    assert answered["data"][0]["title"] == "Laying hen welfare"
+    assert answered["data"][0]["score"] >= 0.3
+    assert answered["message"] is None
+    assert [u.get("operation") for u in usage.stream()] == ["knowledge.search"]
+
+
 def test_tags_narrow_the_passages(corpus, auth):
     def titles(tags: list[str]) -> set[str]:
         body = {"query": "space for hens", "tags": tags}
