@@ -287,12 +287,17 @@ def judged(
     return [float(p) for p in judge().probabilities(features, kind)]
 
 
+def own_encoder(model_id: str) -> bool:
+    """Whether a retrieval embedder's vectors are the judge's own (the offline MiniLM)."""
+    from common.embeddings import OfflineEmbedder
+
+    return model_id == OfflineEmbedder.model_id
+
+
 def reusable(model_id: str, vector: Sequence[float]) -> Sequence[float] | None:
     """A retrieval embedder's query vector when it is the judge's own (the offline MiniLM), so
     a search does not embed its query twice; None otherwise."""
-    from common.embeddings import OfflineEmbedder
-
-    return vector if model_id == OfflineEmbedder.model_id else None
+    return vector if own_encoder(model_id) else None
 
 
 def shares_words(request: str, texts: Sequence[str]) -> bool:

@@ -86,6 +86,9 @@ def search_results(
     pool_size = limit * POOL if words and meaning else limit  # each part's, for the fusion
     parts: list[tuple[str, Table, Future[list[retrieval.Hit]]]] = []
     vector: list[float] | None = None  # the query's, when meaning is searched
+    early: Future[Any] | None = None  # the judge's query vector, embedded while the parts run
+    if judged and not (meaning and relevance.own_encoder(get_embedder().model_id)):
+        early = _workers().submit(relevance.embed, [query])
 
     def by_words(t: Table) -> Future[list[retrieval.Hit]]:
         fields = (*t.fields, relevance.VECTOR_FIELD)
@@ -159,7 +162,7 @@ def search_results(
             for text, (_, hit) in zip(read, candidates, strict=True)
         ],
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
-        relevance.reusable(get_embedder().model_id, vector) if vector is not None else None,
+        early.result()[0] if early is not None else vector,
     )
     hits = [  # in the order found: the judge's order loses records worded unlike the query
         {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
