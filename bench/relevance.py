@@ -288,18 +288,52 @@ def chat(service: Service) -> dict[str, Any]:
     }
 
 
+def sweep(service: Service) -> dict[str, Any]:
+    """For choosing thresholds (``--set dev`` only): each request's best judged score, at the
+    search doors (the best hit's ``score``) and for content's coverage (the best passage as a
+    ``topic``), and per threshold the share of covered requests under it (refused, or not
+    billed) and of the others at or over it (answered, billed)."""
+    from functions.knowledge.service import search_scored
+
+    if SET != "dev":
+        raise SystemExit("--only sweep chooses thresholds: on the tuning sets (--set dev) only")
+    searched: list[tuple[float, bool]] = []
+    for row in rows("search"):
+        knowledge = row["corpus"] == "knowledge"
+        path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
+        hits = service.post(path, {"query": row["query"], "limit": K}).get_json().get("data", [])
+        searched.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
+    topics = [
+        (search_scored(row["topic"], 5, None, 0.0, "topic").best, bool(row["covered"]))
+        for row in rows("content")
+    ]
+
+    def at(pairs: list[tuple[float, bool]], threshold: float) -> dict[str, Any]:
+        return {
+            "covered_under": share([best < threshold for best, covered in pairs if covered]),
+            "uncovered_over": share([best >= threshold for best, covered in pairs if not covered]),
+        }
+
+    grid = [round(0.1 + 0.025 * step, 3) for step in range(21)]
+    return {
+        "search": {str(t): at(searched, t) for t in grid},
+        "content": {str(t): at(topics, t) for t in grid},
+    }
+
+
 SCENARIOS: dict[str, Callable[[Service], dict[str, Any]]] = {
     "search": search,
     "content": content,
     "chat": chat,
     "cost": cost,
+    "sweep": sweep,
 }
 
 
 def main() -> None:
     global SET
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default=",".join(SCENARIOS), help=f"of {list(SCENARIOS)}")
+    parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
         "--set",
         default="holdout3",

@@ -78,7 +78,7 @@ BASE = (
 LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term_share")
 DIMENSION = 384
 SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
-FLOOR = 0.3  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
+FLOOR = 0.2  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
 JUDGED = 30  # a lookup that ranks by the judge judges at least this many candidates
 FEATURES = (
     *BASE,

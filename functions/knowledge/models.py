@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from common import relevance
 from common.fields import JsonInt
 from common.models import Input
 from common.text.safety import NOT_BLANK
@@ -49,7 +50,7 @@ class Passage(BaseModel):
     section: str = Field(description="The headings above the passage, outermost first.")
     score: float = Field(
         description="The relevance judge's calibrated probability (0..1) that the passage "
-        "answers the query (a search is billed when one scores 0.3 or more)."
+        f"answers the query (a search is billed when one scores {relevance.FLOOR} or more)."
     )
 
 

@@ -45,7 +45,8 @@ ROUTES = (
         capacity="search",
         description="Semantic (vector) and word search over the corpus's passages, in the order "
         "retrieval ranks them; the relevance judge scores each (score: the probability that "
-        "it answers). A search is billed when a passage scores 0.3 or more; otherwise the "
+        f"it answers). A search is billed when a passage scores {relevance.FLOOR} or more; "
+        "otherwise the "
         "nearest passages come with a message and it is free, and a query no passage holds a "
         "word of and none answers gets data [] (free). Word "
         "search counts an everyday word as the corpus's word for the same "

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema
 
+from common import relevance
 from common.fields import JsonInt
 from common.models import Input
 from common.text.safety import NOT_BLANK
@@ -168,7 +169,7 @@ class SearchHit(BaseModel):
         description="The relevance judge's calibrated probability (0..1) that the record "
         "answers the query, whatever the search type (which decides how candidates are found: "
         "by words, by meaning or both). Results come in the order retrieval ranks them; a "
-        "search is billed when one scores 0.3 or more."
+        f"search is billed when one scores {relevance.FLOOR} or more."
     )
     record: dict[str, Any]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from common import embeddings, retrieval
+from common import embeddings, relevance, retrieval
 from common.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
 from functions.knowledge import service as knowledge_service
 from functions.knowledge.importer import import_knowledge
@@ -288,12 +288,12 @@ def test_a_search_is_billed_when_a_record_answers_and_says_so_when_none_does(
     campaigns, auth, alice
 ):
     """Decision 0067: results keep retrieval's order and carry the judge's probability; a
-    search whose results the judge scores below 0.3 answers the nearest with a message, free;
+    search whose results the judge scores below the floor answers the nearest with a message, free;
     a query no record holds a word of and none answers gets nothing, free."""
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
     nearest = search(auth, {"query": "caged rabbits on farms in Spain"}, "campaigns").get_json()
     assert nearest["data"]
-    assert all(hit["score"] < 0.3 for hit in nearest["data"])
+    assert all(hit["score"] < relevance.FLOOR for hit in nearest["data"])
     assert "not billed" in nearest["message"]
     gibberish = search(auth, {"query": "qwzx plorf vvbn"}, "campaigns").get_json()
     assert (gibberish["data"], gibberish["total"]) == ([], 0)
@@ -402,7 +402,7 @@ def test_a_paraphrased_question_finds_its_passage(corpus, auth):
 def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_none_does(
     corpus, auth, alice
 ):
-    """Decision 0067, at the knowledge door: passages the judge scores below 0.3 come as the
+    """Decision 0067, at the knowledge door: passages the judge scores below the floor come as the
     nearest with a message, free; a query no passage holds a word of gets nothing, free; a
     passage that answers is billed, once."""
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
@@ -414,7 +414,7 @@ def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_no
 
     nearest = ask("rabbit cages in Spanish farms")
     assert nearest["data"]
-    assert all(p["score"] < 0.3 for p in nearest["data"])
+    assert all(p["score"] < relevance.FLOOR for p in nearest["data"])
     assert "not billed" in nearest["message"]
     gibberish = ask("qwzx plorf vvbn")
     assert (gibberish["data"], gibberish["total"]) == ([], 0)
@@ -422,7 +422,7 @@ def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_no
     assert list(usage.stream()) == []
     answered = ask("how much floor space does a hen get in a battery cage")
     assert answered["data"][0]["title"] == "Laying hen welfare"
-    assert answered["data"][0]["score"] >= 0.3
+    assert answered["data"][0]["score"] >= relevance.FLOOR
     assert answered["message"] is None
     assert [u.get("operation") for u in usage.stream()] == ["knowledge.search"]
 
@@ -479,8 +479,10 @@ def test_hybrid_weight_and_min_score_tune_the_ranking(campaigns, auth):
     words = search(auth, {"query": "mink fur", "hybrid_weight": 0}, "campaigns").get_json()
     assert ids_of(words)[0] == "camp-2"
     score = words["data"][0]["score"]
-    assert 0.3 <= score <= 1
-    assert all(hit["score"] < 0.3 for hit in words["data"][1:])  # the others answer nothing
+    assert relevance.FLOOR <= score <= 1
+    assert all(
+        hit["score"] < relevance.FLOOR for hit in words["data"][1:]
+    )  # the others answer nothing
     meaning = search(auth, {"query": "mink fur", "hybrid_weight": 1}, "campaigns").get_json()
     assert ids_of(meaning)[0] == "camp-2"
     assert meaning["data"][0]["score"] == score
@@ -659,6 +661,8 @@ def test_a_filtered_semantic_search_prefilters_on_the_records_filter_keys(campai
     assert ids(search(auth, body, "campaigns")) == ["camp-2"]
     active = search(auth, {**body, "filters": {"status": "active"}}, "campaigns").get_json()
     assert {hit["id"] for hit in active["data"]} <= {"camp-1", "camp-3"}
-    assert all(hit["score"] < 0.3 for hit in active["data"])  # nothing active is about fur
+    assert all(
+        hit["score"] < relevance.FLOOR for hit in active["data"]
+    )  # nothing active is about fur
     assert "not billed" in active["message"]
     assert "filter_keys" not in search(auth, body, "campaigns").get_json()["data"][0]["record"]
