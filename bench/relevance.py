@@ -297,12 +297,31 @@ def sweep(service: Service) -> dict[str, Any]:
 
     if SET != "dev":
         raise SystemExit("--only sweep chooses thresholds: on the tuning sets (--set dev) only")
+    from common.relevance import shares_words
+    from functions.search.tables import TABLES
+
     searched: list[tuple[float, bool]] = []
+    wordless: list[tuple[float, float, bool]] = []  # best holding a query word, best without
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
         path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
         hits = service.post(path, {"query": row["query"], "limit": K}).get_json().get("data", [])
         searched.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
+        table = None if knowledge else TABLES[row["corpus"]]
+        texts = [
+            h["passage"]
+            if table is None
+            else f"{table.title_of(h['record'])}\n{table.text_of(h['record'])}"
+            for h in hits
+        ]
+        held = [shares_words(row["query"], [text]) for text in texts]
+        wordless.append(
+            (
+                max((h["score"] for h, w in zip(hits, held, strict=True) if w), default=0.0),
+                max((h["score"] for h, w in zip(hits, held, strict=True) if not w), default=0.0),
+                bool(row["covered"]),
+            )
+        )
     topics = [
         (search_scored(row["topic"], 5, None, 0.0, "topic").best, bool(row["covered"]))
         for row in rows("content")
@@ -315,8 +334,16 @@ def sweep(service: Service) -> dict[str, Any]:
         }
 
     grid = [round(0.1 + 0.025 * step, 3) for step in range(21)]
+    both = {  # a result holding a word of the query at ``worded``, one without at ``bare``
+        f"{worded}/{bare}": at(
+            [(1.0 if (w >= worded or n >= bare) else 0.0, c) for w, n, c in wordless], 0.5
+        )
+        for worded in (0.15, 0.2, 0.25, 0.3)
+        for bare in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+    }
     return {
         "search": {str(t): at(searched, t) for t in grid},
+        "search_worded_bare": both,
         "content": {str(t): at(topics, t) for t in grid},
     }
 

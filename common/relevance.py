@@ -79,6 +79,7 @@ LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term
 DIMENSION = 384
 SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
 FLOOR = 0.2  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
+BARE_FLOOR = 0.35  # ... and a search's result holding none of the query's words, this
 JUDGED = 30  # a lookup that ranks by the judge judges at least this many candidates
 FEATURES = (
     *BASE,
@@ -305,6 +306,18 @@ def shares_words(request: str, texts: Sequence[str]) -> bool:
     words any candidate holds, and that the judge passes none of, found nothing)."""
     asked = set(terms(request))
     return any(asked & set(terms(text)) for text in texts)
+
+
+def answers(request: str, scored: Sequence[tuple[str, float]]) -> bool:
+    """Whether a search's results (``(text, judged score)``) answer it: one holding a word of
+    the request scores ``FLOOR``, or one holding none ``BARE_FLOOR``. Whether a result shares
+    no word with a short search is most of what the judge can tell of it: such a result of a
+    one-word search answers about one time in six whatever else it holds (0.16 in the
+    training pairs), and scores about that ("weather" against a passage on sow stalls, 0.23),
+    so it must score more to answer (decision 0067)."""
+    return any(
+        score >= (FLOOR if shares_words(request, [text]) else BARE_FLOOR) for text, score in scored
+    )
 
 
 def relevance(request: str, texts: Sequence[str], kind: Kind = "question") -> list[float]:

@@ -10,11 +10,9 @@ from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passa
 
 def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     body = call.body
-    data = [
-        Passage.model_validate(hit)
-        for hit in service.searched(body.query, body.limit, body.tags).hits
-    ]
-    answered = any(hit.score >= relevance.FLOOR for hit in data)
+    found = service.searched(body.query, body.limit, body.tags)
+    data = [Passage.model_validate(hit) for hit in found.hits]
+    answered = found.answered
     call.billed = answered  # billed when a passage answers (decisions 0039, 0067)
     message = None if answered else NEAREST if data else NOTHING
     return KnowledgeResults(data=data, total=len(data), message=message)
@@ -26,7 +24,8 @@ NOTHING = (
 )
 NEAREST = (
     f"No passage answers this closely: the relevance judge scores each below {relevance.FLOOR} "
-    "(see score). These are the nearest found, and this search is not billed."
+    f"(one holding no word of the query below {relevance.BARE_FLOOR}; see score). These are "
+    "the nearest found, and this search is not billed."
 )
 
 

@@ -31,12 +31,13 @@ FIELDS = (  # what is used
 @dataclass(frozen=True)
 class Found:
     """A knowledge search's passages, the judged relevance of the best candidate (0 with none),
-    and whether a passage holds one of the query's words (the words ranking found one, or a
-    candidate does)."""
+    whether a passage holds one of the query's words (the words ranking found one, or a
+    candidate does), and whether a candidate answers it as a search (``relevance.answers``)."""
 
     hits: list[dict[str, Any]]
     best: float
     words: bool
+    answered: bool = False
 
 
 def search(
@@ -112,7 +113,8 @@ def search_scored(
         if score >= floor
     ][:limit]
     held = bool(words) or relevance.shares_words(query, texts)  # a passage holds a query word
-    return Found(hits, max(scores, default=0.0), held)
+    answered = relevance.answers(query, list(zip(texts, scores, strict=True)))
+    return Found(hits, max(scores, default=0.0), held, answered)
 
 
 def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
@@ -120,9 +122,9 @@ def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
     order, each scored by the judge as a search, none left out by score; nothing when no
     passage holds a word of the query (gibberish) and the judge passes none."""
     found = search_scored(query, limit, tags, floor=0.0, kind="search", judge_order=False)
-    if found.words or found.best >= relevance.FLOOR:
+    if found.words or found.answered:
         return found
-    return Found([], found.best, found.words)
+    return Found([], found.best, found.words, found.answered)
 
 
 def text_search(

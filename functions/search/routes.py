@@ -37,10 +37,9 @@ def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
         hybrid_weight=body.hybrid_weight,
         min_score=body.min_score,
     )
-    best = max((hit["score"] for hit in found.hits), default=0.0)
-    hits = found.hits if found.words or best >= relevance.FLOOR else []
+    answered = found.answered
+    hits = found.hits if found.words or answered else []
     data = [SearchHit.model_validate(hit) for hit in hits]
-    answered = best >= relevance.FLOOR
     call.billed = answered  # billed when a record answers (decisions 0039, 0067)
     return SearchResults(
         data=data,
@@ -57,7 +56,8 @@ NOTHING = (
 )
 NEAREST = (
     f"No record answers this closely: the relevance judge scores each below {relevance.FLOOR} "
-    "(see score). These are the nearest found, and this search is not billed."
+    f"(one holding no word of the query below {relevance.BARE_FLOOR}; see score). These are "
+    "the nearest found, and this search is not billed."
 )
 
 

@@ -50,6 +50,7 @@ class Results:
     hits: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
     words: bool = True  # a record holds one of the query's words (judged searches)
+    answered: bool = False  # a result answers the query (``relevance.answers``)
 
 
 def search(
@@ -164,13 +165,18 @@ def search_results(
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
         early.result()[0] if early is not None else vector,
     )
-    hits = [  # in the order found: the judge's order loses records worded unlike the query
-        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
-        for (t, hit), score in zip(candidates, scores, strict=True)
+    kept = [  # in the order found: the judge's order loses records worded unlike the query
+        (text, t, hit, score)
+        for text, (t, hit), score in zip(read, candidates, scores, strict=True)
         if score >= (min_score or 0.0)
     ][:limit]
+    hits = [
+        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
+        for _, t, hit, score in kept
+    ]
     held = bool(texts) or relevance.shares_words(query, read)  # a record holds a query word
-    return Results(hits, bool(failed), held)
+    answered = relevance.answers(query, [(text, score) for text, _, _, score in kept])
+    return Results(hits, bool(failed), held, answered)
 
 
 @cache

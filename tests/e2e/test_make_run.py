@@ -497,8 +497,7 @@ def assert_billing_is_for_value_delivered(base: str, auth: dict, cli_env: dict[s
     assert usage_of(base, auth, "chat.message") == (chat[0], chat[1] + 1)
 
     content = usage_of(base, auth, "content.generate")
-    # decision 0067: "octopus farming" is judged covered by the fish guide's passage on
-    # cephalopod sentience (0.29 >= 0.27); a topic the guides have nothing on is not
+    # decision 0067: a topic the guides have nothing on is not covered, and costs nothing
     uncovered = httpx.post(
         f"{base}/v1/content/generate",
         json={"topic": "quantum chromodynamics of gluons"},

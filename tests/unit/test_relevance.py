@@ -18,8 +18,9 @@ def test_the_model_is_of_the_judges_features() -> None:
 
 def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() -> None:
     """A one- or two-word keyword search (the short judge) finds the passage that holds its words
-    relevant, and not a passage without them; a short nonsense request and a request with no
-    search terms at all are relevant to nothing."""
+    relevant, and not a passage without them (``answers``: the search door's rule); a short
+    nonsense or off-corpus request and a request with no search terms at all are answered by
+    nothing."""
     mink = (
         "Fur farming — Mink\nMink farms keep a solitary, semi-aquatic predator in wire cages; "
         "several countries have closed their mink farms."
@@ -27,8 +28,13 @@ def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() 
     stalls = "Pig welfare — Sow stalls\nA sow stall is a metal crate too narrow to turn in."
     for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
         found, unrelated = relevance.relevance(request, [wanted, other], "search")
-        assert found >= relevance.FLOOR > unrelated
-    assert max(relevance.relevance("xqzv plorf", [mink, stalls], "search")) < relevance.FLOOR
+        assert found > 0.9 > 0.3 > unrelated
+        assert relevance.answers(request, [(wanted, found)])
+        assert not relevance.answers(request, [(other, unrelated)])
+    for request in ("xqzv plorf", "weather", "football results"):
+        scores = relevance.relevance(request, [mink, stalls], "search")
+        assert max(scores) < 0.3, request
+        assert not relevance.answers(request, list(zip((mink, stalls), scores, strict=True)))
     for kind in ("search", "question", "topic"):
         assert relevance.relevance("???", [mink, stalls], kind) == [0.0, 0.0]
 
@@ -86,3 +92,35 @@ def test_a_query_vector_from_the_retrieval_embedder_is_reused_only_when_it_is_mi
     ]
     assert relevance.reusable(OfflineEmbedder.model_id, vector) is vector
     assert relevance.reusable("vertex:text-embedding-005@768", vector) is None
+
+
+def test_every_training_pair_is_labelled_and_its_candidate_exists() -> None:
+    """The judge's training sets (``data/relevance/*.jsonl``, the spent held-apart sets' pairs
+    among them): a label of 0, 1 or 2 and a candidate that is a guide's section, a record or a
+    sentence the trainer can read. A mistyped id would otherwise stop the training, and a
+    mistyped label train another class."""
+    import json
+
+    from devtools.train_relevance import PAIRS, SHORT_PAIRS, records, sections
+
+    texts = {**sections(), **records()}
+    read = 0
+    for path in (*PAIRS, SHORT_PAIRS):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            pair = json.loads(line)
+            where = f"{path.name}:{number}"
+            assert pair["label"] in (0, 1, 2), where
+            assert isinstance(pair["request"], str), where
+            assert pair["request"].strip(), where
+            candidate = pair["candidate"]
+            if "sentence" in candidate:
+                assert candidate["sentence"].strip(), where
+            elif "doc" in candidate:
+                assert (candidate["doc"], candidate["section"]) in texts, where
+            else:
+                assert (candidate["table"], candidate["id"]) in texts, where
+            read += 1
+    assert any(path.name == "train_pairs_spent.jsonl" for path in PAIRS)
+    assert read > 9000
