@@ -80,6 +80,10 @@ DIMENSION = 384
 SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
 FLOOR = 0.2  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
 BARE_FLOOR = 0.35  # ... and a search's result holding none of the query's words, this
+ANSWERS = (  # what ``answers`` asks of a search's result, as the API's texts say it
+    f"a result holding a word of the query scores {FLOOR} or more, or one holding none "
+    f"{BARE_FLOOR} or more"
+)
 JUDGED = 30  # a lookup that ranks by the judge judges at least this many candidates
 FEATURES = (
     *BASE,

@@ -50,7 +50,7 @@ class Passage(BaseModel):
     section: str = Field(description="The headings above the passage, outermost first.")
     score: float = Field(
         description="The relevance judge's calibrated probability (0..1) that the passage "
-        f"answers the query (a search is billed when one scores {relevance.FLOOR} or more)."
+        f"answers the query (a search is billed when {relevance.ANSWERS})."
     )
 
 

@@ -23,9 +23,8 @@ NOTHING = (
     "not billed. Try other words, or a topic the guides cover."
 )
 NEAREST = (
-    f"No passage answers this closely: the relevance judge scores each below {relevance.FLOOR} "
-    f"(one holding no word of the query below {relevance.BARE_FLOOR}; see score). These are "
-    "the nearest found, and this search is not billed."
+    "No passage answers this closely (see score): a search answers when "
+    f"{relevance.ANSWERS}. These are the nearest found, and this search is not billed."
 )
 
 
@@ -44,7 +43,7 @@ ROUTES = (
         capacity="search",
         description="Semantic (vector) and word search over the corpus's passages, in the order "
         "retrieval ranks them; the relevance judge scores each (score: the probability that "
-        f"it answers). A search is billed when a passage scores {relevance.FLOOR} or more; "
+        f"it answers). A search is billed when {relevance.ANSWERS}; "
         "otherwise the "
         "nearest passages come with a message and it is free, and a query no passage holds a "
         "word of and none answers gets data [] (free). Word "

@@ -55,9 +55,8 @@ NOTHING = (
     "search is not billed. Try other words or fewer filters."
 )
 NEAREST = (
-    f"No record answers this closely: the relevance judge scores each below {relevance.FLOOR} "
-    f"(one holding no word of the query below {relevance.BARE_FLOOR}; see score). These are "
-    "the nearest found, and this search is not billed."
+    "No record answers this closely (see score): a search answers when "
+    f"{relevance.ANSWERS}. These are the nearest found, and this search is not billed."
 )
 
 
@@ -67,8 +66,8 @@ _DESCRIPTION = (
     "search); hybrid (default) fuses both rankings by reciprocal rank, weighted by "
     "hybrid_weight (0 words only, 1 meaning only). The relevance judge scores every result "
     "(score: the probability that it answers the query); results keep retrieval's order and "
-    "min_score leaves out those below it. A search is billed when a result scores "
-    f"{relevance.FLOOR} or more; otherwise the nearest come with a message and it is free, and "
+    f"min_score leaves out those below it. A search is billed when {relevance.ANSWERS}; "
+    "otherwise the nearest come with a message and it is free, and "
     "a query no record "
     "holds a word of and none answers gets data [] (free). A "
     "search that runs out of its time budget answers with what finished (degraded: true). "
