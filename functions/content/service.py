@@ -14,6 +14,7 @@ left out of every post.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,6 +25,7 @@ from common.llm import ChatProvider, provider_or_offline
 from common.logging import get_logger
 from common.prompts import prompt
 from common.subjects import optout
+from common.text.index import terms
 from functions.content import compose
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
@@ -48,6 +50,8 @@ COVERAGE_MIN = 0.225
 PASSAGES = {"short": 6, "medium": 8, "long": 12}
 COMMITMENT_HITS = 10  # campaign records read to find whether the audience's company committed
 MAX_HASHTAGS = 5
+_TITLED = re.compile(r"\b[A-Z][a-z][\w'&-]*")  # a word of a name ("Griddle"; not "CEO")
+_EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
 OFFLINE = "offline"
 
 
@@ -116,12 +120,33 @@ def spec_of(request: ContentRequest) -> Spec:
     )
 
 
+def subject(topic: str, audience: str | None) -> str:
+    """What a draft's facts are about: the topic without the name of the organisation it is
+    addressed to ("Sunny Griddle Diners promised cage-free eggs by 2025" to "the CEO of Sunny
+    Griddle Diners"). The guides hold the facts of the topic, not the addressee's name, and
+    the judge reads a name no passage holds as a sign that none answers. The topic as given
+    when nothing else is left of it."""
+    if not audience:
+        return topic
+    named = set(_TITLED.findall(audience))
+    kept = " ".join(word for word in topic.split() if word.strip(_EDGES) not in named)
+    return kept if terms(kept) else topic
+
+
 def passages_for(spec: Spec) -> list[Passage]:
     """The topic's knowledge passages, without their sentences that carry personal data: a
     draft (or a provider) is never given any to quote (decision 0037). 422 when the corpus
     does not cover the topic: a draft is never written from passages about something else
     (decision 0039)."""
-    found = knowledge.search_scored(spec.topic, PASSAGES[spec.length], None, COVERAGE_MIN, "topic")
+    found = knowledge.search_scored(
+        subject(spec.topic, spec.audience),
+        PASSAGES[spec.length],
+        None,
+        COVERAGE_MIN,
+        "topic",
+        False,
+        judge_all=True,
+    )
     hits = found.hits
     if found.best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
@@ -163,7 +188,6 @@ def committed_company(audience: str | None, topic: str) -> str | None:
     table."""
     from common.offline.entities import topics_in
     from common.subjects import names
-    from common.text.index import terms
     from functions.search import service as search
 
     if not audience:

@@ -59,6 +59,7 @@ def search_scored(
     floor: float = relevance.FLOOR,
     kind: relevance.Kind = "question",
     judge_order: bool = True,
+    judge_all: bool | None = None,
 ) -> Found:
     """``search``'s hits, the best judged relevance, and whether a candidate shares a word.
 
@@ -67,7 +68,10 @@ def search_scored(
     them: a passage's ``score`` is the calibrated probability that it answers the query,
     whatever the embedder, and those below ``floor`` are left out. They come best judged first,
     or with ``judge_order=False`` in the order retrieval found them (the search door: the
-    judge's order loses questions worded unlike their guide). ``kind``: what the query is
+    judge's order loses questions worded unlike their guide; content: among a guide's
+    sections, which all answer its topic about equally, retrieval's order puts the one on the
+    topic's own words first). The judge reads at least ``relevance.JUDGED`` candidates, or with
+    ``judge_order=False`` only the first ``limit`` unless ``judge_all``. ``kind``: what the query is
     (``relevance.Judges``): a searcher's (``POST /v1/knowledge/search``), a topic to draft, or
     a question to answer."""
     embedder = get_embedder()
@@ -85,8 +89,9 @@ def search_scored(
     fused = retrieval.fuse(
         [meaning, words], key=lambda hit: hit.id, limit=max(pool, relevance.JUDGED)
     )
-    # in retrieval's order only the passages answered are judged; else every candidate is
-    candidates = [hit for hit, _ in fused][: None if judge_order else limit]
+    # in retrieval's order only the passages answered are judged (unless judge_all)
+    every = judge_order if judge_all is None else judge_all
+    candidates = [hit for hit, _ in fused][: None if every else limit]
     texts = [passage_text(hit.doc) for hit in candidates]
     scores = relevance.judged(
         query,

@@ -199,3 +199,18 @@ def test_a_sentence_that_names_its_subject_only_by_the_one_before_stays_out_of_d
     assert any(q.startswith("The Court of Justice") for q in quoted)
     alone = Passage("The Act does not apply to animals living in the wild.", "T", None, "S")
     assert [f.text for f in facts("animals in the wild", [alone], public=True)] == [alone.text]
+
+
+def test_a_drafts_subject_is_its_topic_without_the_addressees_name() -> None:
+    """Coverage is judged on what the facts are about: the organisation the draft is
+    addressed to is left out of the topic (no guide holds its name), and the topic is kept
+    whole when nothing else is left or no audience is named."""
+    from functions.content.service import subject
+
+    topic = "Harbour Lane Cafes promised cage-free eggs by 2025 and never reported progress."
+    assert subject(topic, "the CEO of Harbour Lane Cafes") == (
+        "promised cage-free eggs by 2025 and never reported progress."
+    )
+    assert subject(topic, None) == topic
+    assert subject(topic, "supporters") == topic
+    assert subject("Harbour Lane Cafes", "the CEO of Harbour Lane Cafes") == "Harbour Lane Cafes"
