@@ -63,6 +63,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 MODEL_PATH = DATA / "relevance" / "model.json"
+# the judge of the first training (decision 0067): the assistant's sentences and legal
+# recognition keep it (they were tuned with it, and the second training's pairs are passages
+# and records, not sentences)
+FIRST_MODEL_PATH = DATA / "relevance" / "model_first.json"
 VECTOR_FIELD = "judge_vector"  # a stored candidate's MiniLM vector (``pack``)
 VECTOR_MODEL = "minilm-l6@384/f16"  # what ``judge_model`` says a stored vector is
 BASE = (
@@ -265,15 +269,23 @@ def judge() -> Judges:
     return read()
 
 
+@cache
+def first_judge() -> Judges:
+    """The first training's judge (``FIRST_MODEL_PATH``)."""
+    return read(FIRST_MODEL_PATH)
+
+
 def judged(
     request: str,
     candidates: Sequence[Candidate],
     kind: Kind = "question",
     vector: Any = None,
+    judges: Judges | None = None,
 ) -> list[float]:
     """P(relevant) of each candidate for ``request``, in order. Embeds the request (unless its
     MiniLM ``vector`` is given: ``reusable``), and the candidates that carry no vector.
-    ``kind``: what the request is (``Judges.probabilities``)."""
+    ``kind``: what the request is (``Judges.probabilities``); ``judges``: ``judge()`` unless
+    given (``first_judge()``)."""
     import numpy as np
 
     if not candidates:
@@ -289,7 +301,7 @@ def judged(
     for i, found in zip(missing, embedded, strict=True):
         filled[i] = Candidate(candidates[i].text, found)
     features = rows(asked, request, filled)
-    return [float(p) for p in judge().probabilities(features, kind)]
+    return [float(p) for p in (judges or judge()).probabilities(features, kind)]
 
 
 def own_encoder(model_id: str) -> bool:
@@ -324,11 +336,14 @@ def answers(request: str, scored: Sequence[tuple[str, float]]) -> bool:
     )
 
 
-def relevance(request: str, texts: Sequence[str], kind: Kind = "question") -> list[float]:
+def relevance(
+    request: str, texts: Sequence[str], kind: Kind = "question", judges: Judges | None = None
+) -> list[float]:
     """P(relevant) of each text for ``request``, in order (every text embedded here)."""
-    return judged(request, [Candidate(text) for text in texts], kind)
+    return judged(request, [Candidate(text) for text in texts], kind, None, judges)
 
 
 def warm() -> None:
     """Load the model and the encoder (``common.http.warmup``)."""
     relevance("cage-free eggs", ["Cage-free housing for laying hens."])
+    first_judge()

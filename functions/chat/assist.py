@@ -223,8 +223,10 @@ def answering(
         found = [f for f in found if holds.search(f.text.lower())]
     runs = _runs(found)
     joined = [run for run in runs if len(run) > 1]
-    scores = relevance.relevance(
-        question, [f.text for f in found] + [" ".join(found[i].text for i in r) for r in joined]
+    scores = relevance.relevance(  # the judge this threshold was chosen with (decision 0067)
+        question,
+        [f.text for f in found] + [" ".join(found[i].text for i in r) for r in joined],
+        judges=relevance.first_judge(),
     )
     kept = {i for i, score in enumerate(scores[: len(found)]) if score >= SENTENCE_MIN}
     for run, score in zip(joined, scores[len(found) :], strict=True):

@@ -26,9 +26,10 @@ which field and what the service knows, and nothing is billed.
   relevance judge's off-corpus and nonsense requests) and measured on held-apart sets
   (decision 0068); they belong to the judge's model. Recognition asks another question than
   relevance (is this an activity the guide speaks to, not does this passage answer it), so it
-  keeps the judge it was tuned with (``JUDGE_PATH``, the relevance model of decision 0067's
-  first training): retrained on the spent held-apart sets, the relevance judge recognised 40
-  of the 49 held-apart legal requests instead of 46 at any thresholds the tuning set chose. A
+  keeps the judge it was tuned with (``relevance.first_judge``, decision 0067's first
+  training): retrained on the spent held-apart sets, the relevance judge recognised 40
+  of the 49 held-apart legal requests instead of 46, at these thresholds and at those the
+  tuning set chose for it (0.25 and 0.50). A
   knowledge base that cannot be searched at step 4 is a 502 (nothing billed): the request is
   neither refused nor accepted on a guess.
 """
@@ -42,7 +43,6 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from common import relevance
-from common.datafiles import DATA
 from common.errors import ActivityNotRecognised, FieldError, JurisdictionNotRecognised
 from common.text import and_list
 from common.text.index import terms
@@ -59,7 +59,6 @@ NOTE_MIN = 0.45  # P(relevant) of a knowledge passage tagged legal (idem)
 PASSAGES = 5  # knowledge passages judged at step 4
 MAX_QUERY = 1000  # characters of the request searched with (as functions.legal.notes)
 LEGAL_TAG = "legal"
-JUDGE_PATH = DATA / "legal" / "recognition_judge.json"
 MAX_KEPT = 4096  # passages' vectors kept per process
 _WORD = re.compile(r"[^\W\d_]+")
 _LOCK = threading.Lock()
@@ -123,13 +122,7 @@ def _judged(
     if not candidates:
         return []
     rows = relevance.rows(vector, request, candidates)
-    return [float(p) for p in judge().probabilities(rows)]
-
-
-@cache
-def judge() -> relevance.Judges:
-    """The judge recognition was tuned with (``JUDGE_PATH``)."""
-    return relevance.read(JUDGE_PATH)
+    return [float(p) for p in relevance.first_judge().probabilities(rows)]
 
 
 def _notes(text: str) -> list[relevance.Candidate]:
@@ -175,7 +168,7 @@ def warm() -> None:
 
     tags_for("England")
     content.detectors()
-    judge()
+    relevance.first_judge()
     _sections()
     known_places()
     retrieval.warm()

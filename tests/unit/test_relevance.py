@@ -7,13 +7,16 @@ from __future__ import annotations
 from common import relevance
 
 
-def test_the_model_is_of_the_judges_features() -> None:
-    judges = relevance.read()
-    for judge, features in (
-        (judges.long, relevance.FEATURES),
-        (judges.short, relevance.SHORT_FEATURES),
-    ):
-        assert len(judge.weights) == len(features) == len(judge.mean) == len(judge.scale)
+def test_the_models_are_of_the_judges_features() -> None:
+    """The judge, and the first training's judge that the assistant's sentences and legal
+    recognition keep (decision 0067)."""
+    for judges in (relevance.read(), relevance.read(relevance.FIRST_MODEL_PATH)):
+        for judge, features in (
+            (judges.long, relevance.FEATURES),
+            (judges.short, relevance.SHORT_FEATURES),
+        ):
+            assert len(judge.weights) == len(features) == len(judge.mean) == len(judge.scale)
+    assert relevance.read() != relevance.read(relevance.FIRST_MODEL_PATH)
 
 
 def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() -> None:
