@@ -43,7 +43,7 @@ def _say(message: str) -> None:
 
 
 def _consumer_or_exit(email: str) -> dict[str, Any]:
-    from common.consumers import find_by_email
+    from common.accounts.consumers import find_by_email
 
     consumer = find_by_email(email)
     if consumer is None:
@@ -53,7 +53,7 @@ def _consumer_or_exit(email: str) -> dict[str, Any]:
 
 
 def create_consumer(args: argparse.Namespace) -> None:
-    from common.consumers import get_or_create_by_email
+    from common.accounts.consumers import get_or_create_by_email
 
     consumer, created = get_or_create_by_email(args.email)
     _say("Created consumer." if created else "A consumer with this email already exists.")
@@ -61,8 +61,8 @@ def create_consumer(args: argparse.Namespace) -> None:
 
 
 def issue_key(args: argparse.Namespace) -> None:
-    from common.consumers import get_or_create_by_email
-    from common.http.keys import issue_key as issue
+    from common.accounts.consumers import get_or_create_by_email
+    from common.accounts.keys import issue_key as issue
 
     consumer, created = get_or_create_by_email(args.email)
     if created:
@@ -73,7 +73,7 @@ def issue_key(args: argparse.Namespace) -> None:
 
 
 def list_keys(args: argparse.Namespace) -> None:
-    from common.http.keys import list_keys as keys_of
+    from common.accounts.keys import list_keys as keys_of
 
     consumer = _consumer_or_exit(args.email)
     for record in keys_of(consumer["id"]):
@@ -81,7 +81,7 @@ def list_keys(args: argparse.Namespace) -> None:
 
 
 def revoke_key(args: argparse.Namespace) -> None:
-    from common.http.keys import revoke_key as revoke
+    from common.accounts.keys import revoke_key as revoke
 
     if not revoke(args.key_id):
         _say(f"No key {args.key_id}.")
@@ -90,7 +90,7 @@ def revoke_key(args: argparse.Namespace) -> None:
 
 
 def rotate_key(args: argparse.Namespace) -> None:
-    from common.http.keys import rotate_key as rotate
+    from common.accounts.keys import rotate_key as rotate
 
     issued = rotate(args.key_id, grace_hours=args.grace_hours)
     if issued is None:
@@ -105,7 +105,7 @@ def usage(args: argparse.Namespace) -> None:
     import csv
     from datetime import UTC, datetime
 
-    from common.http.metering import month_bounds, summary
+    from common.billing.metering import month_bounds, summary
 
     consumer = _consumer_or_exit(args.email)
     first, last = month_bounds(args.month, datetime.now(UTC).date())
@@ -133,11 +133,11 @@ def _month(value: str) -> str:
 
 def seed_demo(args: argparse.Namespace) -> None:
     """The demo consumer of `make run`: revoke its earlier demo keys, print a fresh one."""
+    from common.accounts.consumers import get_or_create_by_email
+    from common.accounts.keys import issue_key as issue
+    from common.accounts.keys import list_keys as keys_of
+    from common.accounts.keys import revoke_key as revoke
     from common.config import get_settings
-    from common.consumers import get_or_create_by_email
-    from common.http.keys import issue_key as issue
-    from common.http.keys import list_keys as keys_of
-    from common.http.keys import revoke_key as revoke
 
     consumer, _ = get_or_create_by_email(email_arg(get_settings().demo_email))
     for record in keys_of(consumer["id"]):
@@ -153,7 +153,7 @@ def tick(args: argparse.Namespace) -> None:
     on the server's inline queue with the server's feeds and outbox. Otherwise the dispatcher
     runs here: with Cloud Tasks it only enqueues; with the inline backend this command runs the
     tasks itself and waits for them."""
-    from common import tasks
+    from common.adapters import tasks
     from common.config import get_settings, run_env_path
     from functions.tracking.dispatch import dispatch
     from registry import run_task
@@ -180,7 +180,7 @@ def _tick_local_server(port: int) -> str | None:
     """The dispatch report of the local server, or None when no server is listening."""
     import httpx
 
-    from common.internal import bearer_for_local
+    from common.adapters.tasks import bearer_for_local
 
     try:
         answer = httpx.post(
@@ -305,7 +305,7 @@ def move_restricted(args: argparse.Namespace) -> None:
     list, recipients' consents and the OSINT opt-out list, audit log and counts from the main
     database to the restricted ones, copying only what the destination lacks (a document
     already there is newer and kept); run it again after a failure, it moves what is left."""
-    from common.firestore import move_restricted as move
+    from common.adapters.firestore import move_restricted as move
 
     print(json.dumps(move()))
 
@@ -313,7 +313,8 @@ def move_restricted(args: argparse.Namespace) -> None:
 def osint_audit(args: argparse.Namespace) -> None:
     """OSINT audit entries, newest first, one JSON line each: all, one consumer's (--email),
     or those about one person or company (--subject)."""
-    from common.subjects import audit, names
+    from common.language import names
+    from common.subjects import audit
 
     consumer_id = _consumer_or_exit(args.email)["id"] if args.email else None
     subject_key = None
@@ -453,9 +454,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from common.adapters.firestore import is_backend_error
     from common.config import use_local_run
     from common.errors import AppError
-    from common.firestore import is_backend_error
 
     args = parser().parse_args(argv)
     use_local_run()  # a running `make run`'s ports and emulator (.local/run.env)

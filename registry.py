@@ -3,8 +3,8 @@
 The composition root, beside ``main.py`` (decision 0019): the endpoint groups never import it.
 What a group needs from the whole API (every route, for /openapi.json and the assistant's list
 of operations) reaches its handlers as ``Call.api_routes``; the job table (``JOBS``: each job
-module's own ``common.tasks.Job``) reaches the task worker as ``Call.jobs``, and the local
-inline queue through ``common.tasks.set_runner``.
+module's own ``common.adapters.tasks.Job``) reaches the task worker as ``Call.jobs``, and the local
+inline queue through ``common.adapters.tasks.set_runner``.
 
 A group is an entry point of ``main.py``; ``all`` (the single-port ``api`` entry point of local
 runs) serves every public route plus the internal ones, so `make run` also takes the ticker's
@@ -22,7 +22,7 @@ from common.config import get_settings
 from common.http import Api, Route
 
 if TYPE_CHECKING:
-    from common.tasks import Job, Task
+    from common.adapters.tasks import Job, Task
 
 # entry point -> (module, attribute) of each route table it serves
 GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -44,7 +44,7 @@ GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-# The jobs the task worker runs: (module, attribute) of each one's common.tasks.Job, which
+# The jobs the task worker runs: (module, attribute) of each one's common.adapters.tasks.Job, which
 # names its own kind. Adding a job: write its function and JOB in its group, list it here.
 JOBS: tuple[tuple[str, str], ...] = (
     ("functions.tracking.run", "JOB"),
@@ -90,7 +90,7 @@ def run_task(task: Task) -> str:
 def app(group: str) -> Api:
     """The dispatcher of one group (``system``, ``tracking``) or of all of them (``all``)."""
     if get_settings().tasks_backend == "inline":  # tasks run in this process (local runs)
-        from common import tasks
+        from common.adapters import tasks
 
         tasks.set_runner(run_task)
     routes = list(all_routes()) if group == "all" else routes_of(group)

@@ -55,7 +55,7 @@ def seed(
 ) -> float:
     """Write ``count`` subscriptions due one second apart before ``now``, adding their ids to
     ``ids``."""
-    from common.firestore import SUBSCRIPTIONS, get_db
+    from common.adapters.firestore import SUBSCRIPTIONS, get_db
 
     started = time.perf_counter()
     db = get_db()
@@ -85,10 +85,10 @@ def seed(
 
 def ceiling(count: int) -> float:
     """Raw enqueues per second on the same queue: the dispatcher's own enqueue call
-    (``common.tasks.enqueue_many``: the same client, message builder and enqueue threads) with
-    run tasks of the dispatcher's shape and size, and nothing else: no Firestore read or write.
+    (``common.adapters.tasks.enqueue_many``: the same client, message builder and enqueue threads)
+    with run tasks of the dispatcher's shape and size, and nothing else: no Firestore read or write.
     Submitted as one batch, so the threads never wait for a page to finish."""
-    from common.tasks import Enqueued, enqueue_many
+    from common.adapters.tasks import Enqueued, enqueue_many
     from functions.tracking.run import run_task
 
     owner, due = str(uuid.uuid4()), datetime.now(UTC)
@@ -226,7 +226,7 @@ def main() -> None:
     try:
         if not wait_listening(tasks_port, 30):
             sys.exit("gcloud-tasks-emulator did not start")
-        from common.tasks import _cloud_tasks_client
+        from common.adapters.tasks import _cloud_tasks_client
         from functions.tracking.dispatch import dispatch, plan_slices
 
         assert emulator.process is not None  # started above

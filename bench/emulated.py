@@ -23,9 +23,9 @@ def environment(emulator: Any, **extra: str) -> None:
 
 def api_key(email: str, requests_per_minute: int = 10_000_000) -> str:
     """A new key of the consumer with ``email``, whose rate limit the bench never reaches."""
-    from common.consumers import get_or_create_by_email
-    from common.firestore import CONSUMERS, get_db
-    from common.http import keys
+    from common.accounts import keys
+    from common.accounts.consumers import get_or_create_by_email
+    from common.adapters.firestore import CONSUMERS, get_db
 
     consumer, _ = get_or_create_by_email(email)
     limit = {"rate_limit": [requests_per_minute, 60]}

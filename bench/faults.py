@@ -126,7 +126,7 @@ def summary(clients: Clients, fault_start: float, fault_end: float) -> dict[str,
 
 
 def stored_subscriptions(owner: str) -> Counter[str]:
-    from common.firestore import SUBSCRIPTIONS, get_db, where_eq
+    from common.adapters.firestore import SUBSCRIPTIONS, get_db, where_eq
 
     query = get_db().collection(SUBSCRIPTIONS).where(filter=where_eq("user_id", owner))
     return Counter(doc.id for doc in query.select([]).stream())
@@ -311,7 +311,7 @@ def main() -> None:
     try:
         with redirect_stdout(sys.stderr):  # the service's logs; stdout keeps the results
             key = emulated.api_key("bench-faults@example.org")
-            from common.consumers import get_or_create_by_email
+            from common.accounts.consumers import get_or_create_by_email
 
             owner = get_or_create_by_email("bench-faults@example.org")[0]["id"]
 

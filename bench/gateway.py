@@ -56,7 +56,7 @@ WRITES: Counter[str] = Counter()
 
 
 def count_rpcs() -> None:
-    from common.firestore import get_db
+    from common.adapters.firestore import get_db
 
     transport = get_db()._firestore_api._transport
     for method, wrapped in list(transport._wrapped_methods.items()):
@@ -139,8 +139,8 @@ def burst(base: str, key: str, n: int = 20) -> dict:
 def parallel_creates(bursts: tuple[int, ...] = (10, 30)) -> dict:
     """Each burst: that many concurrent creates from one new consumer, over HTTP against a
     server process of its own on the bench's emulator."""
-    from common.consumers import get_or_create_by_email
-    from common.firestore import CONSUMERS, SUBSCRIPTIONS, get_db, where_eq
+    from common.accounts.consumers import get_or_create_by_email
+    from common.adapters.firestore import CONSUMERS, SUBSCRIPTIONS, get_db, where_eq
 
     results: dict = {}
     with api_server() as base:
@@ -358,9 +358,9 @@ def main() -> None:
         if "gateway" not in only:
             print(json.dumps(results, indent=2))
             return
+        from common.accounts.consumers import create_consumer
+        from common.accounts.keys import issue_key
         from common.config import get_settings
-        from common.consumers import create_consumer
-        from common.http.keys import issue_key
 
         key = issue_key(create_consumer("bench@example.org")["id"]).plaintext
         refused_key = issue_key(create_consumer("refused@example.org")["id"]).plaintext

@@ -114,9 +114,9 @@ def by_group(path: Path, rows: list[dict[str, str]]) -> int:
     gone; the passages cut are run again with the classifier silent, to tell the patterns'
     cuts from the classifier's. Goals (issue 42): recall >= 0.98 per group, professional
     dropped <= 0.02."""
+    from common.language.names import canonical
     from common.privacy import Known, screen_text
     from common.privacy.normalise import visible
-    from common.subjects.names import canonical
 
     def shown(text: str) -> str:
         return " ".join(visible(text).split())

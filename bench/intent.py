@@ -82,7 +82,7 @@ def held_out(path: Path) -> dict[str, object]:
 def _company_key(name: str | None) -> str:
     """Names compared case-, accent- and punctuation-insensitively, without a legal form
     ("Ltd", "Co"), a leading "the" or a possessive ("Pellman's" = "Pellman")."""
-    from common.subjects.names import company_core
+    from common.language.names import company_core
 
     words = company_core(re.sub(r"['\u2019]s\b", "", name or "")).split()
     while words and words[-1] == "and":  # "Sorrel & Co" -> "sorrel"
@@ -171,15 +171,15 @@ def provider_path(answers: Path) -> dict[str, object]:
 
 
 def _reset_provider() -> None:
+    from common.adapters.llm import reset_provider
     from common.config import get_settings
-    from common.llm import reset_provider
 
     get_settings.cache_clear()
     reset_provider()
 
 
 def _agreement(rows: list[tuple[str, str, tuple[str, float, dict]]], chat) -> dict[str, object]:
-    from common.llm import ProviderError, get_provider
+    from common.adapters.llm import ProviderError, get_provider
 
     provider = get_provider()
     alone = together = agree = failed = 0

@@ -110,7 +110,7 @@ def sets() -> dict[str, dict[str, list[str]]]:
 
 def steps(text: str) -> dict[str, Any]:
     """What each step of the check sees, and the check's answer and time."""
-    from common.text.index import terms
+    from common.language.index import terms
     from functions.legal import content, recognition
 
     began = time.perf_counter()

@@ -40,9 +40,10 @@ MIN_BACKOFF_S = 1.5  # Cloud Tasks' 10 s, scaled; the lease of a send (2 x 1 s +
 
 def configure(**env: str) -> None:
     """Set the environment and forget every client and cache built from the old one."""
-    from common import email, feeds, llm, topics
+    from common.accounts import keys
+    from common.adapters import email, feeds, llm
+    from common.catalog import topics
     from common.config import get_settings
-    from common.http import keys
 
     os.environ.update(env)
     get_settings.cache_clear()
@@ -85,7 +86,7 @@ class RetryingQueue:
             thread.start()
 
     def put(self, task: Any, attempt: int = 1, at: float | None = None) -> Any:
-        from common.tasks import Enqueued
+        from common.adapters.tasks import Enqueued
 
         with self._cond:
             self._order += 1
@@ -230,8 +231,8 @@ def delivered(owner: str, sendgrid: Any) -> dict[str, Any]:
     """What the owner's tasks ended as, next to the messages SendGrid accepted: each due
     digest and confirmation must be accepted exactly once, or end ``failed`` (after its last
     attempt) with none accepted."""
+    from common.adapters.firestore import SUBSCRIPTIONS, TASKS, get_db, where_eq
     from common.config import get_settings
-    from common.firestore import SUBSCRIPTIONS, TASKS, get_db, where_eq
     from functions.tracking import recipients
 
     attempts = get_settings().task_max_attempts
@@ -295,7 +296,7 @@ def delivered(owner: str, sendgrid: Any) -> dict[str, Any]:
 
 
 def _owner(email: str) -> str:
-    from common.consumers import get_or_create_by_email
+    from common.accounts.consumers import get_or_create_by_email
 
     return str(get_or_create_by_email(email)[0]["id"])
 

@@ -173,7 +173,7 @@ def load_data() -> dict[str, Any]:
 
 def corpus() -> dict[str, set[str]]:
     """Document title -> its passages' sentences and section headings, as stored."""
-    from common.firestore import KNOWLEDGE, get_db
+    from common.adapters.firestore import KNOWLEDGE, get_db
     from functions.content.compose import sentences
 
     found: dict[str, set[str]] = {}

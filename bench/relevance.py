@@ -213,8 +213,8 @@ def cost(service: Service) -> dict[str, Any]:
     them), per search request of the set: p50 and p99 in milliseconds."""
     import time
 
-    from common import relevance
-    from common.firestore import KNOWLEDGE, get_db
+    from common.adapters.firestore import KNOWLEDGE, get_db
+    from common.search import relevance
     from functions.knowledge.ids import passage_text
 
     docs = [d.to_dict() or {} for d in get_db().collection(KNOWLEDGE).limit(50).stream()]
@@ -297,7 +297,7 @@ def sweep(service: Service) -> dict[str, Any]:
 
     if SET != "dev":
         raise SystemExit("--only sweep chooses thresholds: on the tuning sets (--set dev) only")
-    from common.relevance import shares_words
+    from common.search.relevance import shares_words
     from functions.search.tables import TABLES
 
     searched: list[tuple[float, bool]] = []

@@ -231,8 +231,8 @@ def with_provider(client: Any, auth: dict[str, str], out: list[str]) -> dict[str
     """``score`` again with an LLM provider configured: the loopback fake with ``writer``."""
     import os
 
+    from common.adapters.llm import reset_provider
     from common.config import get_settings
-    from common.llm import reset_provider
     from tests.fakes.openai_server import FakeOpenAIServer
 
     fake = FakeOpenAIServer()

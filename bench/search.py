@@ -27,7 +27,7 @@ Everything runs on a Firestore emulator of its own (a free port) with
 2. ``quality``: every query of the evaluation set, with each search type, ``limit`` 10, through
    ``functions.search.service.search_results`` (tables, judged as the door judges them,
    decision 0067) and, for knowledge, ``functions.knowledge.service.text_search`` (at most
-   three passages of a document, decision 0049), ``common.retrieval.semantic_search`` on the
+   three passages of a document, decision 0049), ``common.search.retrieval.semantic_search`` on the
    passages and ``functions.knowledge.service.searched`` for hybrid (the only type the knowledge
    endpoint offers: what the door answers). Knowledge is judged by document: a
    passage is a hit when its document is relevant; recall@k counts the relevant documents among
@@ -390,14 +390,14 @@ def _parts(text: str) -> list[str]:
 
 def composed(enabled: bool) -> None:
     """Install (or take away) the composed embedder around the timed model."""
-    from common import embeddings
+    from common.search import embeddings
 
     timed = timed_embedder()
     embeddings._embedder = ComposedEmbedder(timed) if enabled else timed  # instrumentation
 
 
 def timed_embedder() -> TimedEmbedder:
-    from common import embeddings
+    from common.search import embeddings
 
     current = embeddings.get_embedder()
     if isinstance(current, ComposedEmbedder):
@@ -506,9 +506,9 @@ def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
 
 
 def knowledge_ranking(query: str, search_type: str) -> list[str]:
-    from common import retrieval
-    from common.embeddings import get_embedder
-    from common.firestore import KNOWLEDGE
+    from common.adapters.firestore import KNOWLEDGE
+    from common.search import retrieval
+    from common.search.embeddings import get_embedder
     from functions.knowledge import service
 
     if search_type == "text":
@@ -640,9 +640,9 @@ def nearest_alone(queries: tuple[str, ...], n: int) -> dict[str, Any]:
     budget (only the database deadline). Where its p50 passes ``SEARCH_BUDGET_S``, semantic
     and hybrid searches degrade because of the emulator, which reads every vector; production
     Firestore answers from a vector index."""
-    from common import retrieval
-    from common.embeddings import get_embedder
-    from common.firestore import is_backend_error
+    from common.adapters.firestore import is_backend_error
+    from common.search import retrieval
+    from common.search.embeddings import get_embedder
 
     embedder = get_embedder()
     vectors = [retrieval.embed_query(q, embedder) for q in queries]
@@ -662,9 +662,9 @@ def nearest_alone(queries: tuple[str, ...], n: int) -> dict[str, Any]:
 
 
 def text_reads(queries: tuple[str, ...]) -> dict[str, Any]:
-    """Firestore documents read per text query (``common.postings.search``'s meter: the
+    """Firestore documents read per text query (``common.search.postings.search``'s meter: the
     statistics, one head per query term, the candidates' records), limit 10, no filter."""
-    from common import postings
+    from common.search import postings
     from functions.search.tables import TABLES
 
     fields = TABLES["campaigns"].fields
@@ -682,8 +682,8 @@ def text_reads(queries: tuple[str, ...]) -> dict[str, Any]:
 
 def delete_collection(name: str) -> None:
     """The collection's records and its text index."""
-    from common import postings
-    from common.firestore import get_db
+    from common.adapters.firestore import get_db
+    from common.search import postings
 
     db = get_db()
     db.recursive_delete(db.collection(name))
@@ -799,7 +799,7 @@ def run(
 ) -> None:
     """Fill ``results`` as the measurements come (what was done survives a failure)."""
     quick, via, details = args.quick, args.via, args.details
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     started = time.perf_counter()
     get_model()

@@ -618,8 +618,8 @@ class Settings(BaseSettings):
     def _refuse_local_defaults(self) -> None:
         # Each function mounts only the secrets its code reads (decision 0033): one that is not
         # in this function's environment is empty here, never its local default, and the code
-        # that would use it refuses to (common/webhooks.py, functions/tracking/pause_token.py,
-        # common/email.py). One that is mounted must be real.
+        # that would use it refuses to (common/http/webhooks.py, functions/tracking/pause_token.py,
+        # common/adapters/email.py). One that is mounted must be real.
         unmounted = {name for name in SECRET_FIELDS if name not in self.model_fields_set}
         for name in unmounted:
             setattr(self, name, "")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.text import clip
+from common.language import clip
 
 # A field's name as an error shows it (in ``errors`` and the detail): a caller's own names
 # are echoed only this long, so a 900 KB name is not answered with a 1.8 MB problem.
@@ -200,8 +200,8 @@ class Warming(AppError):
 class Overloaded(AppError):
     """This instance is running as many requests of this kind as it can (common.http.capacity),
     or a transaction met other requests' changes of the same records until its deadline
-    (common.firestore.run_transaction): nothing was done and nothing billed; retry after the
-    pause."""
+    (common.adapters.firestore.run_transaction): nothing was done and nothing billed; retry after
+    the pause."""
 
     status, code, title = 503, "overloaded", "Busy"
 

@@ -281,8 +281,8 @@ NAMED = "databases"  # where an export keeps the named databases' exports
 
 
 def databases() -> list[str]:
-    """The service's Firestore databases, the main one first (``common.firestore``)."""
-    from common.firestore import MAIN, OSINT, RECIPIENTS, database_id
+    """The service's Firestore databases, the main one first (``common.adapters.firestore``)."""
+    from common.adapters.firestore import MAIN, OSINT, RECIPIENTS, database_id
 
     return [database_id(kind) for kind in (MAIN, RECIPIENTS, OSINT)]
 

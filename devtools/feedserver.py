@@ -273,7 +273,7 @@ def atom(title: str, self_url: str, items: list[dict[str, Any]]) -> bytes:
 def write_catalog(base_url: str, path: Path) -> Path:
     """A FEED_CATALOG_PATH file giving every topic of the catalog (data/topics.toml) one feed:
     this server's ``/feeds/<topic>.xml``."""
-    from common import topics
+    from common.catalog import topics
 
     base = base_url.rstrip("/")
     document = {

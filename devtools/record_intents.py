@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from common.llm import ProviderError, get_provider
+from common.adapters.llm import ProviderError, get_provider
 from functions.chat.service import provider_intent
 
 ROOT = Path(__file__).resolve().parent.parent

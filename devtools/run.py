@@ -229,7 +229,7 @@ def _tick_forever(port: int, every_s: float, stop: threading.Event) -> None:
     """What Cloud Scheduler does in production: call the dispatcher on a fixed tick."""
     import httpx
 
-    from common.internal import bearer_for_local
+    from common.adapters.tasks import bearer_for_local
 
     url = f"http://127.0.0.1:{port}/internal/dispatch"
     headers = {"Authorization": f"Bearer {bearer_for_local()}"}

@@ -68,8 +68,8 @@ def _rows() -> list[tuple[str, str, str, bool, dict[str, int], str]]:
 
 
 def main() -> int:
-    from common.relevance import embed
-    from common.text.index import terms
+    from common.language.index import terms
+    from common.search.relevance import embed
 
     guides = sections()
     tables = records()

@@ -1,5 +1,5 @@
-"""Train the relevance judge (``common.relevance``) on ``data/relevance/train_pairs*.jsonl`` and
-write ``data/relevance/model.json``; print how well it is calibrated, out of fold.
+"""Train the relevance judge (``common.search.relevance``) on ``data/relevance/train_pairs*.jsonl``
+and write ``data/relevance/model.json``; print how well it is calibrated, out of fold.
 
 Two regressions: the judge of every request on every feature (``train_pairs*.jsonl``), and the
 judge of short requests (1 to ``SHORT_TERMS`` search terms) on ``SHORT_FEATURES``, from the
@@ -67,7 +67,7 @@ def records() -> dict[tuple[str, str], str]:
 
 def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, labels (relevant: 1 or 2) and each pair's request index, from ``paths``."""
-    from common.relevance import Candidate, embed, rows
+    from common.search.relevance import Candidate, embed, rows
 
     texts = {**sections(), **records()}
     by_request: dict[str, list[tuple[str, int]]] = {}
@@ -164,7 +164,7 @@ def trained(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> tupl
 
 
 def main(argv: list[str] | None = None) -> int:
-    from common.relevance import FEATURES, MODEL_PATH, SHORT_FEATURES, SHORT_TERMS, Judges
+    from common.search.relevance import FEATURES, MODEL_PATH, SHORT_FEATURES, SHORT_TERMS, Judges
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="train and report; write nothing")
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _judge(model: tuple[np.ndarray, np.ndarray, np.ndarray, float]) -> Any:
-    from common.relevance import Judge
+    from common.search.relevance import Judge
 
     mean, scale, weights, bias = model
     return Judge(tuple(mean.tolist()), tuple(scale.tolist()), tuple(weights.tolist()), bias)

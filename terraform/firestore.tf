@@ -234,7 +234,7 @@ resource "google_firestore_field" "ttl" {
 }
 
 # ---------------------------------------------------------------------------
-# Search and knowledge (functions/search, functions/knowledge, common/retrieval.py)
+# Search and knowledge (functions/search, functions/knowledge, common/search/retrieval.py)
 # ---------------------------------------------------------------------------
 
 locals {
@@ -292,7 +292,7 @@ resource "google_firestore_index" "knowledge_vectors_by_tags" {
 
 # Fields never queried get no single-field index: the vectors (vector search uses the indexes
 # above; the relevance judge's judge_vector is read with its document, decision 0067) and the
-# text index's maps (common/postings.py, decision 0048): each record's
+# text index's maps (common/search/postings.py, decision 0048): each record's
 # term_counts is read back by the importers only (a record holds up to 400 terms: 400 index
 # entries a write otherwise), and the postings of text_postings (a head's packed JSON string,
 # the spilled shards' maps) are read by document id.

@@ -16,9 +16,10 @@ os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
+from common.accounts import keys
+from common.adapters.firestore import forget_moved, reset_client
 from common.config import get_settings
-from common.firestore import forget_moved, reset_client
-from common.http import edgelimit, keys, ratelimit
+from common.http import edgelimit, ratelimit
 from devtools.emulator import Emulator, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +119,7 @@ class LocalIdp:
 
     def provision(self, email: str) -> str:
         """Tell the service about a user as the IdP would; returns the consumer id."""
-        from common.consumers import IdpUser, find_by_email, upsert_from_idp
+        from common.accounts.consumers import IdpUser, find_by_email, upsert_from_idp
 
         upsert_from_idp(IdpUser(self._idp.local_user_id(email), email, "Test User", False, 1))
         return find_by_email(email)["id"]
@@ -144,7 +145,7 @@ def local_idp(_idp_server: LocalIdp, settings_env) -> LocalIdp:
 @pytest.fixture
 def fake_llm(settings_env, monkeypatch: pytest.MonkeyPatch):
     """LLM_BACKEND=openai against a loopback fake of the provider (instant backoff, one retry)."""
-    from common import llm
+    from common.adapters import llm
     from tests.fakes.openai_server import FakeOpenAIServer
 
     monkeypatch.setattr(llm, "_sleep", lambda _s: None)

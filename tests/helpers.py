@@ -33,8 +33,8 @@ def client(target: str = "api") -> FlaskClient:
 
 def new_consumer(email: str = "alice@example.org") -> tuple[dict, str]:
     """A consumer and a fresh API key for it."""
-    from common.consumers import get_or_create_by_email
-    from common.http.keys import issue_key
+    from common.accounts.consumers import get_or_create_by_email
+    from common.accounts.keys import issue_key
 
     consumer, _ = get_or_create_by_email(email)
     return consumer, issue_key(consumer["id"]).plaintext
@@ -67,7 +67,7 @@ def create_subscription(auth: dict[str, str], body: dict) -> dict:
 
 def subscription_doc(sub_id: str) -> dict | None:
     """The stored subscription document, None once it is gone."""
-    from common.firestore import SUBSCRIPTIONS, get_db
+    from common.adapters.firestore import SUBSCRIPTIONS, get_db
 
     snapshot = get_db().collection(SUBSCRIPTIONS).document(sub_id).get()
     return snapshot.to_dict() if snapshot.exists else None

@@ -7,15 +7,16 @@ code. One request's way through the room:
     pipeline     correlation id -> declared body size (413, before anything is read) ->
                  route match (404/405)
     auth         per-address limit of failed authentication (429, nothing read; edgelimit)
-                 -> API key (keys) or portal ID token (common.consumers) (401/403) -> rate
-                 limit (429; ratelimit)
+                 -> API key (common.accounts.keys) or portal ID token
+                 (common.accounts.consumers) (401/403) -> rate limit (429; ratelimit)
     body         content type (415) -> body read within BODY_READ_TIMEOUT_S (408, 413)
-    pipeline     webhook signature (401; common.webhooks) or internal caller's token
-                 (common.internal)
+    pipeline     webhook signature (401; webhooks) or internal caller's token
+                 (common.accounts.internal)
     validate     path, query and body against the route's models (400)
     settle       Idempotency-Key of a keyed POST/PATCH (400; replay, 409 or 422;
                  idempotency) -> handler -> the call settled in one place: usage recorded
-                 for a priced route that delivered (metering), the key kept or released
+                 for a priced route that delivered (common.billing.metering), the key kept
+                 or released
     responses    JSON, 204, HTML, a static file or a stream; every error, whatever the step,
                  as RFC 9457 problem+json
 

@@ -1,5 +1,5 @@
-"""Who is calling: an API key (``common.http.keys``) or the developer portal's ID token, behind the
-per-address limit of failed authentication (``common.http.edgelimit``).
+"""Who is calling: an API key (``common.accounts.keys``) or the developer portal's ID token, behind
+the per-address limit of failed authentication (``common.http.edgelimit``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from common.errors import Unauthorized
 from common.http.routes import Auth, Consumer
 
 if TYPE_CHECKING:
-    from common.consumers import PortalUser
-    from common.http.keys import Principal
+    from common.accounts.consumers import PortalUser
+    from common.accounts.keys import Principal
 
 
 def authenticate_limited(auth: Auth, header: str | None, request: Request) -> Consumer:
@@ -42,7 +42,7 @@ def authenticate(header: str | None, cached_only: bool = False) -> Principal:
 
     Every kind of bad key -- missing, malformed, unknown, revoked, expired, or a disabled
     consumer's -- gets the same answer, so the answer reveals nothing about the key."""
-    from common.http import keys
+    from common.accounts import keys
 
     principal = keys.verify(bearer(header), cached_only=cached_only)
     if principal is None:
@@ -52,8 +52,8 @@ def authenticate(header: str | None, cached_only: bool = False) -> Principal:
 
 def portal_user(header: str | None) -> PortalUser:
     """The consumer signed in to the developer portal, from the IdP's ID token."""
-    from common.consumers import portal_principal
-    from common.oidc import InvalidToken, verify_id_token
+    from common.accounts.consumers import portal_principal
+    from common.accounts.oidc import InvalidToken, verify_id_token
 
     token = bearer(header)
     if not token:

@@ -27,16 +27,16 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from common import logging as log
+from common.adapters.firestore import IDEMPOTENCY_KEYS, get_db, is_backend_error
 from common.errors import (
     FieldError,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidRequest,
 )
-from common.firestore import IDEMPOTENCY_KEYS, get_db, is_backend_error
 
 if TYPE_CHECKING:
-    from common.http import HeaderMap
+    from common.http.routes import HeaderMap
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"

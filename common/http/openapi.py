@@ -196,8 +196,8 @@ def _document_text_rule(
     routes: Sequence[Route], refs: dict[Any, dict[str, Any]], defs: dict[str, Any]
 ) -> None:
     """The bodies of callers' routes may not carry control or bidi characters (the pipeline
-    refuses them, common.text.safety): their text fields say so with a pattern."""
-    from common.text.safety import document_rule
+    refuses them, common.language.safety): their text fields say so with a pattern."""
+    from common.language.safety import document_rule
 
     bodies = [
         refs[(route.body, "validation")]

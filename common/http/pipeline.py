@@ -24,9 +24,9 @@ from common.http.routes import CALLER_AUTHS, Auth, Call, Consumer, Route
 from common.http.validate import validate, validate_json
 
 if TYPE_CHECKING:
+    from common.accounts.internal import InternalCaller
+    from common.adapters.tasks import Task
     from common.http.routes import HeaderMap
-    from common.internal import InternalCaller
-    from common.tasks import Task
 
 logger = log.get_logger("ars.http")
 
@@ -50,7 +50,7 @@ class Api:
         settings = get_settings()
         log.configure(settings.log_level)
         if priced := [r.price for r in self.routes if r.price]:
-            from common.pricing import prices
+            from common.billing.pricing import prices
 
             unknown = set(priced) - set(prices())
             if unknown:
@@ -151,7 +151,7 @@ class Api:
             extra_headers.update(ratelimit.admit(consumer).headers())  # or 429
             principal = consumer
         elif route.auth.internal:
-            from common.internal import verify as verify_internal
+            from common.accounts.internal import verify as verify_internal
 
             principal = verify_internal(
                 bearer(request.headers.get("Authorization")), route.auth.value
@@ -159,7 +159,7 @@ class Api:
         signed = route.auth in (Auth.WEBHOOK, Auth.SENDGRID)
         raw = read_body(request) if route.body or route.raw_body or signed else b""
         if signed:  # nothing is parsed before the signature is verified
-            from common import webhooks
+            from common.http import webhooks
 
             verify = webhooks.verify if route.auth is Auth.WEBHOOK else webhooks.verify_sendgrid
             principal = verify(raw, request.headers)

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from common.adapters.firestore import RATELIMIT_WINDOWS, get_db
 from common.config import get_settings
 from common.errors import RateLimited
-from common.firestore import RATELIMIT_WINDOWS, get_db
 
 _EPSILON = 1e-6  # requests; absorbs floating-point error in the estimate
 

@@ -100,7 +100,7 @@ def framework_problem(exc: Any, request: Request) -> Response:
 
 
 def unexpected(exc: Exception) -> AppError:
-    from common.firestore import backend_unavailable, is_backend_error
+    from common.adapters.firestore import backend_unavailable, is_backend_error
 
     if is_backend_error(exc):
         logger.warning("backend error: %s", type(exc).__name__, extra={"error": str(exc)[:500]})

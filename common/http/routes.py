@@ -19,7 +19,7 @@ from typing_extensions import TypeVar  # typing's TypeVar takes a default from P
 if TYPE_CHECKING:
     from werkzeug.datastructures import Headers
 
-    from common.tasks import Task
+    from common.adapters.tasks import Task
 
     # A request's headers: werkzeug's (case-insensitive) in the pipeline, a dict in tests.
     HeaderMap: TypeAlias = Headers | Mapping[str, str]
@@ -46,8 +46,8 @@ CALLER_AUTHS = (Auth.API_KEY, Auth.ID_TOKEN)  # routes whose bodies are people's
 
 
 class Consumer(Protocol):
-    """Who calls an ``Auth.API_KEY`` route (``common.http.keys.Principal``) or an ``Auth.ID_TOKEN``
-    one (``common.consumers.PortalUser``, which has no key)."""
+    """Who calls an ``Auth.API_KEY`` route (``common.accounts.keys.Principal``) or an
+    ``Auth.ID_TOKEN`` one (``common.accounts.consumers.PortalUser``, which has no key)."""
 
     @property
     def consumer_id(self) -> str: ...

@@ -170,7 +170,7 @@ class Settlement:
         if not call.billed:
             self._note_unbilled()
             return
-        from common.http import metering
+        from common.billing import metering
 
         metering.record(principal.consumer_id, operation, call.request_id, key_id=principal.key_id)
 
@@ -181,7 +181,7 @@ class Settlement:
         principal, operation = self.call.principal, self.route.price
         if not operation or self.call.billed_by_job:
             return
-        from common.http import metering
+        from common.billing import metering
 
         try:
             metering.record_unbilled(

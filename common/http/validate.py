@@ -9,6 +9,7 @@ naming its fields (a field's name shown at most ``common.errors.MAX_FIELD_CHARS`
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -16,7 +17,7 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from common.errors import FieldError, InvalidRequest
-from common.text.safety import MAX_ERRORS, NOT_BLANK, NOT_BLANK_MESSAGE
+from common.language.safety import MAX_ERRORS, NOT_BLANK, NOT_BLANK_MESSAGE, UNSAFE_CLASS
 
 DUPLICATE_MESSAGE = "Sent more than once in the same object; send each field once."
 # pydantic-core's parser (which validates every route's body) refuses JSON nested deeper than
@@ -33,11 +34,9 @@ def validate_json(model: type[BaseModel], raw: bytes, *, check_text: bool = Fals
     except ValidationError as exc:
         raise _invalid(model, exc, "body") from None
     data = _each_name_once(raw)  # the model's parser has taken its nesting
-    if check_text:  # callers' text: no control or bidi characters (common.text.safety)
-        from common.text.safety import unsafe_text
-
-        if errors := unsafe_text(data):
-            raise _refused(errors)
+    # callers' text: no control or bidi characters (``unsafe_text``, the classes of safety)
+    if check_text and (errors := unsafe_text(data)):
+        raise _refused(errors)
     return validated
 
 
@@ -131,3 +130,50 @@ def _field_error(model: type[BaseModel], err: Any, where: str) -> FieldError:
         allowed = ", ".join(f.alias or n for n, f in model.model_fields.items())
         return FieldError(name, f"Unknown field. Allowed fields: {allowed}.")
     return FieldError(name, err["msg"].removeprefix("Value error, "))
+
+
+_UNSAFE = re.compile(f"[{UNSAFE_CLASS}]")
+_NAMES = {
+    "\x00": "NUL",
+    "\u202a": "LEFT-TO-RIGHT EMBEDDING",
+    "\u202b": "RIGHT-TO-LEFT EMBEDDING",
+    "\u202c": "POP DIRECTIONAL FORMATTING",
+    "\u202d": "LEFT-TO-RIGHT OVERRIDE",
+    "\u202e": "RIGHT-TO-LEFT OVERRIDE",
+    "\u2066": "LEFT-TO-RIGHT ISOLATE",
+    "\u2067": "RIGHT-TO-LEFT ISOLATE",
+    "\u2068": "FIRST STRONG ISOLATE",
+    "\u2069": "POP DIRECTIONAL ISOLATE",
+}
+
+
+def unsafe_text(data: Any, where: str = "body") -> list[FieldError]:
+    """One error per string (value or object key) in ``data`` holding a refused character."""
+    found: list[tuple[list[str], str]] = []
+    _walk(data, [], found)
+    return [FieldError(".".join(path) or where, message) for path, message in found]
+
+
+def _walk(value: Any, path: list[str], errors: list[tuple[list[str], str]]) -> None:
+    if len(errors) >= MAX_ERRORS:
+        return
+    if isinstance(value, str):
+        if found := _UNSAFE.search(value):
+            errors.append((path, _message(found.group())))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if found := _UNSAFE.search(key):
+                errors.append((path, f"A field name contains {_describe(found.group())}."))
+            _walk(item, [*path, key], errors)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _walk(item, [*path, str(index)], errors)
+
+
+def _describe(char: str) -> str:
+    name = _NAMES.get(char, "a control character")
+    return f"{name} (U+{ord(char):04X})"
+
+
+def _message(char: str) -> str:
+    return f"Contains {_describe(char)}, which is not allowed in text."

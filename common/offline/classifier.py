@@ -149,7 +149,7 @@ class Model:
 @dataclass
 class Meaning:
     """A logistic regression on the message's sentence embedding (the offline MiniLM, 384
-    dimensions, ``common.offline.minilm``): it reads what a message asks for in words the
+    dimensions, ``common.language.minilm``): it reads what a message asks for in words the
     word model has not seen (issue 29). Its log-probabilities are mixed with the word model's,
     ``mix`` on this side (chosen by cross-validation on the training split). A message the
     word model is at least ``words_sure`` sure of is not embedded: the embedding is most of a
@@ -162,7 +162,7 @@ class Meaning:
     words_sure: float = 1.0  # the word model's probability from which it answers alone
 
     def mixed(self, words: list[float], text: str) -> list[float]:
-        from common.offline.minilm import get_model
+        from common.language.minilm import get_model
 
         vector = get_model().embed([text])[0]
         scores = list(self.bias)

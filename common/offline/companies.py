@@ -28,8 +28,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from common.offline import gazetteer, lexicon
-from common.text import organisations
+from common.language import gazetteer, lexicon, organisations
 
 MIN_SCORE = 1
 SURE = 3  # a candidate ending in a company word ("Harlow Foods") before a gazetteer name

@@ -1,17 +1,16 @@
 """Rule-based entity extraction for ``extractedInfo`` (DESIGN.md §3). Keys appear only when
 found; values are short strings taken from the message (or normalised enumerations). The words
 it looks for (roles, jurisdictions, content types, platforms...) are data:
-data/offline/entities.toml (common.offline.lexicon)."""
+data/offline/entities.toml (common.language.lexicon)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from common.offline import lexicon
+from common.catalog.topics import catalog as topic_catalog
+from common.language import lexicon, organisations
 from common.offline.companies import company_name
-from common.text import organisations
-from common.topics import catalog as topic_catalog
 
 _CAP = r"[A-Z][\w&'.-]*"
 _NAME = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,3}}"

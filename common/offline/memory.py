@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
+from common.catalog.topics import is_topic
 from common.datafiles import Content, LowerWords, Words, load
+from common.language import organisations
 from common.offline.entities import topics_in
 from common.privacy.rules import given_names
-from common.text import organisations
-from common.topics import is_topic
 
 # Where a user says where they work, however they word it; the organisation is read from what
 # follows (``_organisation``). Case is ignored: people type "i work for open cages uk".

@@ -29,10 +29,10 @@ from common.datafiles import (
     load,
     placeholders,
 )
+from common.language import clip
+from common.language.index import terms
+from common.language.sentences import split
 from common.privacy.rules import given_names
-from common.text import clip
-from common.text.index import terms
-from common.text.sentences import split
 
 MAX_CHARS = 800
 LINE_MAX_CHARS = 200  # one item of a line: a decision, a fact, a question
@@ -47,7 +47,7 @@ _SPEAKER_WORDS = frozenset({"self", "group", "other"})
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (``common.text.sentences``)."""
+    """The sentences of ``text`` (``common.language.sentences``)."""
     return split(text)
 
 

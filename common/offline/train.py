@@ -46,7 +46,7 @@ def fingerprint(data: Path = DATA) -> str:
 
 
 def build(data: Path = DATA):
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     examples = read_jsonl(data / "train.jsonl")
     model = train(examples)
@@ -62,7 +62,7 @@ def choose_mix(data: Path = DATA, folds: int = 5) -> dict[str, tuple[float, floa
     """Cross-validated (accuracy, log loss) of each weight in ``MIXES``, each fold trained as
     ``build`` trains (word model, its temperature, the embedding model); and, at ``MIX``, for
     each threshold of ``SURE_STEPS``, (share answered by words alone, accuracy)."""
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     examples = read_jsonl(data / "train.jsonl")
     vectors = get_model().embed([text for text, _ in examples])

@@ -1,5 +1,5 @@
 """The personal-data classifier: multinomial logistic regression on a sentence's
-all-MiniLM-L6-v2 embedding (the offline encoder the project already runs, common.offline.minilm)
+all-MiniLM-L6-v2 embedding (the offline encoder the project already runs, common.language.minilm)
 beside its words (unigrams, bigrams and stemmed search terms seen at least twice in training,
 binary, L2-normalised, weighted by ``alpha``: the words a small training set has seen carry
 what the embedding blurs, +0.04 recall at the same false drops in cross-validation), trained by
@@ -38,7 +38,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 def grams(text: str) -> set[str]:
     """The words the classifier reads beside the embedding."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     words = _WORD.findall(text.lower())
     return (
@@ -121,7 +121,7 @@ def model() -> Model:
 def embed(texts: Sequence[str]) -> np.ndarray:
     import numpy as np
 
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)

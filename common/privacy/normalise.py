@@ -22,8 +22,8 @@ import re
 import unicodedata
 from functools import cache
 
+from common.language.confusables import latin
 from common.privacy.rules import rules
-from common.text.confusables import latin
 
 _INVISIBLE = {"Cf", "Cc", "Co", "Cs"}  # format (zero-width...), control, private use, surrogates
 _SPACED_DIGITS = re.compile(r"(?<![\w.])\d(?:[ .\-\u00a0]\d){4,}(?![\w])")

@@ -248,7 +248,7 @@ def world_given_names() -> frozenset[str]:
 def organisation_words() -> frozenset[str]:
     """Words that make a capitalised run an organisation's or a place's name: this file's and
     the shared list of organisations' last words (data/text/organisations.toml)."""
-    from common.text import organisations
+    from common.language import organisations
 
     return rules().organisation_words | organisations.all_words()
 
@@ -262,7 +262,7 @@ def animal_words() -> frozenset[str]:
 def never_names() -> frozenset[str]:
     """Capitalised words (as written) that never name a person on their own: this file's,
     the offline engine's (sentence words, jurisdictions), months, days, nationalities."""
-    from common.offline.lexicon import entities, not_names
+    from common.language.lexicon import entities, not_names
 
     return rules().not_names | not_names() | entities().not_companies
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from common.language.sentences import split
 from common.privacy import classifier, people
 from common.privacy.normalise import clean, deobfuscated, for_matching, visible
 from common.privacy.rules import (
@@ -38,7 +39,6 @@ from common.privacy.rules import (
     rules,
     world_given_names,
 )
-from common.text.sentences import split
 
 _ACCOUNT = re.compile(r"@([A-Za-z0-9_.]+)|\.(?:com|app|net|social)/([^\s/?#,;)'\"]+)")
 
@@ -165,7 +165,7 @@ def _judged_an_organisations(text: str, known: Known) -> frozenset[str]:
 def opted_out_named(text: str, people_listed: Sequence[tuple[str, ...]]) -> bool:
     """The text names someone on the opt-out list: by full name or initial and last name,
     or by last name alone (a sentence about "Whitfield" may be about her)."""
-    from common.subjects.names import contains, fold, names_listed
+    from common.language.names import contains, fold, names_listed
 
     forms = {fold(text), fold(deobfuscated(for_matching(text)))}
     return any(

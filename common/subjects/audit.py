@@ -16,9 +16,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from common import cursors
+from common.adapters import cursors
+from common.adapters.firestore import OSINT, OSINT_AUDIT, collection, get_db, where_eq
 from common.config import get_settings
-from common.firestore import OSINT, OSINT_AUDIT, collection, get_db, where_eq
 
 MAX_SOURCES = 100  # URLs kept per entry
 
@@ -122,8 +122,8 @@ def search(
     compared in memory (no composite index needed)."""
     from google.cloud.firestore import Query
 
-    from common.firestore import field_filter
-    from common.subjects import names
+    from common.adapters.firestore import field_filter
+    from common.language import names
 
     query: Any = collection(OSINT_AUDIT)
     if subject_key and person:

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from common.errors import SubjectRateLimited
-from common.subjects import audit, limits, names
+from common.language import names
+from common.subjects import audit, limits
 from common.subjects.resolve import resolve
 
 

@@ -23,11 +23,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from common.adapters.firestore import (
+    OSINT_SUBJECT_COUNTS,
+    CounterPlaces,
+    add_to_counters,
+    collection,
+)
 from common.config import get_settings
 from common.errors import SubjectRateLimited
-from common.firestore import OSINT_SUBJECT_COUNTS, CounterPlaces, add_to_counters, collection
+from common.language import names
 from common.logging import get_logger
-from common.subjects import names
 
 logger = get_logger("ars.osint")
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from common.adapters.firestore import OSINT, OSINT_OPTOUTS, collection, get_db, locations
 from common.config import get_settings
 from common.errors import SubjectOptedOut
-from common.firestore import OSINT, OSINT_OPTOUTS, collection, get_db, locations
+from common.language import names
 from common.privacy import NOBODY, Known
-from common.subjects import names
 
 MAX_CANDIDATES = 1000  # entries sharing a token with a request, read to compare
 
@@ -92,7 +92,7 @@ def entries() -> list[OptOut]:
 def is_opted_out(name: str) -> bool:
     """True when a person of this name (``names.same_person``) is on the list: one query for
     the entries sharing a token with the name, compared in memory."""
-    from common.firestore import field_filter
+    from common.adapters.firestore import field_filter
 
     asked = names.canonical(name)
     if len(asked) < 2:

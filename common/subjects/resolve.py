@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from common.subjects import names
+from common.language import names
 
 Kind = Literal["organisation", "person", "unknown"]
 
@@ -93,10 +93,10 @@ def resolve(
 ) -> Resolved:
     """Who ``name`` is (module docstring). ``records`` reads the door's tables (not called
     when the curated list or the name's shape decides first)."""
-    from common.offline import gazetteer
+    from common.language import gazetteer
+    from common.language.confusables import latin
     from common.privacy.rules import given_names, organisation_words, world_given_names
     from common.subjects import optout
-    from common.text.confusables import latin
 
     shown = " ".join(latin(name).split())
     folded = core(shown)

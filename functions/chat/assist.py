@@ -20,11 +20,12 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Annotated, Any
 
-from common import privacy, retrieval
+from common import privacy
 from common.datafiles import Content, Line, LowerWords, Pattern, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
-from common.offline import companies, gazetteer
-from common.text import clip
+from common.language import clip, gazetteer
+from common.offline import companies
+from common.search import retrieval
 from functions.content import compose
 from functions.content import service as content
 from functions.content.texts import drafts
@@ -216,7 +217,7 @@ def answering(
     starts with..." and "If there is no progress, the next rungs are..." answer together what
     neither answers alone); when the question asks for a figure (a ``required`` shape: "how
     many", "how long"), only those that give one."""
-    from common import relevance
+    from common.search import relevance
 
     if shape is not None and shape.required:
         holds = _compiled(shape.holds)
@@ -291,7 +292,7 @@ def asked(message: str) -> str | None:
     sentence ends and at a dash between words ("Senator Jensen - which bills has she
     signed?"). None when every clause asks, none does, or what is asked has fewer than two
     search terms of its own ("Is that right??": the context is the question)."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     clauses = [c.strip() for c in _CLAUSE.split(message) if c and c.strip()]
     openers = texts().question_openers
@@ -323,14 +324,14 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 def small_talk(message: str) -> bool:
     """The message asks for no work: each of its search terms (stop words dropped, stemmed) is
     a small-talk word's ("Hi there! How are you today?", "Thanks!")."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     return set(terms(message)) <= _small_talk_terms()
 
 
 @cache
 def _small_talk_terms() -> frozenset[str]:
-    from common.text.index import terms
+    from common.language.index import terms
 
     return frozenset(terms(" ".join(texts().small_talk)))
 
@@ -470,7 +471,7 @@ def not_a_person(name: str | None) -> bool:
     """A name the intent engine took for a person's that is an institution's ("Supreme
     Court", "European Commission"): its last word is an organisation's
     (``data/text/organisations.toml``)."""
-    from common.text.organisations import kind_of
+    from common.language.organisations import kind_of
 
     return bool(name) and kind_of(str(name).title()) is not None
 

@@ -18,18 +18,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common import privacy
+from common.adapters.firestore import MEMORIES, delete_matching, get_db, where_eq
+from common.adapters.llm import ChatProvider, get_provider, provider_or_offline
+from common.adapters.prompts import prompt
 from common.config import get_settings
 from common.errors import BackendUnavailable
-from common.firestore import MEMORIES, delete_matching, get_db, where_eq
-from common.llm import ChatProvider, get_provider, provider_or_offline
+from common.language import clip
 from common.logging import get_logger
 from common.offline import engine, reply
 from common.offline.entities import INTENT_KEYS
 from common.offline.memory import extract_memory as offline_memory
 from common.offline.memory import normalize
 from common.offline.summarize import summarize as offline_summary
-from common.prompts import prompt
-from common.text import clip
 from functions.chat import assist
 from functions.chat.models import Intent, IntentReply, MemoryReply, SummaryReply, is_intent
 from functions.content import compose
@@ -48,7 +48,7 @@ Turn = dict[str, str]
 def warm() -> None:
     """What a chat request needs on first use (``common.http.warmup``): the intent model,
     the knowledge search and the screen."""
-    from common import retrieval
+    from common.search import retrieval
 
     engine.warm()
     retrieval.warm()

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.catalog.topics import name_of
+from common.language import citations
+from common.language.index import terms
+from common.language.sentences import split
 from common.offline.entities import topics_in
-from common.text import citations
-from common.text.index import terms
-from common.text.sentences import split
-from common.topics import name_of
 from functions.content.texts import Drafts, advice, drafts, generic_terms, not_facts, related
 
 MIN_FACT_CHARS = 40
@@ -139,7 +139,7 @@ def count(text: str, platform: str) -> int:
 
 
 def sentences(text: str) -> list[str]:
-    """Whole sentences of a passage (``common.text.sentences``: not after an abbreviation such
+    """Whole sentences of a passage (``common.language.sentences``: not after an abbreviation such
     as "v. Reynolds" or "No. 22")."""
     return split(text)
 
@@ -524,7 +524,7 @@ def _citation(passage: Passage) -> str:
 
 def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
     """One citation per fact: the sentence and the source its passage's document gives for it
-    (``common.text.citations``: the listed source the sentence names, or the one the sentence
+    (``common.language.citations``: the listed source the sentence names, or the one the sentence
     it leans on names, or the section's, or the document's own)."""
     found: list[Citation] = []
     by_passage: dict[int, dict[str, citations.Source | None]] = {}

@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.http.streams import Event
+from common.language.safety import NOT_BLANK
 from common.models import Citation, Input
-from common.text.safety import NOT_BLANK
 
 ContentType = Literal[
     "social_post",

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from common import privacy
+from common.adapters.llm import ChatProvider, provider_or_offline
+from common.adapters.prompts import prompt
 from common.errors import FieldError, InvalidRequest, NotCovered
-from common.llm import ChatProvider, provider_or_offline
+from common.language.index import terms
 from common.logging import get_logger
-from common.prompts import prompt
 from common.subjects import optout
-from common.text.index import terms
 from functions.content import compose
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
@@ -80,7 +80,7 @@ class _Reply(BaseModel):
 def warm() -> None:
     """What a draft needs on first use (``common.http.warmup``): the knowledge search and
     the screen."""
-    from common import retrieval
+    from common.search import retrieval
 
     retrieval.warm()
     privacy.warm()
@@ -186,8 +186,8 @@ def committed_company(audience: str | None, topic: str) -> str | None:
     campaigns table records it as the target of a campaign on this topic that was won: it
     has already committed, so a letter asks it to deliver. One words-only search of that
     table."""
+    from common.language import names
     from common.offline.entities import topics_in
-    from common.subjects import names
     from functions.search import service as search
 
     if not audience:

@@ -126,7 +126,7 @@ def advice() -> re.Pattern[str]:
 def related() -> dict[str, frozenset[str]]:
     """Search term -> the terms of the words the corpus writes for the same thing
     (data/content/drafts.toml ``related``), both ways."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     found: dict[str, set[str]] = {}
     for word, others in drafts().related.items():
@@ -142,6 +142,6 @@ def related() -> dict[str, frozenset[str]]:
 def generic_terms() -> frozenset[str]:
     """The search terms of words too common in the corpus to show a sentence answers a
     question (data/content/drafts.toml ``generic``)."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     return frozenset(terms(" ".join(drafts().answer.generic)))

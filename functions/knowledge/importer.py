@@ -31,10 +31,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from common import postings, retrieval
-from common.embeddings import get_embedder
-from common.firestore import KNOWLEDGE, get_db, where_eq
-from common.text.citations import Source, listed
+from common.adapters.firestore import KNOWLEDGE, get_db, where_eq
+from common.language.citations import Source, listed
+from common.search import postings, retrieval
+from common.search.embeddings import get_embedder
 from functions.knowledge.ids import passage_id, passage_text
 from functions.knowledge.models import KnowledgeDocument
 

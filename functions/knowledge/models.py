@@ -6,10 +6,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from common import relevance
 from common.fields import JsonInt
+from common.language.safety import NOT_BLANK
 from common.models import Input
-from common.text.safety import NOT_BLANK
+from common.search import relevance
 
 DocId = Annotated[
     str, StringConstraints(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9-]*$")

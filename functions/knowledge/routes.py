@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from common import relevance
 from common.http import Call, Route, Tool
+from common.search import relevance
 from functions.knowledge import service
 from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passage
 
@@ -50,6 +50,6 @@ ROUTES = (
         "search counts an everyday word as the corpus's word for the same "
         'thing ("jail" finds "imprisonment"). Each passage cites its document\'s title, URL and '
         "section.",
-        warm="common.retrieval:warm",
+        warm="common.search.retrieval:warm",
     ),
 )

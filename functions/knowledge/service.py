@@ -1,5 +1,5 @@
 """Knowledge search: the corpus's passages that answer a question. No Flask here. Candidates
-found by meaning and by words are judged (``common.relevance``): ``score`` is the calibrated
+found by meaning and by words are judged (``common.search.relevance``): ``score`` is the calibrated
 probability that the passage answers the question, and passages below the floor are left out."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from common import relevance, retrieval
-from common.embeddings import get_embedder
-from common.firestore import KNOWLEDGE
-from common.text import synonyms
+from common.adapters.firestore import KNOWLEDGE
+from common.language import synonyms
+from common.search import relevance, retrieval
+from common.search.embeddings import get_embedder
 from functions.knowledge.ids import document_of, passage_text
 
 POOL = 3  # each ranking looks at this many times the wanted passages
@@ -64,8 +64,8 @@ def search_scored(
     """``search``'s hits, the best judged relevance, and whether a candidate shares a word.
 
     Candidates come from meaning and words (``POOL`` times the wanted passages from each,
-    fused by reciprocal rank); the relevance judge (``common.relevance``, decision 0067) scores
-    them: a passage's ``score`` is the calibrated probability that it answers the query,
+    fused by reciprocal rank); the relevance judge (``common.search.relevance``, decision 0067)
+    scores them: a passage's ``score`` is the calibrated probability that it answers the query,
     whatever the embedder, and those below ``floor`` are left out. They come best judged first,
     or with ``judge_order=False`` in the order retrieval found them (the search door: the
     judge's order loses questions worded unlike their guide; content: among a guide's

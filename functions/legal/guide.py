@@ -20,12 +20,12 @@ import json
 import re
 from typing import Any
 
-from common.llm import ChatProvider, provider_or_offline
+from common.adapters.llm import ChatProvider, provider_or_offline
+from common.adapters.prompts import prompt as load_prompt
+from common.adapters.templates import render
+from common.language import and_list, clip
+from common.language.spelling import respell
 from common.logging import get_logger
-from common.prompts import prompt as load_prompt
-from common.templates import render
-from common.text import and_list, clip
-from common.text.spelling import respell
 from functions.legal import content
 from functions.legal.content import Activity
 from functions.legal.jurisdictions import jurisdiction as place_of

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
+from common.language import clip
+from common.language.index import terms
+from common.language.sentences import split
 from common.logging import get_logger
-from common.text import clip
-from common.text.index import terms
-from common.text.sentences import split
 from functions.legal import content
 from functions.legal.jurisdictions import (
     JurisdictionMatch,
@@ -133,8 +133,8 @@ def find_notes(prompt: str | None, situation: str | None, jurisdiction: str | No
 
 
 def _log_failure(exc: Exception) -> None:
+    from common.adapters.firestore import is_backend_error
     from common.errors import AppError
-    from common.firestore import is_backend_error
 
     extra = {"error": type(exc).__name__}
     if isinstance(exc, AppError) or is_backend_error(exc):
@@ -333,8 +333,9 @@ def _place_of(places: list[str]) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of a passage, each with its whitespace collapsed (``common.text.sentences``:
-    a full stop after "v.", "Cir.", "No.", a single letter or "U.S." does not end one)."""
+    """The sentences of a passage, each with its whitespace collapsed
+    (``common.language.sentences``: a full stop after "v.", "Cir.", "No.", a single letter or "U.S."
+    does not end one)."""
     return split(text)
 
 

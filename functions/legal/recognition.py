@@ -8,14 +8,14 @@ which field and what the service knows, and nothing is billed.
   knowledge base's notes on the law speak to, else 422 ``activity_not_recognised``. In order,
   cheapest first:
 
-  1. a text with no word the service searches with (``common.text.index.terms``: only
+  1. a text with no word the service searches with (``common.language.index.terms``: only
      punctuation, symbols or stop words), or in which fewer than ``MIN_WORDS_KNOWN`` of the
      words are words of the bundled encoder's vocabulary (keyboard mash, "lorem ipsum"), is
      refused at once;
   2. an activity of the guide (``data/legal/activities.toml``, ``content.detect``: the guide
      has a section on it) is recognised;
   3. one of the guide's activity sections (heading and body) that the relevance judge
-     (``common.relevance``) gives at least ``SECTION_MIN`` of answering the text: recognised
+     (``common.search.relevance``) gives at least ``SECTION_MIN`` of answering the text: recognised
      (the sections' vectors are computed once per process);
   4. one of the ``PASSAGES`` knowledge passages tagged ``legal`` nearest the text that the
      judge gives at least ``NOTE_MIN``: recognised; else refused.
@@ -42,10 +42,10 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from common import relevance
 from common.errors import ActivityNotRecognised, FieldError, JurisdictionNotRecognised
-from common.text import and_list
-from common.text.index import terms
+from common.language import and_list
+from common.language.index import terms
+from common.search import relevance
 from functions.legal import content
 from functions.legal.jurisdictions import data as places_data
 from functions.legal.jurisdictions import tags_for
@@ -106,7 +106,7 @@ def best_scores(text: str) -> tuple[float, float]:
 def words_known(text: str) -> float:
     """The share of the text's words (runs of letters, lower-cased) that the bundled encoder's
     vocabulary holds whole (English words; 0.0 for a text without letters)."""
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     words = _WORD.findall(text.lower())
     if not words:
@@ -164,7 +164,7 @@ def warm() -> None:
     """Load what ``check`` uses on first use (``common.http.warmup``): the place names, the
     activities' patterns, the encoder, the judge, the sections' vectors and the knowledge
     search's embedder."""
-    from common import retrieval
+    from common.search import retrieval
 
     tags_for("England")
     content.detectors()

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from common.consumers import get_consumer
+from common.accounts.consumers import get_consumer
+from common.adapters.suppressions import is_suppressed
+from common.adapters.tasks import Enqueued, Job, Task, enqueue
 from common.errors import BackendUnavailable
-from common.suppressions import is_suppressed
-from common.tasks import Enqueued, Job, Task, enqueue
-from common.text import clip
+from common.language import clip
 from functions.tasks import records
 from functions.tasks.email_once import email_state, recover, send_once
 
@@ -83,7 +83,7 @@ def run_guidance(task: Task) -> str:
     ):
         records.finish(task.task_id, status="succeeded", result=result, meter=meter)
         return "written_not_emailed"
-    from common.email import Email
+    from common.adapters.email import Email
 
     subject, text, html = render_guide_email(guide, _request_summary(request))
     email = Email(

@@ -19,7 +19,7 @@ from common.config import get_settings
 from common.errors import MAX_FIELD_CHARS, AppError
 from common.http import Call, Inputs, Reply, Streamed, perform
 from common.http.streams import SSE
-from common.text import clip
+from common.language import clip
 from functions.mcp import protocol, tools
 from functions.mcp.protocol import RpcError
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
+from common.billing.pricing import MICROS_PER_USD, price_of
 from common.datafiles import Content, Line, Prose, load
 from common.http import Route, Tool
-from common.pricing import MICROS_PER_USD, price_of
 
 # Keywords of a body model's own schema kept in the tool's input schema (a rule across fields,
 # such as "prompt or situation"); a fixed field may satisfy minProperties, so it is not kept.

@@ -19,8 +19,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Literal
 
+from common.language import names
 from common.privacy import Known
-from common.subjects import names
 
 FACT_PAIRS = 2  # term pairs shared with the records that tie a source to the person
 TITLE_DISTANCE = 3  # words between a title and the name
@@ -41,7 +41,7 @@ def _office_titles() -> tuple[str, ...]:
 @cache
 def _role_titles() -> frozenset[str]:
     """Single words that are titles (office titles and the offline engine's roles)."""
-    from common.offline.lexicon import entities
+    from common.language.lexicon import entities
 
     words = {t for t in _office_titles() if " " not in t}
     words |= {names.fold(r) for r in entities().roles if " " not in r}
@@ -57,7 +57,7 @@ def holds_public_office(role: str | None) -> bool:
 def titles_of(role: str | None) -> tuple[str, ...]:
     """The folded titles a role gives: the whole role when it is specific ("head of
     sustainability"), and each title word in it ("state senator" -> "senator")."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     folded = names.fold(role or "")
     found = [folded] if folded and len(terms(folded)) >= 2 else []
@@ -69,8 +69,8 @@ def fact_pairs(*texts: str) -> frozenset[tuple[str, str]]:
     """Consecutive search-term pairs of each sentence of ``texts``: the facts a record holds,
     in a form a source that reports them shares ("mink farming phase-out" -> (mink, farm),
     (farm, phase))."""
-    from common.text.index import terms
-    from common.text.sentences import split
+    from common.language.index import terms
+    from common.language.sentences import split
 
     found: set[tuple[str, str]] = set()
     for text in texts:

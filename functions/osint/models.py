@@ -16,8 +16,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from common.http.streams import Event, StreamError
+from common.language.safety import NOT_BLANK
 from common.models import Input
-from common.text.safety import NOT_BLANK
 
 NAME_MAX = 60
 COMPANY_MAX = 120

@@ -20,8 +20,8 @@ from typing import Annotated
 from pydantic import Field
 
 from common.datafiles import Content, Line, LowerLine, Prose, Template, load
-from common.text import clip
-from common.text.sentences import split
+from common.language import clip
+from common.language.sentences import split
 from functions.osint.models import FindingEvent
 
 CLAIM_MAX_CHARS = 600

@@ -40,8 +40,9 @@ from common.errors import (
     SubjectRateLimited,
 )
 from common.http.streams import Event, StreamError
+from common.language import names
 from common.logging import get_logger
-from common.subjects import audit, limits, names, optout
+from common.subjects import audit, limits, optout
 from common.subjects.resolve import Evidence, Resolved, resolve
 from functions.osint import guardrails, report, sources
 from functions.osint.guardrails import NAMESAKE, NO_LINK, Subject
@@ -262,7 +263,7 @@ def _context(company: str | None, not_in: set[str] | None = None) -> tuple[str, 
     """A company's folded name as context, if it says something: "The", "A" or "News" would
     make every text "name the company" and let namesakes through, and so would a part of the
     person's own name ("Dana" for Dana Whitfield)."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     core = names.company_core(company or "")
     if not core or not terms(core) or (not_in and set(core.split()) <= not_in):
@@ -508,7 +509,7 @@ class _NoNews(Exception):
 
 
 def _error_event(exc: Exception) -> StreamError:
-    from common.firestore import backend_unavailable, is_backend_error
+    from common.adapters.firestore import backend_unavailable, is_backend_error
 
     if isinstance(exc, AppError):
         error: AppError = exc

@@ -1,7 +1,7 @@
 """What an OSINT profile reads: the search tables (public figures, organizations, campaigns,
 actions, content), the knowledge corpus, and the news -- the same news search
-(``NEWS_SEARCH_URL``) and topic feed catalog as research, fetched by ``common.feeds`` with its
-deadlines and size bounds. No Flask here.
+(``NEWS_SEARCH_URL``) and topic feed catalog as research, fetched by ``common.adapters.feeds`` with
+its deadlines and size bounds. No Flask here.
 
 Each lookup returns a ``Consulted`` source with its ``Passage``s: a record, a passage of the
 corpus or a news item, with the text that must identify the subject and, for curated records,
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote_plus
 
+from common.adapters.feeds import FeedItem, fetch_all
 from common.config import get_settings
-from common.feeds import FeedItem, fetch_all
-from common.subjects import names
+from common.language import names
 from functions.osint import report
 from functions.osint.guardrails import Subject
 
@@ -308,8 +308,8 @@ def _linked_actions(campaign_ids: list[str]) -> list[dict[str, Any]]:
     """The actions of the given campaigns (a Firestore ``in`` query, 30 ids at most)."""
     if not campaign_ids:
         return []
-    from common.firestore import field_filter, get_db
-    from common.retrieval import public
+    from common.adapters.firestore import field_filter, get_db
+    from common.search.retrieval import public
     from functions.search.tables import TABLES
 
     table = TABLES["actions"]
@@ -373,7 +373,7 @@ def news_feeds(query: str, topics: list[str]) -> list[Feed]:
 
 
 def fetch_news(feeds: list[Feed]) -> list[Consulted]:
-    """Fetch every feed (common.feeds: deadlines, size bounds, conditional GET); one
+    """Fetch every feed (common.adapters.feeds: deadlines, size bounds, conditional GET); one
     ``Consulted`` per feed, each item a passage."""
     results = fetch_all([feed.url for feed in feeds])
     consulted = []

@@ -8,8 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from common.fields import JsonInt
+from common.language.safety import NOT_BLANK
 from common.models import Input
-from common.text.safety import NOT_BLANK
 from functions.usage.models import Usage
 
 

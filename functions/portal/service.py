@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from common.accounts import keys
+from common.adapters.firestore import API_KEYS, CONSUMERS, get_db, run_transaction, where_eq
 from common.config import get_settings
 from common.errors import Conflict, LimitExceeded, NotFound
-from common.firestore import API_KEYS, CONSUMERS, get_db, run_transaction, where_eq
-from common.http import keys
 
 
 def list_keys(consumer_id: str) -> list[dict[str, Any]]:
@@ -102,7 +102,7 @@ def rotate_key(consumer_id: str, key_id: str, grace_hours: float) -> tuple[dict[
 
 def usage(consumer_id: str, month: str | None) -> dict[str, Any]:
     """The consumer's requests and cost per operation and per day for one month."""
-    from common.http import metering
+    from common.billing import metering
 
     today = datetime.now(UTC).date()
     first, last = metering.month_bounds(month, today)

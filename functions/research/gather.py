@@ -2,7 +2,7 @@
 
 Shared by the one-shot research endpoint and tracking digests, so both rank the same way, and
 both show only what passed the personal-data screen (``screened``). The
-sources are the topic catalog's feeds (``common.topics``) and one news-search feed per
+sources are the topic catalog's feeds (``common.catalog.topics``) and one news-search feed per
 keyword (``NEWS_SEARCH_URL``). Ranking is plain, explainable arithmetic (see ``rank``) rather
 than a model: a subscriber can be told why an item was picked (``RankedItem.matched``), and the
 same feeds always give the same order.
@@ -18,10 +18,10 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
-from common import topics as topic_catalog
+from common.adapters.feeds import FeedItem, fetch_all
+from common.catalog import topics as topic_catalog
 from common.config import get_settings
 from common.datafiles import Content, LowerWords, load
-from common.feeds import FeedItem, fetch_all
 
 if TYPE_CHECKING:
     from common.privacy import Known
@@ -82,8 +82,8 @@ class TopicFeeds:
 
 
 def catalog() -> dict[str, TopicFeeds]:
-    """Each topic's relevance terms and feeds: the topic catalog's (``common.topics``), whose
-    feeds FEED_CATALOG_PATH may replace."""
+    """Each topic's relevance terms and feeds: the topic catalog's (``common.catalog.topics``),
+    whose feeds FEED_CATALOG_PATH may replace."""
     feeds = topic_catalog.feeds()
     return {
         topic_id: TopicFeeds(topic.terms, feeds.get(topic_id, ()))

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.catalog.interests import Interests, Keywords, Topics, TopicsOrKeywords
 from common.fields import JsonInt
 from common.http.streams import Event, StreamError
-from common.interests import Interests, Keywords, Topics, TopicsOrKeywords
 from common.models import Input
 
 _RULE = TopicsOrKeywords("topics", "customKeywords")

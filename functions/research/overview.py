@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.adapters.llm import ChatProvider, provider_or_offline
+from common.adapters.prompts import prompt
+from common.catalog.topics import is_topic, name_of
 from common.datafiles import Content, Line, LowerLine, Pattern, Words, load
-from common.llm import ChatProvider, provider_or_offline
+from common.language import ELLIPSIS, and_list, clip, one_line, organisations
 from common.offline.summarize import sentences
-from common.prompts import prompt
-from common.text import ELLIPSIS, and_list, clip, one_line, organisations
-from common.topics import is_topic, name_of
 
 if TYPE_CHECKING:
     from functions.research.gather import RankedItem

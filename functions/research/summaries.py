@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from common.llm import ChatProvider, provider_or_offline
+from common.adapters.llm import ChatProvider, provider_or_offline
+from common.adapters.prompts import prompt
+from common.language import clip
 from common.offline.summarize import sentences
 from common.privacy import screen_text
-from common.prompts import prompt
-from common.text import clip
 
 if TYPE_CHECKING:
-    from common.feeds import FeedItem
+    from common.adapters.feeds import FeedItem
 
 logger = logging.getLogger("ars.research")
 MAX_CHARS = 320

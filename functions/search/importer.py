@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from common import postings, retrieval
-from common.embeddings import get_embedder
-from common.firestore import get_db, retried, write_batched
+from common.adapters.firestore import get_db, retried, write_batched
+from common.search import postings, retrieval
+from common.search.embeddings import get_embedder
 from functions.search.tables import Table
 
 BATCH = 500  # records a batch reads, embeds, indexes and writes (one pass over the index)

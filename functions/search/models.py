@@ -12,10 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema
 
-from common import relevance
 from common.fields import JsonInt
+from common.language.safety import NOT_BLANK
 from common.models import Input
-from common.text.safety import NOT_BLANK
+from common.search import relevance
 
 TableName = Literal["campaigns", "organizations", "public_figures", "actions", "content"]
 TABLE_NAMES: tuple[TableName, ...] = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from common import relevance
 from common.http import Call, Route, Tool
+from common.search import relevance
 from functions.search import service
 from functions.search.models import (
     TABLE_NAMES,
@@ -88,7 +88,7 @@ ROUTES = (
         price="search.query",
         capacity="search",
         description=_DESCRIPTION,
-        warm="common.retrieval:warm",
+        warm="common.search.retrieval:warm",
     ),
     Route(
         method="POST",
@@ -105,6 +105,6 @@ ROUTES = (
         capacity="search",
         errors=(404,),
         description=_DESCRIPTION + " An unknown table is 404.",
-        warm="common.retrieval:warm",
+        warm="common.search.retrieval:warm",
     ),
 )

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from common import relevance, retrieval
+from common.adapters.firestore import backend_unavailable, is_backend_error
 from common.config import get_settings
-from common.embeddings import get_embedder
 from common.errors import AppError, BackendUnavailable, FieldError, InvalidRequest, NotFound
-from common.firestore import backend_unavailable, is_backend_error
 from common.logging import get_logger
+from common.search import relevance, retrieval
+from common.search.embeddings import get_embedder
 from functions.search.tables import TABLES, Table
 
 logger = get_logger("ars.search")

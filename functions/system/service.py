@@ -9,9 +9,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
+from common.adapters.firestore import get_db
 from common.config import get_settings
 from common.errors import BackendUnavailable, Warming
-from common.firestore import get_db
 
 if TYPE_CHECKING:
     from common.http import Route

@@ -39,7 +39,7 @@ def send_once(
     ``finish_sent(pending, message_id, assumed)`` records the send; it is also what a later
     attempt calls when it finds that an earlier one may have sent the email. ``guard`` is
     checked in the transaction that begins the send (see ``records.begin_send``)."""
-    from common import email as mail
+    from common.adapters import email as mail
 
     if record.get("email", {}).get("state") == "sending":
         return recover(task_id, record, finish_sent)

@@ -32,9 +32,9 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from common.adapters.firestore import TASKS, get_db, run_transaction
 from common.config import get_settings
 from common.errors import Conflict, NotFound
-from common.firestore import TASKS, get_db, run_transaction
 
 logger = logging.getLogger("ars.tasks")
 
@@ -195,7 +195,7 @@ def finish(
     and the terminal status. False if the task had already ended (nothing written)."""
     from google.cloud.firestore import DELETE_FIELD
 
-    from common.http.metering import unbilled_ref, usage_record, usage_ref
+    from common.billing.metering import unbilled_ref, usage_record, usage_ref
 
     task_ref = ref(task_id)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from common.adapters.tasks import WORKER_PATH, Task
 from common.http import Auth, Call, Route, Tool
-from common.tasks import WORKER_PATH, Task
 from functions.tasks import records
 from functions.tasks.models import TaskPath, TaskView, WorkerResult, WorkerTask
 
 if TYPE_CHECKING:
-    from common.internal import InternalCaller
+    from common.accounts.internal import InternalCaller
 
 
 def get_task(call: Call[None, None, TaskPath]) -> TaskView:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 
 from pydantic import ValidationError
 
+from common.adapters.tasks import Task
 from common.config import get_settings
 from common.errors import AppError
-from common.tasks import Task
 from functions.tasks import records
 
 logger = logging.getLogger("ars.tasks")

@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from common.adapters.templates import render
+from common.catalog.topics import name_of as topic_name
 from common.config import get_settings
-from common.templates import render
-from common.text import clip, one_line
-from common.topics import name_of as topic_name
+from common.language import clip, one_line
 
 SUMMARY_MAX_CHARS = 400
 OVERVIEW_MAX_CHARS = 600

@@ -33,9 +33,15 @@ from typing import Annotated, Any, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
+from common.adapters.firestore import (
+    SUBSCRIPTIONS,
+    field_filter,
+    get_db,
+    stream_documents,
+    where_eq,
+)
+from common.adapters.tasks import Enqueued, Job, Task, enqueue_many
 from common.config import get_settings
-from common.firestore import SUBSCRIPTIONS, field_filter, get_db, stream_documents, where_eq
-from common.tasks import Enqueued, Job, Task, enqueue_many
 from functions.tracking.run import run_task
 from functions.tracking.service import INTERVALS
 

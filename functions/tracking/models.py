@@ -13,8 +13,7 @@ from pydantic import (
     model_validator,
 )
 
-from common.fields import Email
-from common.interests import (
+from common.catalog.interests import (
     KEYWORDS_DOC,
     TOPICS_DOC,
     Interests,
@@ -22,6 +21,7 @@ from common.interests import (
     Topics,
     TopicsOrKeywords,
 )
+from common.fields import Email
 from common.models import Input
 
 Frequency = Literal["daily", "weekly", "realtime"]

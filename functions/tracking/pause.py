@@ -15,8 +15,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from common.adapters.firestore import (
+    CONSUMERS,
+    PAUSE_TOKENS,
+    SUBSCRIPTIONS,
+    get_db,
+    run_transaction,
+)
 from common.errors import Gone, NotFound
-from common.firestore import CONSUMERS, PAUSE_TOKENS, SUBSCRIPTIONS, get_db, run_transaction
 from functions.tracking import recipients
 from functions.tracking.pause_token import PauseClaim, read_token
 

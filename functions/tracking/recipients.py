@@ -25,10 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from common import suppressions
-from common.config import get_settings
-from common.errors import BackendUnavailable, ConfirmationLimit, Gone, NotFound
-from common.firestore import (
+from common.adapters import suppressions
+from common.adapters.firestore import (
     CONFIRMATION_COUNTS,
     CONSENTS,
     RECIPIENTS,
@@ -38,7 +36,9 @@ from common.firestore import (
     get_db,
     run_transaction,
 )
-from common.tasks import Enqueued, Job, Task, enqueue
+from common.adapters.tasks import Enqueued, Job, Task, enqueue
+from common.config import get_settings
+from common.errors import BackendUnavailable, ConfirmationLimit, Gone, NotFound
 from functions.tasks import records
 
 logger = logging.getLogger("ars.recipients")
@@ -351,7 +351,7 @@ class ConfirmPayload(BaseModel):
 
 
 def run_confirmation(task: Task) -> str:
-    from common.consumers import get_consumer
+    from common.accounts.consumers import get_consumer
     from functions.tasks.email_once import email_state, recover, send_once
 
     payload = ConfirmPayload.model_validate(task.payload)
@@ -412,8 +412,8 @@ def _no_confirmation_reason(
 def confirmation_email(address: str, owner_email: str, payload: Any, task_id: str) -> Any:
     """The one email a third-party address gets before it confirms. It carries no text of the
     owner's choosing (no keywords, no interests): only who asked, and the two links."""
-    from common.email import Email
-    from common.templates import render
+    from common.adapters.email import Email
+    from common.adapters.templates import render
     from functions.tracking.digest import list_unsubscribe_headers
 
     if not get_settings().public_base_url:

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from common.adapters.templates import render
+from common.catalog.topics import catalog as topic_catalog
 from common.http import Auth, Call, Html, Route, Tool
 from common.models import Input
-from common.templates import render
-from common.topics import catalog as topic_catalog
 from functions.tasks.models import DispatchResult
 from functions.tracking import pause, recipients, service
 from functions.tracking.models import (
@@ -27,7 +27,7 @@ from functions.tracking.models import (
 )
 
 if TYPE_CHECKING:
-    from common.internal import InternalCaller
+    from common.accounts.internal import InternalCaller
 
 BASE = "/v1/tracking/subscriptions"
 CONFIRMATION_LIMIT = (

@@ -17,11 +17,11 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
+from common.accounts.consumers import get_consumer
+from common.adapters.firestore import RESULTS, SUBSCRIPTIONS, get_db
+from common.adapters.tasks import Job, Task
 from common.config import get_settings
-from common.consumers import get_consumer
 from common.errors import BackendUnavailable
-from common.firestore import RESULTS, SUBSCRIPTIONS, get_db
-from common.tasks import Job, Task
 from functions.tasks import records
 from functions.tasks.email_once import email_state, recover, send_once
 from functions.tracking import recipients
@@ -175,7 +175,7 @@ class _Run:
     def digest(
         self, subscription: dict[str, Any], items: list[dict[str, Any]], overview: str = ""
     ) -> Any:
-        from common.email import Email
+        from common.adapters.email import Email
         from functions.tracking.digest import DigestItem, list_unsubscribe_headers, render_digest
         from functions.tracking.pause_token import make_token, pause_url
 

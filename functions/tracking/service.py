@@ -10,10 +10,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from common import cursors
-from common.config import get_settings
-from common.errors import FieldError, InvalidRequest, LimitExceeded, NotFound, Unauthorized
-from common.firestore import (
+from common.adapters import cursors
+from common.adapters.firestore import (
     CONSUMERS,
     RESULTS,
     SUBSCRIPTIONS,
@@ -22,6 +20,8 @@ from common.firestore import (
     run_transaction,
     where_eq,
 )
+from common.config import get_settings
+from common.errors import FieldError, InvalidRequest, LimitExceeded, NotFound, Unauthorized
 
 INTERVALS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "realtime": timedelta(0)}
 _NOT_FOUND = "No subscription with this id belongs to you."

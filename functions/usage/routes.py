@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from common.http import Call, Route, metering
+from common.billing import metering
+from common.http import Call, Route
 from functions.usage.models import Usage, UsageLine, UsageQuery
 
 

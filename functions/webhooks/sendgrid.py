@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from common.adapters.suppressions import suppress_addresses
 from common.logging import get_logger
-from common.suppressions import suppress_addresses
 
 logger = get_logger("ars.webhooks")
 

@@ -18,10 +18,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from common.config import get_settings
-from common.consumers import IdpUser, delete_from_idp, upsert_from_idp
-from common.fields import Email
-from common.firestore import (
+from common.accounts import keys
+from common.accounts.consumers import IdpUser, delete_from_idp, upsert_from_idp
+from common.adapters.firestore import (
     CONSENTS,
     CONSUMERS,
     IDEMPOTENCY_KEYS,
@@ -35,7 +34,8 @@ from common.firestore import (
     get_db,
     where_eq,
 )
-from common.http import keys
+from common.config import get_settings
+from common.fields import Email
 from common.logging import get_logger
 from functions.webhooks.models import DeletedUserData, IdpEvent, UserData
 

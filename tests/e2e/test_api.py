@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common.firestore import API_KEYS, get_db
+from common.adapters.firestore import API_KEYS, get_db
 from tests.e2e.conftest import admin, issue_key
 from tests.helpers import bearer, problem_core
 

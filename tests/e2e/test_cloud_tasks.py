@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from common.tasks import Enqueued
+from common.adapters.tasks import Enqueued
 from devtools.emulator import Emulator, dies_with_parent, free_port, wait_listening
 from tests.conftest import ROOT
 from tests.e2e.conftest import BIN, server_env
@@ -92,7 +92,7 @@ def stack(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
 @pytest.fixture
 def queue_env(stack: Stack, db, settings_env) -> Stack:
     """This process enqueues like the deployed functions do, to the emulator."""
-    from common import tasks
+    from common.adapters import tasks
 
     settings_env(**{name: stack.env[name] for name in QUEUE_SETTINGS})
     tasks.reset_client()
@@ -102,7 +102,7 @@ def queue_env(stack: Stack, db, settings_env) -> Stack:
 
 
 def subscription(email: str = "carol@example.org") -> dict:
-    from common.consumers import get_or_create_by_email
+    from common.accounts.consumers import get_or_create_by_email
     from functions.tracking.service import create_subscription
 
     consumer, _ = get_or_create_by_email(email)
@@ -114,7 +114,7 @@ def subscription(email: str = "carol@example.org") -> dict:
 
 
 def wait_for_task(task_id: str, seconds: float = 30) -> dict:
-    from common.firestore import TASKS, get_db
+    from common.adapters.firestore import TASKS, get_db
 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -144,7 +144,7 @@ def test_a_dispatched_run_is_delivered_over_http_and_sends_one_digest(queue_env)
 
 
 def test_a_task_delivered_twice_sends_one_email(queue_env):
-    from common.tasks import enqueue
+    from common.adapters.tasks import enqueue
     from functions.tracking.run import run_task
 
     sub = subscription()
@@ -166,7 +166,7 @@ def test_a_task_delivered_twice_sends_one_email(queue_env):
 
 
 def test_sendgrid_5xx_is_retried_by_the_queue_and_the_retry_sends_once(queue_env):
-    from common.tasks import enqueue
+    from common.adapters.tasks import enqueue
     from functions.tracking.run import run_task
 
     sub = subscription()
@@ -209,7 +209,7 @@ def test_a_fanned_out_tick_enqueues_every_due_subscription_exactly_once(queue_en
     worker twice: one delivery per run is one enqueue per run."""
     import uuid
 
-    from common.firestore import SUBSCRIPTIONS, get_db
+    from common.adapters.firestore import SUBSCRIPTIONS, get_db
     from functions.tracking.dispatch import SLICE_KIND, dispatch
     from functions.tracking.run import KIND, run_id
 

@@ -11,9 +11,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from common.firestore import CONSUMERS, get_db
-from common.http import keys
-from common.http.keys import verify
+from common.accounts import keys
+from common.accounts.keys import verify
+from common.adapters.firestore import CONSUMERS, get_db
 from tests.e2e.conftest import issue_key
 
 pytestmark = pytest.mark.e2e

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from common import embeddings
 from common.datafiles import DATA
+from common.search import embeddings
 from tests.fakes.feed_server import FakeFeedServer
 from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
 from tests.helpers import bearer, new_consumer
@@ -20,7 +20,7 @@ def _each_text_embedded_once() -> Iterator[None]:
     import the same guides and sample records again and again, and embedding them was most
     of their setup. Every new text goes through the model's code unchanged; the model's own
     tests (tests/unit/test_embeddings.py) run without this."""
-    from common.offline import minilm
+    from common.language import minilm
 
     original = minilm.MiniLM.embed
     known: dict[str, list[float]] = {}
@@ -58,8 +58,8 @@ def _feed_server() -> Iterator[FakeFeedServer]:
 @pytest.fixture
 def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServer:
     """The catalog and the news search point at the loopback fixture feeds."""
-    from common.feeds import reset_cache
-    from common.topics import reset_feeds
+    from common.adapters.feeds import reset_cache
+    from common.catalog.topics import reset_feeds
     from devtools.feedserver import search_template, write_catalog
 
     catalog = write_catalog(_feed_server.url, tmp_path / "feeds.json")
@@ -79,7 +79,7 @@ def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServe
 @pytest.fixture
 def sendgrid(settings_env) -> Iterator[FakeSendGridServer]:
     """EMAIL_BACKEND=sendgrid against a loopback fake of /v3/mail/send."""
-    from common.email import reset_client
+    from common.adapters.email import reset_client
 
     with FakeSendGridServer() as server:
         settings_env(

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from common import embeddings
-from common.firestore import USAGE, get_db, where_eq
+from common.adapters.firestore import USAGE, get_db, where_eq
+from common.search import embeddings
 from functions.content.compose import count
 from functions.knowledge.importer import import_knowledge
 from functions.search.importer import import_records

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from common.firestore import reset_client
+from common.adapters.firestore import reset_client
 from devtools.emulator import free_port
 from functions.system import service as system_service
 from tests.conftest import refresh_settings

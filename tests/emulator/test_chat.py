@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from common.firestore import MEMORIES, USAGE, get_db
+from common.adapters.firestore import MEMORIES, USAGE, get_db
 from tests.helpers import bearer, client, new_consumer, streamed_events
 from tests.helpers import chat_post as post
 

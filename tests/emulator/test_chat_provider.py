@@ -42,7 +42,7 @@ A fur campaign asks retailers to stop selling fur and lawmakers to ban fur farmi
 def fake(db, fake_llm, settings_env, tmp_path):
     """The provider's fake, and a guide whose passages answer the questions asked here: a
     first message no passage answers is not sent to a provider (decision 0067)."""
-    from common import embeddings
+    from common.search import embeddings
     from functions.knowledge.importer import import_knowledge
 
     embeddings.reset_embedder()
@@ -108,7 +108,7 @@ def test_with_intent_from_provider_always_a_confident_intent_is_the_providers(
 ):
     """INTENT_FROM_PROVIDER=always (decision 0054): the provider answers every message, in
     the engine's schema; the engine answers when the provider fails."""
-    from common.llm import reset_provider
+    from common.adapters.llm import reset_provider
     from functions.chat.models import ExtractedFields
 
     settings_env(INTENT_FROM_PROVIDER="always")
@@ -173,7 +173,7 @@ def test_unsure_intents_ask_the_provider_and_fall_back_when_it_fails(fake, alice
 
 
 def test_a_failing_provider_is_502_and_not_metered(fake, alice):
-    from common.firestore import USAGE, get_db
+    from common.adapters.firestore import USAGE, get_db
 
     fake.script(status(500), status(503))
     response = post("message", {"message": "What makes a pressure campaign work?"}, alice)
@@ -237,7 +237,7 @@ def test_streaming_from_the_provider(fake, alice):
 
 
 def usage_operations() -> list[str]:
-    from common.firestore import USAGE, get_db
+    from common.adapters.firestore import USAGE, get_db
 
     return [d.to_dict()["operation"] for d in get_db().collection(USAGE).stream()]
 
@@ -254,7 +254,7 @@ def test_a_completed_stream_is_billed_once(fake, alice):
 
 
 def unbilled_operations() -> list[str]:
-    from common.firestore import USAGE_UNBILLED, get_db
+    from common.adapters.firestore import USAGE_UNBILLED, get_db
 
     return [d.to_dict()["operation"] for d in get_db().collection(USAGE_UNBILLED).stream()]
 

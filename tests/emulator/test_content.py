@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from common import embeddings
-from common.firestore import KNOWLEDGE, USAGE, get_db, where_eq
+from common.adapters.firestore import KNOWLEDGE, USAGE, get_db, where_eq
+from common.search import embeddings
 from functions.content.compose import count, sentences
 from functions.knowledge.importer import import_knowledge
 from tests.fakes.openai_server import reply

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from common import firestore
-from common.firestore import DATABASE_OF, collection, get_db, move_restricted
+from common.adapters import firestore
+from common.adapters.firestore import DATABASE_OF, collection, get_db, move_restricted
+from common.adapters.suppressions import address_key, is_suppressed, suppress_addresses
 from common.subjects import optout
-from common.suppressions import address_key, is_suppressed, suppress_addresses
 
 pytestmark = pytest.mark.emulator
 

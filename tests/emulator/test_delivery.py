@@ -9,11 +9,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from common.adapters.email import EmailNotSent, EmailOutcomeUnknown
+from common.adapters.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, USAGE_UNBILLED, get_db
+from common.adapters.tasks import Enqueued, Task
 from common.config import get_settings
-from common.email import EmailNotSent, EmailOutcomeUnknown
 from common.errors import Conflict
-from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, USAGE_UNBILLED, get_db
-from common.tasks import Enqueued, Task
 from functions.tracking.dispatch import dispatch
 from functions.tracking.run import run_task
 from registry import run_task as execute
@@ -150,7 +150,7 @@ def test_dispatch_pages_through_more_than_one_page(alice, monkeypatch, settings_
 
 
 def test_run_ids_are_deterministic_so_a_second_enqueue_is_a_no_op(alice):
-    from common.tasks import InlineQueue
+    from common.adapters.tasks import InlineQueue
 
     _, auth = alice
     sub = subscribe(auth)
@@ -353,7 +353,7 @@ def test_a_failing_source_does_not_stop_the_run(alice, feeds, sendgrid, tmp_path
     path = tmp_path / "with-broken.json"
     path.write_text(json.dumps(catalog))
     settings_env(FEED_CATALOG_PATH=str(path))
-    from common.topics import reset_feeds
+    from common.catalog.topics import reset_feeds
 
     reset_feeds()
     _, auth = alice

@@ -10,8 +10,8 @@ from itertools import pairwise
 
 import pytest
 
-from common.firestore import SUBSCRIPTIONS, get_db
-from common.tasks import Enqueued, InlineQueue, Task
+from common.adapters.firestore import SUBSCRIPTIONS, get_db
+from common.adapters.tasks import Enqueued, InlineQueue, Task
 from functions.tracking.dispatch import (
     SLICE_KIND,
     DispatchReport,
@@ -157,12 +157,12 @@ def test_a_big_tick_fans_out_and_the_inline_backend_runs_the_slices(db, monkeypa
         else:
             runs.append(task)
 
-    monkeypatch.setattr("common.tasks._inline", InlineQueue(runner, 1000, 1))
+    monkeypatch.setattr("common.adapters.tasks._inline", InlineQueue(runner, 1000, 1))
 
     report = dispatch(now)
 
     assert (report.slices, report.due, report.failed) == (4, 0, 0)  # ceil(14 / 4) slices
-    from common.tasks import inline_queue
+    from common.adapters.tasks import inline_queue
 
     assert inline_queue().drain(30)
     assert sorted(t.payload["subscriptionId"] for t in runs) == sorted(due)
@@ -188,7 +188,7 @@ class BreakingStream:
     ones are the real stream. Records how many documents each stream gave."""
 
     def __init__(self, error: Exception, after: int, breaks: int = 1) -> None:
-        from common.firestore import stream_documents
+        from common.adapters.firestore import stream_documents
 
         self.real, self.error, self.after, self.breaks = stream_documents, error, after, breaks
         self.given: list[int] = []
@@ -242,7 +242,7 @@ def test_a_stream_that_breaks_before_reading_anything_fails_the_tick(db, monkeyp
         dispatch(now)
 
     assert queue.tasks == []
-    from common.firestore import stream_documents
+    from common.adapters.firestore import stream_documents
 
     monkeypatch.setattr("functions.tracking.dispatch.stream_documents", stream_documents)
     assert dispatch(now).due == len(due)  # nothing was advanced: the next tick finds them all
@@ -253,7 +253,7 @@ def test_a_stream_past_its_deadline_is_resumed_on_the_real_channel(db, monkeypat
     enqueuer is slow, the stream's deadline passes mid-range, and the reader resumes."""
     import time
 
-    from common.firestore import stream_documents
+    from common.adapters.firestore import stream_documents
 
     settings_env(DISPATCH_PAGE_SIZE="100")
     now = datetime.now(UTC)

@@ -10,7 +10,8 @@ import time
 import flask
 import pytest
 
-from common.http import Api, edgelimit, keys
+from common.accounts import keys
+from common.http import Api, edgelimit
 from tests.emulator.test_limits_and_metering import ROUTES, count_rpcs
 from tests.helpers import bearer, new_consumer
 

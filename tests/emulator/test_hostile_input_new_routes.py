@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from common.firestore import USAGE, get_db
+from common.adapters.firestore import USAGE, get_db
 from tests.helpers import bearer, client, new_consumer
 
 pytestmark = pytest.mark.emulator

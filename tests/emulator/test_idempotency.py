@@ -13,10 +13,10 @@ import pytest
 from google.api_core import exceptions as gexc
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.accounts.keys import verify
+from common.adapters.firestore import IDEMPOTENCY_KEYS, USAGE, get_db
 from common.errors import LimitExceeded
-from common.firestore import IDEMPOTENCY_KEYS, USAGE, get_db
 from common.http import Api, Call, Route, Streamed, idempotency, ratelimit
-from common.http.keys import verify
 from tests.helpers import bearer, new_consumer
 
 pytestmark = pytest.mark.emulator
@@ -297,7 +297,7 @@ def test_a_key_abandoned_mid_request_is_taken_over_after_its_lock_and_billed_onc
     request_hash = idempotency.fingerprint("POST", "/v1/test/metered", b"", b'{"message": "a"}')
     crashed = idempotency.begin(consumer_id, KEY, request_hash)  # never settled: instance died
     assert isinstance(crashed, idempotency.Reservation)
-    from common.http import metering
+    from common.billing import metering
 
     metering.record(consumer_id, "chat.intent", crashed.request_id)  # billed before it died
     body = b'{"message": "a"}'

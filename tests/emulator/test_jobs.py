@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from common.firestore import TASKS, USAGE, USAGE_UNBILLED, get_db, where_eq
-from common.tasks import inline_queue
+from common.adapters.firestore import TASKS, USAGE, USAGE_UNBILLED, get_db, where_eq
+from common.adapters.tasks import inline_queue
 from tests.helpers import Connection, bearer, client, read_until, streamed_events
 
 pytestmark = pytest.mark.emulator
@@ -99,7 +99,7 @@ def test_ids_near_the_reserved_form_are_ordinary_missing_tasks(alice):
 
 
 def test_guidance_is_not_billed_when_the_queue_refuses_it(alice, monkeypatch):
-    from common.tasks import Enqueued
+    from common.adapters.tasks import Enqueued
 
     consumer, auth = alice
     monkeypatch.setattr("functions.legal.service.enqueue", lambda task: Enqueued.FAILED)
@@ -352,7 +352,7 @@ def test_internal_oidc_accepts_only_the_invoker_for_the_right_audience(db, local
 
 
 def test_erasing_a_consumer_deletes_their_task_records(bob):
-    from common.consumers import IdpUser, find_by_email, upsert_from_idp
+    from common.accounts.consumers import IdpUser, find_by_email, upsert_from_idp
     from functions.tasks import records
     from functions.webhooks.service import erase
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common.consumers import get_or_create_by_email
-from common.firestore import API_KEYS, CONSUMERS, get_db
-from common.http import keys
+from common.accounts import keys
+from common.accounts.consumers import get_or_create_by_email
+from common.adapters.firestore import API_KEYS, CONSUMERS, get_db
 from tests.helpers import new_consumer
 
 pytestmark = pytest.mark.emulator

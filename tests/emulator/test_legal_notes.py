@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from common.adapters.firestore import KNOWLEDGE, SEARCH_INDEXES, get_db
+from common.adapters.tasks import inline_queue
 from common.datafiles import DATA
-from common.firestore import KNOWLEDGE, SEARCH_INDEXES, get_db
-from common.tasks import inline_queue
 from functions.legal.notes import split_sentences
 from tests.emulator.conftest import LEGAL_NOTES
 from tests.helpers import client

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from common.firestore import KNOWLEDGE, SEARCH_INDEXES, TASKS, get_db
-from common.tasks import inline_queue
+from common.adapters.firestore import KNOWLEDGE, SEARCH_INDEXES, TASKS, get_db
+from common.adapters.tasks import inline_queue
 from tests.emulator.test_mcp import rpc
 from tests.helpers import client
 

@@ -11,10 +11,11 @@ import flask
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.accounts.keys import verify
+from common.adapters.firestore import CONSUMERS, RATELIMIT_WINDOWS, USAGE, get_db
+from common.billing import metering
 from common.errors import RateLimited
-from common.firestore import CONSUMERS, RATELIMIT_WINDOWS, USAGE, get_db
-from common.http import Api, Call, Route, metering, ratelimit
-from common.http.keys import verify
+from common.http import Api, Call, Route, ratelimit
 from functions.usage.routes import ROUTES as USAGE_ROUTES
 from tests.helpers import bearer, new_consumer
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
+from common.adapters.firestore import USAGE, USAGE_UNBILLED, get_db, where_eq
 from common.config import get_settings
-from common.firestore import USAGE, USAGE_UNBILLED, get_db, where_eq
 from tests.emulator.test_search import campaigns, offline  # noqa: F401 - fixtures
 from tests.helpers import Connection, client, read_until
 
@@ -525,8 +525,8 @@ def test_generated_arguments_get_a_result_matching_the_output_schema_or_a_tool_e
 def test_tool_calls_count_against_the_consumers_rate_limit_and_refuse_control_characters(alice):
     """Each POST /mcp is one request of the consumer's rate limit, as a REST request is; an
     argument with a control or bidi character is refused as the REST body would be (free)."""
-    from common.firestore import CONSUMERS
-    from common.http import keys
+    from common.accounts import keys
+    from common.adapters.firestore import CONSUMERS
 
     consumer, auth = alice
     hidden = rpc(

@@ -11,8 +11,15 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from common import embeddings
-from common.firestore import OSINT_AUDIT, USAGE, USAGE_UNBILLED, collection, get_db, where_eq
+from common.adapters.firestore import (
+    OSINT_AUDIT,
+    USAGE,
+    USAGE_UNBILLED,
+    collection,
+    get_db,
+    where_eq,
+)
+from common.search import embeddings
 from functions.search.importer import import_records
 from functions.search.tables import TABLES
 from tests.fakes.feed_server import FakeFeedServer
@@ -308,7 +315,7 @@ def test_the_news_search_names_the_person_with_the_company(alice, osint):
 
 
 def test_without_a_company_a_single_public_figures_record_gives_the_context(alice, osint):
-    from common.firestore import get_db as db
+    from common.adapters.firestore import get_db as db
 
     db().collection("public_figures").document("pf-dana-2").delete()
     _, auth = alice
@@ -493,7 +500,7 @@ def test_a_person_on_the_opt_out_list_is_refused_and_not_billed(alice, osint):
 
 def test_the_opt_out_list_audit_and_subject_counts_live_in_the_osint_database(alice, osint):
     """Decision 0051: only the functions granted the osint database can read them."""
-    from common.firestore import OSINT, OSINT_OPTOUTS, OSINT_SUBJECT_COUNTS
+    from common.adapters.firestore import OSINT, OSINT_OPTOUTS, OSINT_SUBJECT_COUNTS
     from common.subjects import optout
 
     consumer, auth = alice
@@ -754,7 +761,7 @@ def test_bad_company_requests_are_clear_400s(alice):
 def test_when_no_news_source_answers_the_stream_ends_in_an_error_and_is_not_billed(
     alice, osint, settings_env, tmp_path
 ):
-    from common.topics import reset_feeds
+    from common.catalog.topics import reset_feeds
 
     dead = tmp_path / "dead.json"
     dead.write_text(json.dumps({"topics": {"cage-free": {"feeds": ["http://127.0.0.1:9/x.xml"]},
@@ -775,8 +782,8 @@ def test_when_no_news_source_answers_the_stream_ends_in_an_error_and_is_not_bill
 def test_audit_entries_outlive_the_consumers_account(db, osint):
     """user.deleted erases a consumer's own data, not the record of whom it profiled
     (decision 0029)."""
-    from common.consumers import find_by_email
-    from common.http import keys
+    from common.accounts import keys
+    from common.accounts.consumers import find_by_email
     from devtools.localidp import user_event
     from tests.emulator.test_webhooks import send
 

@@ -6,9 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from common.consumers import find_by_email
-from common.firestore import API_KEYS, get_db, where_eq
-from common.http import keys
+from common.accounts import keys
+from common.accounts.consumers import find_by_email
+from common.adapters.firestore import API_KEYS, get_db, where_eq
 from tests.helpers import bearer, client
 
 pytestmark = pytest.mark.emulator

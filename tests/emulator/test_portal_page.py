@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common.http import keys, metering
+from common.accounts import keys
+from common.billing import metering
 from tests.helpers import bearer, client
 
 pytestmark = pytest.mark.emulator

@@ -18,9 +18,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from common.email import EmailNotSent
-from common.firestore import CONSENTS, collection, get_db
-from common.tasks import Enqueued, Task
+from common.adapters.email import EmailNotSent
+from common.adapters.firestore import CONSENTS, collection, get_db
+from common.adapters.tasks import Enqueued, Task
 from functions.tracking.run import run_task
 from registry import run_task as execute
 from tests.helpers import client, create_subscription
@@ -352,7 +352,7 @@ def test_links_are_not_interchangeable_and_tampering_is_refused(alice, queue, se
 
 
 def test_erasing_a_consumer_forgets_the_addresses_it_asked(db, queue, local_idp):
-    from common.http.keys import issue_key
+    from common.accounts.keys import issue_key
     from devtools.localidp import local_user_id
     from functions.webhooks.service import erase
     from tests.helpers import bearer
@@ -548,8 +548,8 @@ def test_consents_suppressions_and_confirmation_counts_live_in_the_recipients_da
     alice, queue
 ):
     """Decision 0051: only the functions granted the recipients database can read them."""
-    from common import suppressions
-    from common.firestore import CONFIRMATION_COUNTS, RECIPIENTS, SUPPRESSIONS
+    from common.adapters import suppressions
+    from common.adapters.firestore import CONFIRMATION_COUNTS, RECIPIENTS, SUPPRESSIONS
 
     _, auth = alice
     subscribe_carol(auth)

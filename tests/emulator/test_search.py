@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from common import embeddings, relevance, retrieval
-from common.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
+from common.adapters.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
+from common.search import embeddings, relevance, retrieval
 from functions.knowledge import service as knowledge_service
 from functions.knowledge.importer import import_knowledge
 from functions.search.importer import import_records, reindex
@@ -191,7 +191,7 @@ def test_every_record_stores_the_relevance_judges_vector_and_one_without_gets_it
     """The judge's vector is written at import (issue 44): with the offline embedder it is the
     stored embedding itself, packed; a record imported before the judge (no judge_model) is
     not fresh, and the next import writes it again with its vector."""
-    from common import relevance
+    from common.search import relevance
 
     ref = get_db().collection("campaigns").document("camp-1")
     stored = ref.get().to_dict()
@@ -614,7 +614,7 @@ def test_admin_reindex_check_reads_every_passage_and_finds_none_stale(corpus, ca
 def test_an_interrupted_import_run_again_writes_each_row_once(db, offline, tmp_path, monkeypatch):
     """Streamed in batches: an import that stops after two batches, run again, skips what it
     wrote (no embedding), writes the rest, and the text index counts every record once."""
-    from common import postings
+    from common.search import postings
     from functions.search import importer
 
     rows = [

@@ -6,9 +6,9 @@ import logging
 
 import pytest
 
+from common.accounts import keys
+from common.adapters.firestore import get_db
 from common.config import LOCAL_WEBHOOK_SECRET
-from common.firestore import get_db
-from common.http import keys
 from devtools.localidp import signed_webhook, user_event
 from tests.helpers import bearer, client
 

@@ -239,7 +239,7 @@ def test_a_subscription_made_before_she_opted_out_neither_searches_nor_names_her
     delivers the company's news, does not search for her, and neither the digest (subject,
     text, HTML) nor what the run stored names her. A twin subscription run before she opted
     out shows the fixture news would have named her."""
-    from common.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
+    from common.adapters.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, get_db
     from common.subjects import optout
     from functions.tracking.run import run_task
     from registry import run_task as execute

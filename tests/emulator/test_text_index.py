@@ -1,4 +1,4 @@
-"""The text index (common.postings, decision 0048) on the real emulator: BM25 ranking, reads
+"""The text index (common.search.postings, decision 0048) on the real emulator: BM25 ranking, reads
 that do not grow with the collection, and no document found by words it no longer has --
 after an update, a deletion, and when its posting had spilled out of the term's head."""
 
@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
-from common import postings, retrieval
-from common.firestore import TEXT_POSTINGS, get_db
-from common.text.index import terms as text_terms
+from common.adapters.firestore import TEXT_POSTINGS, get_db
+from common.language.index import terms as text_terms
+from common.search import postings, retrieval
 
 pytestmark = pytest.mark.emulator
 
@@ -186,7 +186,7 @@ def test_a_wrong_term_written_is_found_and_reindex_repairs_it(collection, monkey
     """Issue 43: a stemmer shared by threads wrote "hatcheries" as "enrich". ``stale_terms``
     (``admin reindex --check``) finds the record, and ``reindex`` of the text index (``admin
     reindex --text-only``) writes its right terms."""
-    from common.text import index
+    from common.language import index
 
     def title_and_text(record: dict) -> tuple[str, str]:
         return record["title"], record["text"]
@@ -207,7 +207,7 @@ def test_a_wrong_term_written_is_found_and_reindex_repairs_it(collection, monkey
 def test_writes_are_split_into_batches_firestore_accepts(collection, monkeypatch):
     """A batch of full heads can pass gRPC's 4 MiB message limit: writes are committed in
     batches of at most BATCH_BYTES (here tiny, so every write is its own batch)."""
-    from common import firestore
+    from common.adapters import firestore
 
     monkeypatch.setattr(firestore, "BATCH_BYTES", 1)
     for n in range(5):

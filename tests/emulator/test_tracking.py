@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db, where_eq
+from common.adapters.firestore import CONSUMERS, RESULTS, SUBSCRIPTIONS, get_db, where_eq
 from tests.helpers import client, create_subscription
 from tests.helpers import subscription_doc as stored
 
@@ -142,7 +142,7 @@ def test_parallel_deletes_and_creates_keep_the_count(alice, settings_env):
 
 
 def test_a_create_that_cannot_get_its_turn_in_time_is_503_and_saves_nothing(alice, settings_env):
-    from common.firestore import run_transaction
+    from common.adapters.firestore import run_transaction
 
     settings_env(FIRESTORE_TIMEOUT_S="1")
     consumer, auth = alice

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from common.config import LOCAL_WEBHOOK_SECRET
-from common.consumers import find_by_email, get_consumer
-from common.firestore import (
+from common.accounts import keys
+from common.accounts.consumers import find_by_email, get_consumer
+from common.adapters.firestore import (
     CONSUMERS,
     IDEMPOTENCY_KEYS,
     IDP_USERS,
@@ -20,7 +20,7 @@ from common.firestore import (
     SUBSCRIPTIONS,
     get_db,
 )
-from common.http import keys
+from common.config import LOCAL_WEBHOOK_SECRET
 from devtools.localidp import local_user_id, signed_webhook, user_event
 from tests.helpers import bearer, client
 

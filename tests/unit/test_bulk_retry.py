@@ -1,4 +1,5 @@
-"""Operator bulk work (imports, reindex) survives a slow commit: ``common.firestore.retried``."""
+"""Operator bulk work (imports, reindex) survives a slow commit:
+``common.adapters.firestore.retried``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from google.api_core import exceptions
 
-from common import firestore
+from common.adapters import firestore
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.text.citations import Source, cited, listed
+from common.language.citations import Source, cited, listed
 
 ACT = Source("Public Order Act 1986", "https://example.org/poa")
 NOTICE = Source(

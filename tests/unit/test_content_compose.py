@@ -123,7 +123,7 @@ def test_public_copy_never_quotes_advice_written_for_campaigners():
 def test_facts_are_cited_to_their_own_listed_source_and_a_writers_words_to_none():
     """Issue 25: citations per sentence; a provider's sentence is cited only when it is mostly
     one passage sentence's words."""
-    from common.text.citations import Source
+    from common.language.citations import Source
     from functions.content.compose import Fact, attribute, cite
 
     directive = Source("Council Directive 1999/74/EC", "https://example.org/dir")

@@ -12,7 +12,7 @@ from typing import get_args
 import pytest
 
 from common.datafiles import DATA, Content, ContentError, Line, Pattern, Prose, read
-from common.offline.lexicon import EntityWords
+from common.language.lexicon import EntityWords
 from common.offline.memory import MemoryWords
 from common.offline.summarize import SummaryWords
 from common.privacy.rules import Rules as PrivacyRules
@@ -227,7 +227,8 @@ def test_importing_the_modules_reads_no_content_file():
         "import functions.legal.guide, functions.research.gather, common.offline.entities\n"
         "from functions.legal import content\n"
         "from functions.research import gather, overview\n"
-        "from common.offline import lexicon, memory\n"
+        "from common.language import lexicon\n"
+        "from common.offline import memory\n"
         "from functions.content import texts\n"
         "from functions.chat import assist\n"
         "caches = (content.activities, content.text, gather.stop_words, lexicon.entities,\n"

@@ -1,4 +1,4 @@
-"""common.email: the SendGrid backend against a loopback fake, and the local outbox."""
+"""common.adapters.email: the SendGrid backend against a loopback fake, and the local outbox."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from common import email as mail
-from common.email import Email, EmailNotSent, EmailOutcomeUnknown, send
+from common.adapters import email as mail
+from common.adapters.email import Email, EmailNotSent, EmailOutcomeUnknown, send
 from devtools.emulator import free_port
 from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
 

@@ -1,4 +1,5 @@
-"""common.feeds against a loopback fixture feed server: parsing, conditional GET, failures."""
+"""common.adapters.feeds against a loopback fixture feed server: parsing, conditional GET,
+failures."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from email.utils import format_datetime
 
 import pytest
 
-from common import feeds
-from common.feeds import FeedItem, fetch_all, fetch_feed
+from common.adapters import feeds
+from common.adapters.feeds import FeedItem, fetch_all, fetch_feed
 from devtools.feedserver import load_items
 from tests.fakes.feed_server import FakeFeedServer
 
@@ -431,7 +432,7 @@ def test_a_public_feed_may_not_redirect_to_a_private_address(server, monkeypatch
 _PARSE_IN_A_BOX = r"""
 import json, resource, sys, time, tracemalloc
 resource.setrlimit(resource.RLIMIT_AS, (512 * 2**20, 512 * 2**20))
-from common import feeds
+from common.adapters import feeds
 import feedparser  # imported before measuring: only the parse counts
 body = sys.stdin.buffer.read()
 # Python allocations during the parse (feedparser's lenient parser is pure Python). ru_maxrss

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from common.offline.gazetteer import curated, find, fold, index_of
+from common.language.gazetteer import curated, find, fold, index_of
 
 
 def named(text: str, known=None) -> str | None:

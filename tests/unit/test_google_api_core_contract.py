@@ -1,6 +1,6 @@
 """The private attributes of google-api-core and the Firestore client that
-``common.firestore._bound_rpc_deadlines`` rewrites (decision 0004) still exist and still take
-effect. An upgrade that renames them would otherwise silently bring back the 60 s default retry
+``common.adapters.firestore._bound_rpc_deadlines`` rewrites (decision 0004) still exist and still
+take effect. An upgrade that renames them would otherwise silently bring back the 60 s default retry
 (the lock, requirements-lock.txt, pins the versions; this test guards its regeneration)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from google.api_core import exceptions, retry
 from google.api_core.gapic_v1.method import _GapicCallable
 from google.auth.credentials import AnonymousCredentials
 
-from common.firestore import _TIMEOUTS, _bound_rpc_deadlines
+from common.adapters.firestore import _TIMEOUTS, _bound_rpc_deadlines
 
 
 @pytest.fixture
@@ -56,8 +56,8 @@ def test_the_exception_names_the_error_mapping_relies_on_exist():
 
 
 def test_the_query_stream_request_is_built_from_the_names_stream_documents_uses(client):
-    """``common.firestore.stream_documents`` sends the request ``Query.stream`` sends, built
-    from the query's private helpers and the client's routing metadata."""
+    """``common.adapters.firestore.stream_documents`` sends the request ``Query.stream`` sends,
+    built from the query's private helpers and the client's routing metadata."""
     from google.cloud.firestore_v1.base_query import FieldFilter
     from google.cloud.firestore_v1.types import query as query_types
 
@@ -79,7 +79,7 @@ def test_the_streaming_channel_reads_on_the_callers_thread_with_bounded_deadline
     target and credentials, with gRPC's single-threaded unary-stream calls (decision 0036)."""
     from grpc._channel import _SingleThreadedUnaryStreamMultiCallable
 
-    from common import firestore
+    from common.adapters import firestore
 
     settings_env(FIRESTORE_TIMEOUT_S="2.5")
     assert client._emulator_host is None  # the production branch: a secure channel

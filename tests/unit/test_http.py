@@ -10,8 +10,9 @@ import pytest
 from google.api_core import exceptions as gexc
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.accounts import keys
 from common.errors import NotFound
-from common.http import Api, Auth, Call, Route, keys
+from common.http import Api, Auth, Call, Route
 from tests.conftest import refresh_settings
 
 
@@ -200,7 +201,7 @@ def test_a_failed_query_stream_is_a_backend_error_not_a_bug():
     and raises AttributeError while handling the stream's own error (issue 26): a 502."""
     from google.api_core.exceptions import DeadlineExceeded
 
-    from common.firestore import backend_unavailable, is_backend_error
+    from common.adapters.firestore import backend_unavailable, is_backend_error
 
     def stream() -> None:
         try:

@@ -46,7 +46,7 @@ def test_answers_are_recorded_in_the_engines_schema_and_failures_kept(fake_llm, 
 def test_a_replayed_answer_reaches_the_service_only_where_the_engine_is_unsure(
     settings_env, monkeypatch
 ):
-    from common.llm import reset_provider
+    from common.adapters.llm import reset_provider
 
     monkeypatch.setattr(assist, "company_in_tables", lambda message: None)  # no database here
     recorded = [

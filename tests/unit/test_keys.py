@@ -1,4 +1,4 @@
-from common.http import keys
+from common.accounts import keys
 
 
 def test_generated_keys_are_well_formed_and_distinct():

@@ -9,8 +9,8 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from common.llm import reset_provider
-from common.prompts import prompt
+from common.adapters.llm import reset_provider
+from common.adapters.prompts import prompt
 from functions.legal import guide as legal
 from functions.legal.guide import (
     ACTIVITIES,
@@ -448,7 +448,9 @@ def test_provider_failures_beyond_retries_fall_back_to_the_offline_guide(fake, c
     assert len(fake.requests) == 2  # the first attempt and one retry
     assert guide == offline_guide(PROTEST_AND_FILMING, None, "in two weeks", "Ontario")
     assert guide.engine == "offline"
-    logged = [r for r in caplog.records if r.name == "ars.llm"]  # common.llm.provider_or_offline
+    logged = [
+        r for r in caplog.records if r.name == "ars.llm"
+    ]  # common.adapters.llm.provider_or_offline
     assert any("offline" in r.getMessage() and r.what == "legal guide" for r in logged)
 
 

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
+from common.adapters.llm import reset_provider
+from common.adapters.prompts import prompt
 from common.datafiles import DATA
-from common.llm import reset_provider
-from common.prompts import prompt
 from functions.knowledge.importer import chunks, read_documents
 from functions.legal.guide import (
     DISCLAIMER,

@@ -14,9 +14,14 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from common import llm
+from common.adapters import llm
+from common.adapters.llm import (
+    OpenAICompatibleProvider,
+    ProviderError,
+    get_provider,
+    reset_provider,
+)
 from common.errors import BackendUnavailable
-from common.llm import OpenAICompatibleProvider, ProviderError, get_provider, reset_provider
 from tests.conftest import ROOT
 from tests.fakes.openai_server import (
     FakeOpenAIServer,
@@ -528,7 +533,7 @@ def test_google_credentials_failure_is_a_provider_error(llm_env, server, monkeyp
 
 def test_importing_the_module_does_no_heavy_imports():
     code = (
-        "import sys, common.llm;"
+        "import sys, common.adapters.llm;"
         "heavy = [m for m in ('google.auth', 'google.cloud.firestore') if m in sys.modules];"
         "print(heavy)"
     )

@@ -220,7 +220,7 @@ def test_holdout_never_overlaps_training():
 def test_only_messages_the_word_model_is_unsure_of_are_embedded(monkeypatch):
     """The embedding is most of a detection's time: a message the word model is sure of
     (``words_sure``, chosen by cross-validation, decision 0054) is answered without it."""
-    from common.offline import minilm
+    from common.language import minilm
 
     engine = model()
     real = minilm.get_model

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from common.subjects import names
+from common.language import names
 from functions.osint import report
 from functions.osint.guardrails import (
     NO_EVIDENCE,

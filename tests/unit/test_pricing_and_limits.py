@@ -2,9 +2,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from common.billing.pricing import DEFAULT_PRICES, format_usd, price_of
 from common.http import Api, Auth, Route
 from common.http.ratelimit import Decision, policy_for
-from common.pricing import DEFAULT_PRICES, format_usd, price_of
 
 
 def test_design_prices_in_micro_dollars():

@@ -497,7 +497,7 @@ def test_research_and_digests_show_only_screened_items():
     the next best."""
     from datetime import UTC, datetime
 
-    from common.feeds import FeedItem
+    from common.adapters.feeds import FeedItem
     from functions.research.gather import RankedItem, screened
 
     def ranked(n: int, title: str, summary: str) -> RankedItem:

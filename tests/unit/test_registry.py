@@ -8,7 +8,7 @@ import flask
 import pytest
 
 import registry
-from common import tasks
+from common.adapters import tasks
 from common.http import Api, Auth, Call, Route
 from tests.helpers import client
 

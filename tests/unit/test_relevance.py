@@ -4,7 +4,7 @@ would."""
 
 from __future__ import annotations
 
-from common import relevance
+from common.search import relevance
 
 
 def test_the_models_are_of_the_judges_features() -> None:
@@ -84,7 +84,7 @@ def test_a_stored_vector_judges_as_the_text_does() -> None:
 def test_a_query_vector_from_the_retrieval_embedder_is_reused_only_when_it_is_minilm() -> None:
     """A search by meaning with the offline MiniLM has the query's vector already: the judge
     given it scores what it scores embedding the query itself; another model's is not used."""
-    from common.embeddings import OfflineEmbedder
+    from common.search.embeddings import OfflineEmbedder
 
     request = "cage-free egg pledges"
     texts = ["Corporate campaigns — Pledges\nSupermarkets pledge to sell only cage-free eggs."]

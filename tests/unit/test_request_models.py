@@ -3,8 +3,8 @@
 import pytest
 from pydantic import ValidationError
 
+from common.catalog.interests import TopicsOrKeywords
 from common.http import Auth
-from common.interests import TopicsOrKeywords
 from common.models import Input
 from functions.research.models import ResearchRequest
 from functions.tracking.models import SubscriptionCreate

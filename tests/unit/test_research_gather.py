@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from common import feeds, topics
-from common.feeds import FeedItem
+from common.adapters import feeds
+from common.adapters.feeds import FeedItem
+from common.catalog import topics
 from devtools.feedserver import search_template, write_catalog
 from functions.research.gather import Source, gather, rank, sources_for
 from functions.research.gather import catalog as gather_catalog

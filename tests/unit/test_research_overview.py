@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from common import feeds
-from common.llm import reset_provider
-from common.prompts import prompt
+from common.adapters import feeds
+from common.adapters.llm import reset_provider
+from common.adapters.prompts import prompt
 from devtools.feedserver import search_template, write_catalog
 from functions.research.gather import gather
 from functions.research.overview import (

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from common.retrieval import fuse
-from common.text.index import terms
+from common.language.index import terms
+from common.search.retrieval import fuse
 from functions.knowledge.importer import chunks, read_documents
 from functions.knowledge.models import KnowledgeDocument
 from functions.search.importer import ImportFileError, read_rows, validate

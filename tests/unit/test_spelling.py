@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.text.spelling import respell
+from common.language.spelling import respell
 from functions.legal.guide import offline_guide
 from functions.legal.jurisdictions import tags_for
 from functions.legal.models import Source

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from common.text import synonyms
-from common.text.index import term_counts, terms
+from common.language import synonyms
+from common.language.index import term_counts, terms
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
-from common.tasks import WORKER_PATH, Enqueued, InlineQueue, Task, cloud_task
+from common.adapters.tasks import WORKER_PATH, Enqueued, InlineQueue, Task, cloud_task
 
 TASK = Task("run-3f2c-1700000000", "tracking.run", {"subscriptionId": "3f2c"})
 

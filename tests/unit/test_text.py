@@ -1,6 +1,6 @@
 import pytest
 
-from common.text import clip
+from common.language import clip
 
 
 def test_short_text_is_kept():

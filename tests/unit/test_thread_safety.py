@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from common.datafiles import DATA
-from common.text import index
-from common.text.sentences import split
+from common.language import index
+from common.language.sentences import split
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -96,7 +96,7 @@ def test_the_screen_from_many_threads_gives_the_serial_verdicts() -> None:
 def test_the_encoder_from_many_threads_gives_the_serial_vectors() -> None:
     import numpy as np
 
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     model = get_model()
     batches = [_sentences()[n : n + 4] for n in range(0, 8, 4)]
@@ -111,7 +111,7 @@ def test_the_relevance_judge_from_many_threads_gives_the_serial_scores() -> None
     the serial one."""
     import numpy as np
 
-    from common import relevance
+    from common.search import relevance
 
     sentences = _sentences()
     requests = [sentences[n] for n in range(0, 8, 2)]

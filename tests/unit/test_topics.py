@@ -1,5 +1,5 @@
-"""The topic catalog (data/topics.toml, common.topics; decision 0019): one file holds each topic's
-name, description, ranking terms, chat mentions and feeds; it is checked when loaded, never
+"""The topic catalog (data/topics.toml, common.catalog.topics; decision 0019): one file holds each
+topic's name, description, ranking terms, chat mentions and feeds; it is checked when loaded, never
 read at import, and FEED_CATALOG_PATH replaces only its feeds."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from common import topics
+from common.catalog import topics
 from common.datafiles import DATA, ContentError, read
 from common.offline.entities import topics_in
 
@@ -115,7 +115,7 @@ def test_nothing_is_read_at_import():
     a request (or a schema) first needs it."""
     code = (
         "import functions.tracking.models, functions.research.models, common.offline.memory\n"
-        "from common import topics\n"
+        "from common.catalog import topics\n"
         "assert topics.catalog.cache_info().currsize == 0\n"
         "import functions.tracking.models as m\n"
         "schema = m.SubscriptionCreate.model_json_schema()\n"

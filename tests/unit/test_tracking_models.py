@@ -1,10 +1,10 @@
 import pytest
 from pydantic import ValidationError
 
-from common.cursors import decode as _decode_cursor
-from common.cursors import encode as _encode_cursor
+from common.adapters.cursors import decode as _decode_cursor
+from common.adapters.cursors import encode as _encode_cursor
+from common.catalog.topics import ids as topic_ids
 from common.errors import InvalidRequest
-from common.topics import ids as topic_ids
 from functions.tracking.models import SubscriptionCreate, SubscriptionPatch
 
 TOPICS = topic_ids()

@@ -37,7 +37,7 @@ def test_every_routes_warmer_names_a_function() -> None:
     from registry import all_routes
 
     named = {route.warm for route in all_routes() if route.warm}
-    assert "common.retrieval:warm" in named  # the searches name one
+    assert "common.search.retrieval:warm" in named  # the searches name one
     for warmer in named:
         module, _, function = warmer.partition(":")
         assert callable(getattr(importlib.import_module(module), function)), warmer
@@ -79,4 +79,4 @@ def test_only_an_entry_point_that_answers_health_warms_at_start() -> None:
     from functions.system.routes import ROUTES as SYSTEM
 
     assert Api(KNOWLEDGE)._warmers == ()
-    assert Api([*SYSTEM, *KNOWLEDGE])._warmers == ("common.retrieval:warm",)
+    assert Api([*SYSTEM, *KNOWLEDGE])._warmers == ("common.search.retrieval:warm",)

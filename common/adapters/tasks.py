@@ -8,7 +8,7 @@ remembers the names it accepted.
 
 ``TASKS_BACKEND=cloudtasks`` creates HTTP tasks targeting ``TASK_WORKER_URL`` +
 ``WORKER_PATH``. In production each carries an OIDC token for ``TASKS_SERVICE_ACCOUNT``
-(audience: the worker's base URL), which ``common.internal`` verifies. With
+(audience: the worker's base URL), which ``common.accounts.internal`` verifies. With
 ``INTERNAL_AUTH=secret`` (tests against ``gcloud-tasks-emulator``) the task carries the local
 shared secret instead. Cloud Tasks retries any non-2xx answer with backoff (queue settings in
 ``terraform/tasks.tf``).
@@ -159,8 +159,6 @@ def cloud_task(task: Task) -> Any:
         request.oidc_token.service_account_email = settings.tasks_service_account
         request.oidc_token.audience = settings.task_worker_url
     else:
-        from common.internal import bearer_for_local
-
         headers["Authorization"] = f"Bearer {bearer_for_local()}"
     request.headers.update(headers)
     return tasks_v2.Task.pb()(
@@ -276,7 +274,7 @@ def inline_queue() -> InlineQueue:
                 if _runner is None:
                     raise RuntimeError(
                         "The inline task queue has no runner: the entry point must call "
-                        "common.tasks.set_runner first."
+                        "common.adapters.tasks.set_runner first."
                     )
                 settings = get_settings()
                 _inline = InlineQueue(
@@ -290,3 +288,8 @@ def reset_inline() -> None:
     global _inline
     with _inline_lock:
         _inline = None
+
+
+def bearer_for_local() -> str:
+    """What a local caller (the make-run ticker, the inline backend's tests) sends."""
+    return get_settings().internal_secret

@@ -1,6 +1,10 @@
-"""The text toolkit shared by the groups and the offline engine: one line, a clipped line, an
-and-list here; sentences (``sentences``), callers' text checks (``safety``), the text index
-(``index``) beside it."""
+"""Language: the text toolkit shared by the groups, the offline engine, the screen and search
+(the lowest room of ``common``; it imports only ``common.datafiles``). One line, a clipped line,
+an and-list here; beside it sentences (``sentences``), the characters refused in callers' text
+(``safety``), the text index (``index``, ``synonyms``), look-alike letters (``confusables``),
+organisations' names (``organisations``), spelling (``spelling``), citations (``citations``),
+the offline word lists (``lexicon``), the companies known by name (``gazetteer``), the names
+of people and companies profiled (``names``) and the bundled sentence encoder (``minilm``)."""
 
 from __future__ import annotations
 

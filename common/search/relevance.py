@@ -6,7 +6,7 @@ both.
 Features of a (request, candidate) pair:
 
 - ``BASE``: the cosine of the two texts' vectors from the bundled MiniLM encoder; the share of
-  the request's search terms (``common.text.index.terms``: stemmed, stop words out) that the
+  the request's search terms (``common.language.index.terms``: stemmed, stop words out) that the
   candidate holds, and of its term pairs (in order); the names, places and figures of the
   request (capitalised words past the first, numbers) found in the candidate, and whether it
   names some and the candidate holds none; the request's length in terms; the cosine times the
@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from common.datafiles import DATA
-from common.text.index import terms
+from common.language.index import terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -161,7 +161,7 @@ def embed(texts: list[str]) -> np.ndarray:
     """MiniLM unit vectors of ``texts`` (the judge's own encoder, whatever retrieval uses)."""
     import numpy as np
 
-    from common.offline.minilm import get_model
+    from common.language.minilm import get_model
 
     return np.asarray(get_model().embed(texts), dtype=np.float32).reshape(len(texts), DIMENSION)
 
@@ -187,7 +187,7 @@ def vectors(texts: list[str], embedded: Sequence[Any], model_id: str) -> list[by
     """The ``judge_vector`` of each of ``texts`` at import: the retrieval vectors when the
     retrieval embedder is the judge's own MiniLM (``embedded``, of ``model_id``), else
     MiniLM's."""
-    from common.embeddings import OfflineEmbedder
+    from common.search.embeddings import OfflineEmbedder
 
     if model_id == OfflineEmbedder.model_id and len(embedded) == len(texts):
         return [pack(v) for v in embedded]
@@ -306,7 +306,7 @@ def judged(
 
 def own_encoder(model_id: str) -> bool:
     """Whether a retrieval embedder's vectors are the judge's own (the offline MiniLM)."""
-    from common.embeddings import OfflineEmbedder
+    from common.search.embeddings import OfflineEmbedder
 
     return model_id == OfflineEmbedder.model_id
 

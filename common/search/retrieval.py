@@ -3,13 +3,13 @@
 Each searchable document carries, besides its own fields:
 
 - ``term_counts``, ``doc_len`` and ``postings_format``: what the collection's text index
-  (``common.postings``, decision 0048) holds of it. Text search is BM25 over that index: one
+  (``common.search.postings``, decision 0048) holds of it. Text search is BM25 over that index: one
   read per query term and the records returned, whatever the size of the table.
 - ``embedding`` (a Firestore vector), ``embedding_model`` and ``embedding_dim``. Semantic search
   is Firestore vector search (``find_nearest``, cosine) pre-filtered on ``embedding_model``.
 - hybrid fuses the two rankings by reciprocal rank (RRF, k = 60).
 - ``judge_vector`` and ``judge_model``: the relevance judge's own vector of the document
-  (``common.relevance``, decision 0067), whatever the retrieval embedder.
+  (``common.search.relevance``, decision 0067), whatever the retrieval embedder.
 
 Vectors of two models are never mixed: ``search_indexes/{collection}`` records the model an index
 was built with; a search or an import with another model is refused (run ``reindex``).
@@ -26,9 +26,9 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from common.embeddings import Embedder, get_embedder
+from common.adapters.firestore import SEARCH_INDEXES, get_db, retried, where_eq
 from common.errors import BackendUnavailable
-from common.firestore import SEARCH_INDEXES, get_db, retried, where_eq
+from common.search.embeddings import Embedder, get_embedder
 
 RRF_K = 60
 REINDEXING = "reindexing:"  # the index model while a reindex runs
@@ -79,7 +79,7 @@ def index_fields(
     vector, ``judge_vectors``)."""
     from google.cloud.firestore_v1.vector import Vector
 
-    from common import relevance
+    from common.search import relevance
 
     return {
         **indexed.fields(),
@@ -95,7 +95,7 @@ def index_fields(
 def judge_vectors(texts: list[str], vectors: Sequence[Any], embedder: Embedder) -> list[bytes]:
     """The relevance judge's vectors of ``texts`` embedded as ``vectors`` by ``embedder`` (the
     same vectors when the embedder is the judge's MiniLM, else MiniLM's)."""
-    from common import relevance
+    from common.search import relevance
 
     return relevance.vectors(texts, vectors, embedder.model_id)
 
@@ -103,7 +103,7 @@ def judge_vectors(texts: list[str], vectors: Sequence[Any], embedder: Embedder) 
 def fresh(stored: dict[str, Any], digest: str, embedder: Embedder) -> bool:
     """Whether a stored document (its ``content_hash``, ``embedding_model`` and text-index
     fields) is already what an import of content hashing to ``digest`` would write."""
-    from common import postings, relevance
+    from common.search import postings, relevance
 
     return (
         stored.get("content_hash") == digest
@@ -115,7 +115,7 @@ def fresh(stored: dict[str, Any], digest: str, embedder: Embedder) -> bool:
 
 def compared_fields() -> list[str]:
     """The stored fields ``fresh`` compares: an import reads only these."""
-    from common import postings
+    from common.search import postings
 
     return ["embedding_model", "judge_model", *postings.STORED_FIELDS]
 
@@ -140,7 +140,7 @@ def _set_index_model(collection: str, model: str, dimension: int) -> None:
 def warm() -> None:
     """Load what a search needs on first use (``common.http.warmup``): the embedder and its
     model, and the text terms' stop words and stemmer."""
-    from common.text.index import terms
+    from common.language.index import terms
 
     get_embedder().embed(["How do cage-free campaigns start?"], "query")
     terms("How do cage-free campaigns start?")
@@ -162,7 +162,7 @@ def reindex(
     again after a failure. ``embed`` False rebuilds the text index only (after an upgrade
     that changed it): the vectors stay, and semantic search keeps answering. ``extra`` gives
     more search fields to store with each document (a table's ``filter_keys``)."""
-    from common import postings
+    from common.search import postings
 
     embedder = embedder or get_embedder()
     db = get_db()
@@ -215,7 +215,7 @@ def stale_terms(
     text gives now): a wrong term written under concurrency (issue 43: a stemmer shared by
     threads stemmed "hatcheries" as "enrich"), or an index of an older format. Nothing is
     changed; ``reindex`` with ``embed`` False rebuilds the text index."""
-    from common import postings
+    from common.search import postings
 
     read, stale = 0, list[str]()
     for docs in _pages(collection, page_size):
@@ -280,12 +280,12 @@ def text_search(
     related: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Hit]:
     """Documents holding the query's terms, best first, by BM25 over the collection's text
-    index (``common.postings``): its cost is one read per query term plus the records it
+    index (``common.search.postings``): its cost is one read per query term plus the records it
     returns, whatever the table's size. ``fields``: the document fields to read (default: all
     of them, the vector included -- name them). ``group``, ``per_group``: a group's documents past
     that many come after the other groups' (``postings.search``). ``related``: the query terms'
-    synonyms (``common.text.synonyms.related``)."""
-    from common import postings
+    synonyms (``common.language.synonyms.related``)."""
+    from common.search import postings
 
     found = postings.search(
         collection, query, limit, keep, fields, group=group, per_group=per_group, related=related

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from common.adapters.firestore import CONSUMERS, IDP_USERS, get_db, run_transaction, where_eq
 from common.errors import Forbidden
-from common.firestore import CONSUMERS, IDP_USERS, get_db, run_transaction, where_eq
 
 ACTIVE = "active"
 DISABLED = "disabled"

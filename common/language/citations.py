@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from common.text.index import terms
+from common.language.index import terms
 
 # A "- label: URL" line of a Sources section (a Markdown link "[label](URL)" is read too).
 _LISTED = re.compile(r"^\s*[-*]\s+(?P<label>.+?):\s+(?P<url>https?://\S+)\s*$")
@@ -106,5 +106,5 @@ def _identifier(term: str) -> bool:
 
 
 def _sequence(text: str) -> list[str]:
-    """The text's search terms in order, repeats kept (``common.text.index.terms`` per word)."""
+    """The text's search terms in order, repeats kept (``common.language.index.terms`` per word)."""
     return [term for word in text.split() for term in terms(word)]

@@ -40,7 +40,7 @@ def verify(token: str, caller: str) -> InternalCaller:
         if hmac.compare_digest(token.encode(), settings.internal_secret.encode()):
             return InternalCaller("local")
         raise NotInternal()
-    from common.oidc import InvalidToken, verify_token
+    from common.accounts.oidc import InvalidToken, verify_token
 
     try:
         claims = verify_token(
@@ -60,8 +60,3 @@ def verify(token: str, caller: str) -> InternalCaller:
     if claims.get("email_verified") is not True or email != expected:
         raise NotInternal()
     return InternalCaller(email)
-
-
-def bearer_for_local() -> str:
-    """What a local caller (the make-run ticker, the inline backend's tests) sends."""
-    return get_settings().internal_secret

@@ -11,9 +11,9 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_validator
 
-from common.text.safety import NOT_BLANK
-from common.topics import ids as topic_ids
-from common.topics import is_topic
+from common.catalog.topics import ids as topic_ids
+from common.catalog.topics import is_topic
+from common.language.safety import NOT_BLANK
 
 MAX_TOPICS = 20
 MAX_KEYWORDS = 20

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from common.adapters.firestore import TEXT_POSTINGS, get_db, retried, write_batched
 from common.errors import BackendUnavailable
-from common.firestore import TEXT_POSTINGS, get_db, retried, write_batched
-from common.text.index import term_counts
-from common.text.index import terms as text_terms
+from common.language.index import term_counts
+from common.language.index import terms as text_terms
 
 HEAD = 500  # postings in a head shard (about 15 KB): what a query reads per term at most (0049)
 # BM25's usual parameters, and title words three times. b 0.3 and titles twice did as well on
@@ -242,7 +242,7 @@ def _size(data: dict[str, Any]) -> int:
 def drop(collection: str) -> int:
     """Delete the whole text index of ``collection`` (before a rebuild); returns the count."""
     db = get_db()
-    from common.firestore import where_eq
+    from common.adapters.firestore import where_eq
 
     query = db.collection(TEXT_POSTINGS).where(filter=where_eq("collection", collection))
     refs = [doc.reference for doc in query.select([]).stream()]
@@ -325,7 +325,7 @@ def search(
     each checked against the version its postings were written for (and ``keep``). ``group``
     and ``per_group``: the documents of one group (by id) past its first ``per_group`` come
     after every other group's, so one long source cannot fill the list. ``related``: a term's
-    synonyms (``common.text.synonyms``), which count as the term: a document scores by the
+    synonyms (``common.language.synonyms``), which count as the term: a document scores by the
     best of them (at most ``MAX_RELATED`` more heads read). ``meter`` gets the number of
     documents each read asked for (what Firestore bills)."""
     wanted = text_terms(query)[:MAX_QUERY_TERMS]

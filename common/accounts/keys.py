@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from common.adapters.firestore import API_KEYS, get_db, where_eq
 from common.config import get_settings
-from common.firestore import API_KEYS, get_db, where_eq
 from common.logging import get_logger
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -290,7 +290,7 @@ def _touch_last_used(principal: Principal, now: datetime, interval_s: float) -> 
     try:
         get_db().collection(API_KEYS).document(principal.key_id).update({"last_used_at": now})
     except Exception as exc:
-        from common.firestore import is_backend_error
+        from common.adapters.firestore import is_backend_error
 
         if not is_backend_error(exc):
             raise
@@ -298,7 +298,7 @@ def _touch_last_used(principal: Principal, now: datetime, interval_s: float) -> 
 
 
 def _load_principal(key_hash: str, now: datetime) -> Principal | None:
-    from common.consumers import get_consumer
+    from common.accounts.consumers import get_consumer
 
     query = get_db().collection(API_KEYS).where(filter=where_eq("key_hash", key_hash))
     docs = list(query.limit(1).stream())

@@ -30,7 +30,7 @@ from pydantic import (
 from common.config import get_settings
 from common.datafiles import Content, ContentError, Line, LowerLine, load
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 TopicId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=100)]
 

@@ -15,7 +15,7 @@ from common.config import get_settings
 from common.errors import AppError
 
 if TYPE_CHECKING:
-    from common.http import HeaderMap
+    from common.http.routes import HeaderMap
 
 _NAMES = ("id", "timestamp", "signature")
 

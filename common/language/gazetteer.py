@@ -22,8 +22,8 @@ from functools import cache
 from typing import Literal
 
 from common.datafiles import Content, Line, load
-from common.offline import lexicon
-from common.text.index import unaccented
+from common.language import lexicon
+from common.language.index import unaccented
 
 Sector = Literal[
     "retail", "restaurant", "foodservice", "hospitality", "producer", "food", "fashion", "cosmetics"

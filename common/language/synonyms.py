@@ -1,11 +1,11 @@
 """Words of the same meaning for knowledge search (decision 0055): for the everyday words
 people type, the words the knowledge guides use for the same thing (``data/search/
 synonyms.toml``: "cops" -> "police", "jail" -> "imprisonment"). A query term's synonyms
-count as the term itself in the words ranking (``common.postings.search``, ``related``): a
+count as the term itself in the words ranking (``common.search.postings.search``, ``related``): a
 passage scores by the best of them, never by two.
 
 The file is read on first use, not at import, and its words are turned into search terms as
-the index stores them (``common.text.index.terms``)."""
+the index stores them (``common.language.index.terms``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from functools import cache
 from pydantic import Field
 
 from common.datafiles import Content, LowerLine, load
-from common.text.index import terms
+from common.language.index import terms
 
 MAX_SYNONYMS = 4  # per word
 

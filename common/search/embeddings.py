@@ -1,7 +1,7 @@
 """Text embeddings: the port the search and knowledge groups embed with, and its two adapters.
 
 ``EMBEDDINGS_BACKEND=offline`` (local runs and tests) runs all-MiniLM-L6-v2 in process with
-NumPy (``common.offline.minilm``): no network, no download. ``vertex`` calls Vertex AI's text
+NumPy (``common.language.minilm``): no network, no download. ``vertex`` calls Vertex AI's text
 embedding models (e.g. ``text-embedding-005``) over REST with the retrieval task types
 (``RETRIEVAL_DOCUMENT`` for what is stored, ``RETRIEVAL_QUERY`` for questions), authenticated
 with the runtime's Application Default Credentials; tests run it against a loopback fake.
@@ -49,7 +49,7 @@ class OfflineEmbedder:
     model_id = f"offline:all-MiniLM-L6-v2@{dimension}"
 
     def embed(self, texts: list[str], purpose: Purpose) -> list[list[float]]:
-        from common.offline.minilm import get_model
+        from common.language.minilm import get_model
 
         return get_model().embed(texts) if texts else []
 
@@ -169,7 +169,7 @@ class VertexEmbedder:
 
 
 def _google_token_source() -> Any:
-    from common.llm import google_token_source
+    from common.adapters.llm import google_token_source
 
     return google_token_source()
 

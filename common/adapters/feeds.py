@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from common.config import get_settings
-from common.text import clip
-from common.text.safety import without_invisible
+from common.language import clip
+from common.language.safety import without_invisible
 
 if TYPE_CHECKING:
     import httpx

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from common.firestore import USAGE, USAGE_UNBILLED, field_filter, get_db, where_eq
-from common.pricing import format_usd, price_of, prices
+from common.adapters.firestore import USAGE, USAGE_UNBILLED, field_filter, get_db, where_eq
+from common.billing.pricing import format_usd, price_of, prices
 
 
 def record(

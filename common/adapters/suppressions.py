@@ -12,7 +12,7 @@ import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
-from common.firestore import RECIPIENTS, SUPPRESSIONS, collection, get_db, locations
+from common.adapters.firestore import RECIPIENTS, SUPPRESSIONS, collection, get_db, locations
 
 BATCH = 400
 

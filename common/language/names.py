@@ -2,7 +2,7 @@
 the opt-out list, the per-subject limit and the audit log use, and whole-word matching in text.
 
 Folding: compatibility-normalised (NFKC), look-alike letters of other scripts read as the Latin
-letters they pass for (``common.text.confusables``: a Cyrillic "\u0456" is "i"), then NFKD,
+letters they pass for (``common.language.confusables``: a Cyrillic "\u0456" is "i"), then NFKD,
 accents dropped, case-folded, apostrophes removed (O'Brien = OBrien), "&" read as "and", every
 other run of non-letters/digits a single space. "José  O\u2019Brien-Smith" and "jose obrien
 smith" fold alike. The opt-out list, the per-subject limit and the audit log compare canonical
@@ -16,7 +16,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from common.text.confusables import latin
+from common.language.confusables import latin
 
 _APOSTROPHES = re.compile(r"['\u2019\u02bc\u2018`\u00b4]")
 # Second-level labels under a country code: harlowfoods.co.uk, brightwell.com.au.

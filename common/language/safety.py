@@ -3,8 +3,8 @@
 Whatever a caller stores can end up in an email, a log line or a page. Control characters
 (NUL and the rest of C0 except tab, line feed and carriage return; DEL; C1) and the Unicode bidi
 embedding, override and isolate controls (which can make text display as something other than
-what it is, "Trojan Source") are refused at input with a 400 naming the field, instead of being
-stripped somewhere downstream.
+what it is, "Trojan Source") are refused at input with a 400 naming the field
+(``common.http.validate.unsafe_text``), instead of being stripped somewhere downstream.
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from common.errors import FieldError
-
 # The refused characters as a regex class body, written with escapes so that the same text is a
 # valid Python and ECMA-262 (JSON Schema) class.
 UNSAFE_CLASS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
-_UNSAFE = re.compile(f"[{UNSAFE_CLASS}]")
 # Characters that show nothing: format characters (the soft hyphen, zero-width spaces and
 # joiners, directional marks, word joiner and invisible operators, byte order mark, variation
 # selectors, interlinear annotation) and the letters and pattern that render as a blank (Hangul
@@ -36,18 +33,6 @@ SAFE_TEXT_PATTERN = f"^[^{UNSAFE_CLASS}]*$"
 SAFE_NONBLANK_PATTERN = (
     rf"^[^{UNSAFE_CLASS}]*[^\s{UNSAFE_CLASS}{INVISIBLE_CLASS}][^{UNSAFE_CLASS}]*$"
 )
-_NAMES = {
-    "\x00": "NUL",
-    "\u202a": "LEFT-TO-RIGHT EMBEDDING",
-    "\u202b": "RIGHT-TO-LEFT EMBEDDING",
-    "\u202c": "POP DIRECTIONAL FORMATTING",
-    "\u202d": "LEFT-TO-RIGHT OVERRIDE",
-    "\u202e": "RIGHT-TO-LEFT OVERRIDE",
-    "\u2066": "LEFT-TO-RIGHT ISOLATE",
-    "\u2067": "RIGHT-TO-LEFT ISOLATE",
-    "\u2068": "FIRST STRONG ISOLATE",
-    "\u2069": "POP DIRECTIONAL ISOLATE",
-}
 MAX_ERRORS = 20
 # What third-party text (feed items, news search results) loses before it reaches a client:
 # the refused and invisible characters above, Unicode tag characters (which can smuggle text
@@ -70,38 +55,6 @@ def without_invisible(text: str) -> str:
         for char in text
         if char.isspace() or unicodedata.category(char) not in ("Cf", "Cc", "Co", "Cs")
     )
-
-
-def unsafe_text(data: Any, where: str = "body") -> list[FieldError]:
-    """One error per string (value or object key) in ``data`` holding a refused character."""
-    found: list[tuple[list[str], str]] = []
-    _walk(data, [], found)
-    return [FieldError(".".join(path) or where, message) for path, message in found]
-
-
-def _walk(value: Any, path: list[str], errors: list[tuple[list[str], str]]) -> None:
-    if len(errors) >= MAX_ERRORS:
-        return
-    if isinstance(value, str):
-        if found := _UNSAFE.search(value):
-            errors.append((path, _message(found.group())))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if found := _UNSAFE.search(key):
-                errors.append((path, f"A field name contains {_describe(found.group())}."))
-            _walk(item, [*path, key], errors)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _walk(item, [*path, str(index)], errors)
-
-
-def _describe(char: str) -> str:
-    name = _NAMES.get(char, "a control character")
-    return f"{name} (U+{ord(char):04X})"
-
-
-def _message(char: str) -> str:
-    return f"Contains {_describe(char)}, which is not allowed in text."
 
 
 def document_rule(schema: Any) -> None:

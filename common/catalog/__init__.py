@@ -1,0 +1,3 @@
+"""The topic catalog (``topics``, from ``data/topics.toml``) and what a request for news names
+(``interests``).
+"""
