@@ -7,6 +7,7 @@ from typing import Literal, TypeGuard, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.http.streams import Event
+from common.language.safety import NOT_BLANK
 from common.models import Citation, Input
 
 Intent = Literal[
@@ -30,7 +31,7 @@ class ChatMessage(Input):
 
 
 class MessageRequest(Input):
-    message: str = Field(min_length=1, max_length=5000)
+    message: str = Field(min_length=1, max_length=5000, pattern=NOT_BLANK)
     history: list[ChatMessage] = Field(
         default_factory=list, max_length=MAX_HISTORY, description="Earlier turns, oldest first."
     )

@@ -28,6 +28,7 @@ def turns(n: int) -> list[dict]:
     ("path", "body", "field"),
     [
         ("message", {"message": ""}, "message"),
+        ("message", {"message": " \n\t "}, "message"),  # nothing visible: blank
         ("message", {"message": "x" * 5001}, "message"),
         (
             "message",
