@@ -9,10 +9,11 @@ code. One request's way through the room:
     auth         per-address limit of failed authentication (429, nothing read; edgelimit)
                  -> API key (common.accounts.keys) or portal ID token
                  (common.accounts.consumers) (401/403) -> rate limit (429; ratelimit)
+    pipeline     internal caller's token (common.accounts.internal), before the body is read
     body         content type (415) -> body read within BODY_READ_TIMEOUT_S (408, 413)
-    pipeline     webhook signature (401; webhooks) or internal caller's token
-                 (common.accounts.internal)
+    pipeline     webhook signature on the raw body (401; webhooks)
     validate     path, query and body against the route's models (400)
+    capacity     a slot of the caller's share of the route's pool (503 before the work)
     settle       Idempotency-Key of a keyed POST/PATCH (400; replay, 409 or 422;
                  idempotency) -> handler -> the call settled in one place: usage recorded
                  for a priced route that delivered (common.billing.metering), the key kept

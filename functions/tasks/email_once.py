@@ -6,8 +6,8 @@ sending and never recorded the outcome; ``email_state`` is the ``email`` field a
 stores. The record's state transitions (``none -> sending -> sent``) are in ``records``.
 
 The job modules (tracking runs, recipient confirmations, legal guidance) import this module;
-the worker (``functions.tasks.worker``) imports the job modules. Keeping the protocol out of the
-worker keeps that one-way.
+the worker (``functions.tasks.worker``) imports no group: it is handed the job table
+(``registry.jobs()``, ``Call.jobs``). Keeping the protocol out of the worker keeps that one-way.
 """
 
 from __future__ import annotations
