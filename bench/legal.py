@@ -63,7 +63,9 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _legal_help(path: Path) -> list[str]:
-    return [row["text"] for row in _rows(path) if row["intent"] == "LEGAL_HELP"]
+    from common.offline.intents import examples
+
+    return [row.text for row in examples(path) if row.intent == "LEGAL_HELP"]
 
 
 def _quality_requests() -> list[str]:
@@ -78,7 +80,10 @@ def _quality_requests() -> list[str]:
 
 def sets() -> dict[str, dict[str, list[str]]]:
     """{set: {group: texts}}; a group's name says whether its requests are to be recognised."""
-    pairs = [p for path in TRAINING_PAIRS for p in _rows(path)]
+    from common.datafiles import read_jsonl
+    from devtools.train_relevance import Pair
+
+    pairs = [p for path in TRAINING_PAIRS for p in read_jsonl(path, Pair)]  # validated (0070)
     chat = _rows(DATA / "relevance_holdout_chat.jsonl") + _rows(DATA / "relevance_dev_chat.jsonl")
     refused = _rows(DATA / "legal_unrecognised_holdout.jsonl")
     from functions.legal import content
@@ -86,8 +91,8 @@ def sets() -> dict[str, dict[str, list[str]]]:
     return {
         "tuning": {
             "recognise:legal_help_train": _legal_help(ROOT / "data" / "intents" / "train.jsonl"),
-            "refuse:off_corpus": sorted({p["request"] for p in pairs if p["kind"] == "off_corpus"}),
-            "refuse:nonsense": sorted({p["request"] for p in pairs if p["kind"] == "nonsense"}),
+            "refuse:off_corpus": sorted({p.request for p in pairs if p.kind == "off_corpus"}),
+            "refuse:nonsense": sorted({p.request for p in pairs if p.kind == "nonsense"}),
         },
         "holdout": {
             "recognise:legal_help_holdout": _legal_help(ROOT / "data" / "intents" / "holdout.jsonl")

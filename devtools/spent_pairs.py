@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from devtools.train_relevance import ROOT, records, sections
+from devtools.train_relevance import ROOT, Pair, records, sections
 
 SPENT = ("relevance_holdout", "relevance_holdout2")  # measured: figures in decision 0067
 OUT = ROOT / "data" / "relevance" / "train_pairs_spent.jsonl"
@@ -120,7 +120,10 @@ def main() -> int:
                     "source": "spent",
                 }
             )
-    OUT.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in out), "utf-8")
+    lines = [json.dumps(p, ensure_ascii=False) for p in out]
+    for line in lines:  # what the trainer will read (decision 0070)
+        Pair.model_validate_json(line)
+    OUT.write_text("".join(line + "\n" for line in lines), "utf-8")
     positives = sum(1 for p in out if p["label"])
     print(
         f"wrote {len(out)} pairs ({positives} relevant) from {len(spent)} requests to {OUT}",

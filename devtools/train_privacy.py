@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common.datafiles import DATA
+from common.datafiles import DATA, NotBlank, Row, read_jsonl
 from common.privacy import classifier
 from common.privacy.rules import LABELS
 from common.privacy.screen import NOBODY, _by_rules
@@ -47,19 +47,21 @@ STEPS = 1500
 RATE = 2.0
 
 
+class Sentence(Row):
+    """A row of ``data/privacy/train.jsonl`` (and of ``train_pending.jsonl``, kept for a later
+    training): a sentence and its label, "none" or a personal label of
+    ``common.privacy.rules.Label`` (``classifier.Verdict``). Decision 0070."""
+
+    text: NotBlank
+    label: classifier.Verdict
+
+
 def load(path: Path) -> tuple[list[str], list[str], str]:
-    """The texts, their labels, and the SHA-256 of the bytes they were read from."""
-    data = path.read_bytes()
-    texts, labels = [], []
-    for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        if row["label"] not in (classifier.NONE, *LABELS):
-            raise SystemExit(f"{path}:{number}: unknown label {row['label']!r}")
-        texts.append(row["text"])
-        labels.append(row["label"])
-    return texts, labels, hashlib.sha256(data).hexdigest()
+    """The texts, their labels, and the SHA-256 of the bytes they were read from; every row
+    validated (``Sentence``: ContentError names file:line and the field)."""
+    rows = read_jsonl(path, Sentence)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return [row.text for row in rows], [row.label for row in rows], digest
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import BeforeValidator, model_validator
+
+from common.datafiles import ContentError, NotBlank, Row, numbered_rows, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = sorted((ROOT / "data" / "relevance").glob("train_pairs*.jsonl"))
@@ -65,24 +68,105 @@ def records() -> dict[tuple[str, str], str]:
     return found
 
 
+def _whole(value: Any) -> Any:
+    if type(value) is not int:  # strict JSON would still take true and 1.0 for a literal 1
+        raise ValueError("must be a whole number: 0, 1 or 2")
+    return value
+
+
+# A pair's label: 2 the candidate answers the request, 1 it helps, 0 it does not; the judge
+# learns "relevant" as 1 or 2 (``common.search.relevance``).
+Grade = Annotated[Literal[0, 1, 2], BeforeValidator(_whole)]
+
+
+class CandidateRef(Row):
+    """What a pair's request is judged against, one of: a guide's section (``doc``,
+    ``section``: its heading), a guide's sentence as the assistant quotes it (``doc``,
+    ``sentence``), a sample record (``table``, ``id``)."""
+
+    doc: NotBlank | None = None
+    section: NotBlank | None = None
+    sentence: NotBlank | None = None
+    table: NotBlank | None = None
+    id: NotBlank | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> CandidateRef:
+        given = {name for name in CandidateRef.model_fields if getattr(self, name) is not None}
+        if given not in ({"doc", "section"}, {"doc", "sentence"}, {"table", "id"}):
+            shown = ", ".join(sorted(given)) or "nothing"
+            raise ValueError(
+                f"give doc and section, doc and sentence, or table and id (not {shown})"
+            )
+        return self
+
+    def text(self, texts: dict[tuple[str, str], str]) -> str | None:
+        """The candidate's text as the judge reads it (``sections``, ``records``), or None
+        when the section or record is not there."""
+        if self.sentence is not None:
+            return self.sentence
+        return texts.get((self.doc or "", self.section or "") if self.doc else self.record)
+
+    @property
+    def record(self) -> tuple[str, str]:
+        return self.table or "", self.id or ""
+
+    def missing(self) -> str:
+        """What was not found, as the error says it."""
+        if self.doc is not None:
+            return f"guide {self.doc!r} has no section {self.section!r}"
+        return f"table {self.table!r} has no record {self.id!r}"
+
+
+class Pair(Row):
+    """A row of ``data/relevance/train_pairs*.jsonl`` and ``short_pairs.jsonl`` (decision
+    0070). ``mode``: the door the request came to (``draft`` and ``content`` are both content's
+    coverage); ``kind``: what its writer meant it to be (``bench/relevance.py``'s kinds, and a
+    chat message's ``expect`` when nothing covers it); ``source``: ``spent`` for the pairs of
+    ``devtools.spent_pairs``."""
+
+    request: NotBlank
+    mode: Literal["search", "chat", "draft", "content"]
+    candidate: CandidateRef
+    label: Grade
+    kind: Literal[
+        "keywords",
+        "question",
+        "paraphrase",
+        "near_miss",
+        "off_corpus",
+        "nonsense",
+        "not_covered",
+        "off_topic",
+    ]
+    source: Literal["spent"] | None = None
+
+
+def read_pairs(paths: list[Path], texts: dict[tuple[str, str], str]) -> list[tuple[str, str, int]]:
+    """(request, the candidate's text, label) of every pair in ``paths``, each row validated
+    (``Pair``) and its candidate found in ``texts``; otherwise ``ContentError`` names the file,
+    the line and the field."""
+    found, missing = [], []
+    for path in paths:
+        for number, pair in numbered_rows(path, Pair):
+            text = pair.candidate.text(texts)
+            if text is None:
+                missing.append(f"{shown(path)}:{number}: candidate: {pair.candidate.missing()}")
+                continue
+            found.append((pair.request, text, pair.label))
+    if missing:
+        more = f"\n(and {len(missing) - 10} more)" if len(missing) > 10 else ""
+        raise ContentError("\n".join(missing[:10]) + more)
+    return found
+
+
 def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, labels (relevant: 1 or 2) and each pair's request index, from ``paths``."""
     from common.search.relevance import Candidate, embed, rows
 
-    texts = {**sections(), **records()}
     by_request: dict[str, list[tuple[str, int]]] = {}
-    for line in (line for path in paths for line in path.read_text("utf-8").splitlines()):
-        if not line.strip():
-            continue
-        pair: dict[str, Any] = json.loads(line)
-        candidate = pair["candidate"]
-        if "sentence" in candidate:  # a guide's sentence, as the assistant quotes it
-            text = candidate["sentence"]
-        elif "doc" in candidate:
-            text = texts[(candidate["doc"], candidate["section"])]
-        else:
-            text = texts[(candidate["table"], candidate["id"])]
-        by_request.setdefault(pair["request"], []).append((text, int(pair["label"])))
+    for request, text, label in read_pairs(paths, {**sections(), **records()}):
+        by_request.setdefault(request, []).append((text, label))
     requests = list(by_request)
     unique = sorted({text for pairs in by_request.values() for text, _ in pairs})
     vector_of = dict(zip(unique, embed(unique), strict=True))

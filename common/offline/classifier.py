@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+from common.offline import intents
+
 TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _CUES = {
     name: re.compile(pattern)
@@ -134,15 +136,14 @@ class Model:
 
     @classmethod
     def load(cls, path: Path) -> Model:
-        data = json.loads(path.read_text())
-        meaning = Meaning(**data["meaning"]) if "meaning" in data else None
+        """The model file, validated by ``intents.ModelFile`` (ContentError names the field)."""
+        data = intents.read_model(path)
+        found = data.meaning
+        meaning = None
+        if found is not None:
+            meaning = Meaning(found.weights, found.bias, found.mix, found.scale, found.words_sure)
         return cls(
-            data["labels"],
-            data["weights"],
-            data["bias"],
-            data["temperature"],
-            meaning,
-            data.get("trainedOn", ""),
+            list(data.labels), data.weights, data.bias, data.temperature, meaning, data.trainedOn
         )
 
 
@@ -285,8 +286,9 @@ def fit_temperature(model_factory, examples: Sequence[tuple[str, str]], folds: i
 
 
 def read_jsonl(path: Path) -> list[tuple[str, str]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [(row["text"], row["intent"]) for row in rows]
+    """(text, intent) of a labelled set, each row validated (``intents.Example``: an intent
+    the service knows; ContentError names file:line)."""
+    return [(row.text, row.intent) for row in intents.examples(path)]
 
 
 def accuracy(model: Model, examples: Iterable[tuple[str, str]]) -> float:

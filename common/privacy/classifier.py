@@ -14,7 +14,6 @@ EMBEDDINGS_BACKEND is: the weights were fitted on its vectors.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -22,15 +21,20 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from common.datafiles import DATA
+from pydantic import Field, model_validator
+
+from common.datafiles import DATA, Row, read_json
+from common.privacy.rules import Label
 
 if TYPE_CHECKING:
     import numpy as np
 
 MODEL_PATH = DATA / "privacy" / "model.json"
 NONE = "none"
+Verdict = Literal["none", Label]  # a training sentence's label, and the model's: none first
+DIMENSION = 384  # the offline encoder's (common.language.minilm), the first columns of a row
 
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -95,21 +99,65 @@ class Model:
         return out
 
 
+class TrainedOn(Row):
+    """What the model was trained from (a test compares ``sha256`` with the training set's)."""
+
+    file: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    sentences: int = Field(gt=0)
+    personal: int = Field(ge=0)
+
+
+class ModelFile(Row):
+    """``data/privacy/model.json`` as ``read`` uses it (decision 0070): labels "none" first,
+    then personal labels of ``rules.Label``, each once; one row of weights and one bias per
+    label, a row being ``DIMENSION`` embedding columns then one per word of ``vocabulary``
+    (each word once); a threshold strictly between 0 and 1. ``about`` and ``crossValidated``
+    are for the reader of the file."""
+
+    about: str
+    trainedOn: TrainedOn
+    crossValidated: dict[str, float | dict[str, float]]
+    labels: tuple[Verdict, ...] = Field(min_length=2)
+    threshold: Annotated[float, Field(gt=0.0, lt=1.0)]
+    alpha: Annotated[float, Field(gt=0.0)]
+    vocabulary: tuple[str, ...]
+    weights: list[list[float]]
+    bias: list[float]
+
+    @model_validator(mode="after")
+    def _shapes(self) -> ModelFile:
+        n, width = len(self.labels), DIMENSION + len(self.vocabulary)
+        if self.labels[0] != NONE or len(set(self.labels)) != n:
+            raise ValueError(f"labels: {NONE!r} first, then each personal label once")
+        if len(set(self.vocabulary)) != len(self.vocabulary):
+            raise ValueError("vocabulary: a word is listed twice")
+        if len(self.bias) != n:
+            raise ValueError(f"bias: {len(self.bias)} values for {n} labels")
+        if len(self.weights) != n:
+            raise ValueError(f"weights: {len(self.weights)} rows for {n} labels")
+        for i, row in enumerate(self.weights):
+            if len(row) != width:
+                raise ValueError(
+                    f"weights[{i}]: {len(row)} values, not {width} ({DIMENSION} for the "
+                    f"embedding and {len(self.vocabulary)} for the vocabulary)"
+                )
+        return self
+
+
 def read(path: Path) -> Model:
+    """The model file, validated by ``ModelFile`` (ContentError names the file and the
+    field); read once (``model``)."""
     import numpy as np
 
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    labels = tuple(data["labels"])
-    if not labels or labels[0] != NONE:
-        raise ValueError(f"{path}: the first label must be {NONE!r}")
-    vocabulary = {gram: index for index, gram in enumerate(data["vocabulary"])}
+    data = read_json(path, ModelFile)
     return Model(
-        labels=labels,
-        weights=np.asarray(data["weights"], dtype=np.float32),
-        bias=np.asarray(data["bias"], dtype=np.float32),
-        threshold=float(data["threshold"]),
-        vocabulary=vocabulary,
-        alpha=float(data["alpha"]),
+        labels=data.labels,
+        weights=np.asarray(data.weights, dtype=np.float32),
+        bias=np.asarray(data.bias, dtype=np.float32),
+        threshold=data.threshold,
+        vocabulary={gram: index for index, gram in enumerate(data.vocabulary)},
+        alpha=data.alpha,
     )
 
 

@@ -56,7 +56,9 @@ from itertools import combinations_with_replacement, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from common.datafiles import DATA
+from pydantic import model_validator
+
+from common.datafiles import DATA, Row, read_json
 from common.language.index import terms
 
 if TYPE_CHECKING:
@@ -246,22 +248,57 @@ class Judges:
         return json.dumps(body) + "\n"
 
 
-def _judge(document: dict[str, Any], features: tuple[str, ...], path: Path) -> Judge:
-    if tuple(document["features"]) != features:
-        raise ValueError(f"{path} was trained on other features: run devtools.train_relevance")
-    return Judge(
-        tuple(document["mean"]),
-        tuple(document["scale"]),
-        tuple(document["weights"]),
-        float(document["bias"]),
-    )
+class JudgeFile(Row):
+    """One regression as a model file holds it: the features it was trained on, and per
+    feature a mean, a scale (not 0) and a weight; then the bias."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+
+    def _check(self, features: tuple[str, ...], where: str) -> None:
+        if self.features != features:
+            pairs = zip(self.features, features, strict=False)
+            differs = next(
+                (i for i, (a, b) in enumerate(pairs) if a != b),
+                min(len(self.features), len(features)),
+            )
+            raise ValueError(
+                f"{where}features: not the judge's ({len(self.features)} features, "
+                f"{len(features)} wanted; first difference at [{differs}]): the model was "
+                "trained on other features, run devtools.train_relevance"
+            )
+        for name in ("mean", "scale", "weights"):
+            if len(getattr(self, name)) != len(features):
+                found = len(getattr(self, name))
+                raise ValueError(f"{where}{name}: {found} values for {len(features)} features")
+        if 0.0 in self.scale:
+            raise ValueError(f"{where}scale: a feature's scale is 0")
+
+    def judge(self) -> Judge:
+        return Judge(self.mean, self.scale, self.weights, self.bias)
+
+
+class ModelFile(JudgeFile):
+    """A judge's file (``MODEL_PATH``, ``FIRST_MODEL_PATH``), decision 0070: the full judge on
+    ``FEATURES`` and, under ``short``, the short judge on ``SHORT_FEATURES``."""
+
+    short: JudgeFile
+
+    @model_validator(mode="after")
+    def _of_the_features(self) -> ModelFile:
+        self._check(FEATURES, "")
+        self.short._check(SHORT_FEATURES, "short.")
+        return self
 
 
 def read(path: Path = MODEL_PATH) -> Judges:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if "short" not in document:
-        raise ValueError(f"{path} has no short judge: run devtools.train_relevance")
-    return Judges(_judge(document, FEATURES, path), _judge(document["short"], SHORT_FEATURES, path))
+    """A judge's file, validated by ``ModelFile`` (ContentError names the file and the field);
+    read once (``judge``, ``first_judge``)."""
+    document = read_json(path, ModelFile)
+    return Judges(document.judge(), document.short.judge())
 
 
 @cache

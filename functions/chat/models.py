@@ -9,15 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from common.http.streams import Event
 from common.language.safety import NOT_BLANK
 from common.models import Citation, Input
+from common.offline.intents import Intent  # the intents, defined beside the model's schemas
 
-Intent = Literal[
-    "CREATE_CONTENT",
-    "INVESTIGATE_COMPANY",
-    "RESEARCH_INDIVIDUAL",
-    "LEGAL_HELP",
-    "TRACK_ISSUES",
-    "GENERAL_CHAT",
-]
 MAX_HISTORY = 50
 
 

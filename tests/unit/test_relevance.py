@@ -99,31 +99,14 @@ def test_a_query_vector_from_the_retrieval_embedder_is_reused_only_when_it_is_mi
 
 def test_every_training_pair_is_labelled_and_its_candidate_exists() -> None:
     """The judge's training sets (``data/relevance/*.jsonl``, the spent held-apart sets' pairs
-    among them): a label of 0, 1 or 2 and a candidate that is a guide's section, a record or a
-    sentence the trainer can read. A mistyped id would otherwise stop the training, and a
-    mistyped label train another class."""
-    import json
+    among them), read as the trainer reads them (``devtools.train_relevance.read_pairs``):
+    every row a ``Pair`` (a label of 0, 1 or 2, a request, a candidate that is a guide's
+    section, a record or a sentence) whose candidate the trainer can read. A mistyped id would
+    otherwise stop the training, and a mistyped label train another class: either is a
+    ``ContentError`` naming the file and line (tests/unit/test_data_schemas.py)."""
+    from devtools.train_relevance import PAIRS, SHORT_PAIRS, read_pairs, records, sections
 
-    from devtools.train_relevance import PAIRS, SHORT_PAIRS, records, sections
-
-    texts = {**sections(), **records()}
-    read = 0
-    for path in (*PAIRS, SHORT_PAIRS):
-        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            pair = json.loads(line)
-            where = f"{path.name}:{number}"
-            assert pair["label"] in (0, 1, 2), where
-            assert isinstance(pair["request"], str), where
-            assert pair["request"].strip(), where
-            candidate = pair["candidate"]
-            if "sentence" in candidate:
-                assert candidate["sentence"].strip(), where
-            elif "doc" in candidate:
-                assert (candidate["doc"], candidate["section"]) in texts, where
-            else:
-                assert (candidate["table"], candidate["id"]) in texts, where
-            read += 1
+    found = read_pairs([*PAIRS, SHORT_PAIRS], {**sections(), **records()})
     assert any(path.name == "train_pairs_spent.jsonl" for path in PAIRS)
-    assert read > 9000
+    assert len(found) > 9000
+    assert {label for _, _, label in found} == {0, 1, 2}
