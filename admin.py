@@ -223,7 +223,7 @@ def import_records(args: argparse.Namespace) -> None:
     with their line numbers, the valid ones still load. Exit 1 if any row was rejected."""
     from pathlib import Path
 
-    from functions.search.importer import ImportFileError
+    from common.errors import ImportFileError
     from functions.search.importer import import_records as load
     from functions.search.tables import TABLES
 

@@ -179,7 +179,8 @@ def _reset_provider() -> None:
 
 
 def _agreement(rows: list[tuple[str, str, tuple[str, float, dict]]], chat) -> dict[str, object]:
-    from common.adapters.llm import ProviderError, get_provider
+    from common.adapters.llm import get_provider
+    from common.errors import ProviderError
 
     provider = get_provider()
     alone = together = agree = failed = 0

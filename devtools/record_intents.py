@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from common.adapters.llm import ProviderError, get_provider
+from common.adapters.llm import get_provider
+from common.errors import ProviderError
 from functions.chat.service import provider_intent
 
 ROOT = Path(__file__).resolve().parent.parent

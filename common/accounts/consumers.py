@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common.adapters.firestore import CONSUMERS, IDP_USERS, get_db, run_transaction, where_eq
-from common.errors import Forbidden
+from common.errors import Forbidden, NotProvisioned
 
 ACTIVE = "active"
 DISABLED = "disabled"
@@ -58,10 +58,6 @@ def get_or_create_by_email(email: str) -> tuple[dict[str, Any], bool]:
     if existing is not None:
         return existing, False
     return create_consumer(email), True
-
-
-class NotProvisioned(Forbidden):
-    code, title = "not_provisioned", "Account not provisioned"
 
 
 @dataclass(frozen=True)

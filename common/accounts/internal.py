@@ -16,18 +16,13 @@ import hmac
 from dataclasses import dataclass
 
 from common.config import get_settings
-from common.errors import Unauthorized
+from common.errors import InvalidToken, NotInternal
 
 
 @dataclass(frozen=True)
 class InternalCaller:
     identity: str  # the service account, or "local"
     consumer_id: None = None  # the pipeline logs consumer ids; an internal call has none
-
-
-class NotInternal(Unauthorized):
-    def __init__(self) -> None:
-        super().__init__("This endpoint is for the service's scheduler and task queue only.")
 
 
 def verify(token: str, caller: str) -> InternalCaller:
@@ -40,7 +35,7 @@ def verify(token: str, caller: str) -> InternalCaller:
         if hmac.compare_digest(token.encode(), settings.internal_secret.encode()):
             return InternalCaller("local")
         raise NotInternal()
-    from common.accounts.oidc import InvalidToken, verify_token
+    from common.accounts.oidc import verify_token
 
     try:
         claims = verify_token(

@@ -13,17 +13,12 @@ import time
 from typing import Any
 
 from common.config import get_settings
-from common.errors import BackendUnavailable, Unauthorized
+from common.errors import BackendUnavailable, InvalidToken
 
 ALGORITHMS = ["RS256"]
 LEEWAY_S = 60
 JWKS_TTL_S = 300.0
 MIN_REFETCH_S = 30.0
-
-
-class InvalidToken(Unauthorized):
-    def __init__(self) -> None:
-        super().__init__("Send a valid ID token from the sign-in as 'Authorization: Bearer'.")
 
 
 class JwksCache:

@@ -1,10 +1,10 @@
 """Sending one email: SendGrid v3 in production, ``.eml`` files in a local outbox otherwise.
 
 Callers must know whether a failed send may be retried, because a retried task must never
-deliver a second digest. So failures come in two kinds: ``EmailNotSent`` (the provider
-certainly did not accept the message; retrying is safe) and ``EmailOutcomeUnknown`` (it may
-have been accepted; the caller must reconcile, e.g. by the ``custom_args`` task id, instead of
-resending blindly).
+deliver a second digest. So failures come in two kinds (``common.errors``): ``EmailNotSent``
+(the provider certainly did not accept the message; retrying is safe, unless it is an
+``EmailRejected``, refused for good) and ``EmailOutcomeUnknown`` (it may have been accepted;
+the caller must reconcile, e.g. by the ``custom_args`` task id, instead of resending blindly).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from common.config import get_settings
-from common.errors import BackendUnavailable
+from common.errors import EmailNotSent, EmailOutcomeUnknown, EmailRejected
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
@@ -37,19 +37,6 @@ class Email:
     headers: dict[str, str] = field(default_factory=dict)  # e.g. List-Unsubscribe
     custom_args: dict[str, str] = field(default_factory=dict)  # SendGrid custom_args
     category: str = ""  # SendGrid category, e.g. "tracking-digest"
-
-
-class EmailNotSent(BackendUnavailable):
-    """The provider definitely did not accept the message: safe to retry."""
-
-
-class EmailRejected(EmailNotSent):
-    """The provider refused this message for good (a 4xx other than 408/429, e.g. a bad
-    recipient): sending it again cannot succeed."""
-
-
-class EmailOutcomeUnknown(BackendUnavailable):
-    """The provider may have accepted the message: it must not be resent blindly."""
 
 
 def send(email: Email) -> str:

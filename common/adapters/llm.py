@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from common.config import get_settings
-from common.errors import BackendUnavailable
+from common.errors import ProviderError
 
 if TYPE_CHECKING:
     import httpx
@@ -50,13 +50,6 @@ _sleep: Callable[[float], None] = time.sleep
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 T = TypeVar("T", bound=BaseModel)
-
-
-class ProviderError(BackendUnavailable):
-    """The language model could not give a usable answer (502 ``backend_unavailable``)."""
-
-    def __init__(self, detail: str | None = None) -> None:
-        super().__init__(detail or "The language model provider failed. Retry shortly.")
 
 
 class ChatProvider(Protocol):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from flask import Request
 
-from common.errors import Unauthorized
+from common.errors import InvalidToken, TooManyFailures, Unauthorized
 from common.http.routes import Auth, Consumer
 
 if TYPE_CHECKING:
@@ -28,11 +28,11 @@ def authenticate_limited(auth: Auth, header: str | None, request: Request) -> Co
         if auth is Auth.API_KEY:
             return authenticate(header, cached_only=wait is not None)
         if wait is not None:
-            raise edgelimit.TooManyFailures(wait)
+            raise TooManyFailures(wait)
         return portal_user(header)
     except Unauthorized:
         if wait is not None:
-            raise edgelimit.TooManyFailures(wait) from None
+            raise TooManyFailures(wait) from None
         edgelimit.failed(address)
         raise
 
@@ -53,7 +53,7 @@ def authenticate(header: str | None, cached_only: bool = False) -> Principal:
 def portal_user(header: str | None) -> PortalUser:
     """The consumer signed in to the developer portal, from the IdP's ID token."""
     from common.accounts.consumers import portal_principal
-    from common.accounts.oidc import InvalidToken, verify_id_token
+    from common.accounts.oidc import verify_id_token
 
     token = bearer(header)
     if not token:

@@ -32,18 +32,6 @@ from collections import OrderedDict
 from typing import Any
 
 from common.config import get_settings
-from common.errors import RateLimited
-
-
-class TooManyFailures(RateLimited):
-    """This address failed authentication too often; nothing was read to answer it."""
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(
-            "Too many failed authentication attempts from this address; retry after "
-            f"{retry_after} s with a valid key.",
-            headers={"Retry-After": str(retry_after)},
-        )
 
 
 class _Buckets:

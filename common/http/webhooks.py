@@ -12,16 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from common.config import get_settings
-from common.errors import AppError
+from common.errors import InvalidSignature
 
 if TYPE_CHECKING:
     from common.http.routes import HeaderMap
 
 _NAMES = ("id", "timestamp", "signature")
-
-
-class InvalidSignature(AppError):
-    status, code, title = 401, "invalid_signature", "Invalid webhook signature"
 
 
 def standard_headers(headers: HeaderMap) -> dict[str, str]:

@@ -19,7 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from common.config import get_settings
-from common.errors import BackendUnavailable
+from common.errors import EmbeddingsUnavailable
 
 if TYPE_CHECKING:
     import httpx
@@ -29,10 +29,6 @@ logger = logging.getLogger("ars.embeddings")
 Purpose = Literal["document", "query"]
 VERTEX_BATCH = 32  # instances per request (Vertex allows 250 texts and 20,000 tokens)
 _RETRYABLE = {429, 500, 502, 503, 504}
-
-
-class EmbeddingsUnavailable(BackendUnavailable):
-    """The embedding provider failed, timed out or answered nonsense (502)."""
 
 
 class Embedder(Protocol):

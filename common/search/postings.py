@@ -40,7 +40,7 @@ from functools import partial
 from typing import Any
 
 from common.adapters.firestore import TEXT_POSTINGS, get_db, retried, write_batched
-from common.errors import BackendUnavailable
+from common.errors import NotIndexed
 from common.language.index import term_counts
 from common.language.index import terms as text_terms
 
@@ -255,11 +255,6 @@ def drop(collection: str) -> int:
 
 
 # --- searching ---------------------------------------------------------------------------------
-
-
-class NotIndexed(BackendUnavailable):
-    """The collection holds documents its text index does not (written before the index
-    existed): an operator must run ``reindex``."""
 
 
 def _never_built(collection: str) -> None:

@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any
 
 from common.adapters.firestore import SEARCH_INDEXES, get_db, retried, where_eq
-from common.errors import BackendUnavailable
+from common.errors import IndexMismatch
 from common.search.embeddings import Embedder, get_embedder
 
 RRF_K = 60
@@ -56,10 +56,6 @@ class Hit:
     id: str
     score: float
     doc: dict[str, Any]
-
-
-class IndexMismatch(BackendUnavailable):
-    """The collection's vectors come from another model than this deployment embeds with."""
 
 
 # --- indexing ----------------------------------------------------------------------------------

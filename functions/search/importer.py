@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from common.adapters.firestore import get_db, retried, write_batched
+from common.errors import ImportFileError
 from common.search import postings, retrieval
 from common.search.embeddings import get_embedder
 from functions.search.tables import Table
@@ -53,10 +54,6 @@ class ImportReport:
             "rejected": [{"line": line, "reason": reason} for line, reason in self.rejected],
             "dryRun": self.dry_run,
         }
-
-
-class ImportFileError(ValueError):
-    """The file as a whole cannot be read (missing, unknown format, no header...)."""
 
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from common.errors import Conflict
+from common.errors import Conflict, EmailNotSent, EmailRejected
 from functions.tasks import records
 from functions.tasks.records import SendStart
 
@@ -52,11 +52,11 @@ def send_once(
         return f"skipped_{reason}"
     try:
         message_id = mail.send(email)
-    except mail.EmailRejected as exc:
+    except EmailRejected as exc:
         records.abort_send(task_id, exc.detail)
         records.fail(task_id, exc.detail)  # sending it again cannot succeed
         return "rejected"
-    except mail.EmailNotSent as exc:
+    except EmailNotSent as exc:
         records.abort_send(task_id, exc.detail)
         raise
     finish_sent(pending, message_id, False)

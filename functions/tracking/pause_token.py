@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from common.config import get_settings
-from common.errors import InvalidRequest
+from common.errors import InvalidPauseToken
 
 MAX_TOKEN_CHARS = 512
 NOT_VALID = "This pause link is not valid."
@@ -36,10 +36,6 @@ class PauseClaim:
     run_id: str
     token_id: str  # sha256 hex of the whole token: the key under which its single use is recorded
     expires_at: datetime
-
-
-class InvalidPauseToken(InvalidRequest):
-    """A tampered, malformed or expired pause link (400)."""
 
 
 def make_token(subscription_id: str, run_id: str, *, now: datetime | None = None) -> str:

@@ -9,11 +9,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from common.adapters.email import EmailNotSent, EmailOutcomeUnknown
 from common.adapters.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, USAGE_UNBILLED, get_db
 from common.adapters.tasks import Enqueued, Task
 from common.config import get_settings
-from common.errors import Conflict
+from common.errors import Conflict, EmailNotSent, EmailOutcomeUnknown
 from functions.tracking.dispatch import dispatch
 from functions.tracking.run import run_task
 from registry import run_task as execute

@@ -18,9 +18,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from common.adapters.email import EmailNotSent
 from common.adapters.firestore import CONSENTS, collection, get_db
 from common.adapters.tasks import Enqueued, Task
+from common.errors import EmailNotSent
 from functions.tracking.run import run_task
 from registry import run_task as execute
 from tests.helpers import client, create_subscription

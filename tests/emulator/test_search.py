@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from common.adapters.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
+from common.errors import IndexMismatch
 from common.search import embeddings, relevance, retrieval
 from functions.knowledge import service as knowledge_service
 from functions.knowledge.importer import import_knowledge
@@ -359,7 +360,7 @@ def test_vectors_of_another_model_are_never_mixed(campaigns, auth, tmp_path):
     report_error = None
     try:
         import_records(TABLES["campaigns"], write_jsonl(tmp_path / "c.jsonl", CAMPAIGNS))
-    except retrieval.IndexMismatch as exc:
+    except IndexMismatch as exc:
         report_error = str(exc)
 
     assert semantic.status_code == 502

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from common.adapters.firestore import TEXT_POSTINGS, get_db
+from common.errors import NotIndexed
 from common.language.index import terms as text_terms
 from common.search import postings, retrieval
 
@@ -175,7 +176,7 @@ def test_an_unindexed_collection_says_to_run_reindex_and_reindex_builds_it(colle
     get_db().collection(collection).document("old").set(
         {"title": "Old record", "description": "Written before the text index existed."}
     )
-    with pytest.raises(postings.NotIndexed, match="reindex"):
+    with pytest.raises(NotIndexed, match="reindex"):
         postings.search(collection, "old record", 10)
     count = retrieval.reindex(collection, lambda r: (r["title"], r["description"]), embed=False)
     assert count == 1

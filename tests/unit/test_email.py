@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from common.adapters import email as mail
-from common.adapters.email import Email, EmailNotSent, EmailOutcomeUnknown, send
+from common.adapters.email import Email, send
+from common.errors import EmailNotSent, EmailOutcomeUnknown, EmailRejected
 from devtools.emulator import free_port
 from tests.fakes.sendgrid_server import DEFAULT_KEY, FakeSendGridServer
 
@@ -95,11 +96,11 @@ def test_sendgrid_rate_limit_is_retryable_and_a_bad_request_is_final(
     sendgrid_env.fail_next(429, headers={"Retry-After": "2"})
     with pytest.raises(EmailNotSent) as caught:
         send(MESSAGE)
-    assert not isinstance(caught.value, mail.EmailRejected)
+    assert not isinstance(caught.value, EmailRejected)
     assert send(MESSAGE) == sendgrid_env.message_ids[0]
 
     sendgrid_env.fail_next(400)
-    with pytest.raises(mail.EmailRejected):
+    with pytest.raises(EmailRejected):
         send(MESSAGE)
     assert len(sendgrid_env.messages) == 1
 

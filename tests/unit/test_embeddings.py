@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import EmbeddingsUnavailable
 from common.search import embeddings
-from common.search.embeddings import EmbeddingsUnavailable, OfflineEmbedder, VertexEmbedder
+from common.search.embeddings import OfflineEmbedder, VertexEmbedder
 from tests.fakes.vertex_server import FakeVertexServer
 
 REFERENCE = Path(__file__).parent / "data" / "minilm_reference.json"

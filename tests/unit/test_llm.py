@@ -17,11 +17,10 @@ from pydantic import BaseModel, ConfigDict
 from common.adapters import llm
 from common.adapters.llm import (
     OpenAICompatibleProvider,
-    ProviderError,
     get_provider,
     reset_provider,
 )
-from common.errors import BackendUnavailable
+from common.errors import BackendUnavailable, ProviderError
 from tests.conftest import ROOT
 from tests.fakes.openai_server import (
     FakeOpenAIServer,

@@ -12,8 +12,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from common.accounts.oidc import MIN_REFETCH_S, InvalidToken, jwks, verify_id_token
-from common.errors import BackendUnavailable
+from common.accounts.oidc import MIN_REFETCH_S, jwks, verify_id_token
+from common.errors import BackendUnavailable, InvalidToken
 from devtools.emulator import free_port
 from devtools.localidp import id_token, jwks_document, new_private_key, serve_jwks
 

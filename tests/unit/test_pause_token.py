@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from common.errors import InvalidPauseToken
 from functions.tracking.pause_token import (
     EXPIRED,
     MAX_TOKEN_CHARS,
     NOT_VALID,
-    InvalidPauseToken,
     PauseClaim,
     make_token,
     pause_url,

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import ImportFileError
 from common.language.index import terms
 from common.search.retrieval import fuse
 from functions.knowledge.importer import chunks, read_documents
 from functions.knowledge.models import KnowledgeDocument
-from functions.search.importer import ImportFileError, read_rows, validate
+from functions.search.importer import read_rows, validate
 from functions.search.tables import TABLES
 
 

@@ -9,7 +9,8 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from common.config import LOCAL_WEBHOOK_SECRET
-from common.http.webhooks import InvalidSignature, verify
+from common.errors import InvalidSignature
+from common.http.webhooks import verify
 from devtools.localidp import signed_webhook, user_event
 
 OTHER_SECRET = "whsec_" + "b3RoZXItc2VjcmV0LWZvci10ZXN0cy0xMjM0NTY3OA=="
