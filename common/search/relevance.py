@@ -39,8 +39,10 @@ judged 0.0.
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
 judging a search's candidates embeds only the request. Every door asks it (decision 0067): the
-searches (``FLOOR``), content's coverage, the assistant's sentences, and legal guidance's
-recognition of an activity (decision 0068).
+searches (``answers``: ``FLOOR``, ``BARE_FLOOR``) and content's coverage ask ``judge()``,
+trained a second time with the spent held-apart sets' pairs (``devtools.spent_pairs``); the
+assistant's sentences and legal guidance's recognition of an activity (decision 0068) ask
+``first_judge()``, the first training's, which their thresholds were chosen with.
 """
 
 from __future__ import annotations
