@@ -171,11 +171,12 @@ def provider_path(answers: Path) -> dict[str, object]:
 
 
 def _reset_provider() -> None:
-    from common.adapters.llm import reset_provider
+    from common import container
+    from common.adapters.llm import PROVIDER
     from common.config import get_settings
 
     get_settings.cache_clear()
-    reset_provider()
+    container.reset(PROVIDER)
 
 
 def _agreement(rows: list[tuple[str, str, tuple[str, float, dict]]], chat) -> dict[str, object]:

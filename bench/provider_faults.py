@@ -40,6 +40,7 @@ MIN_BACKOFF_S = 1.5  # Cloud Tasks' 10 s, scaled; the lease of a send (2 x 1 s +
 
 def configure(**env: str) -> None:
     """Set the environment and forget every client and cache built from the old one."""
+    from common import container
     from common.accounts import keys
     from common.adapters import email, feeds, llm
     from common.catalog import topics
@@ -48,10 +49,10 @@ def configure(**env: str) -> None:
     os.environ.update(env)
     get_settings.cache_clear()
     keys.clear_cache()
-    email.reset_client()
-    llm.reset_provider()
-    feeds.reset_cache()
-    topics.reset_feeds()
+    container.reset(email.CLIENTS)
+    container.reset(llm.PROVIDER)
+    container.reset(feeds.CACHE)
+    container.reset(topics.FEED_CATALOGS)
 
 
 def app() -> Any:

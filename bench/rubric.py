@@ -231,7 +231,8 @@ def with_provider(client: Any, auth: dict[str, str], out: list[str]) -> dict[str
     """``score`` again with an LLM provider configured: the loopback fake with ``writer``."""
     import os
 
-    from common.adapters.llm import reset_provider
+    from common import container
+    from common.adapters.llm import PROVIDER
     from common.config import get_settings
     from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -244,7 +245,7 @@ def with_provider(client: Any, auth: dict[str, str], out: list[str]) -> dict[str
             dict(zip(names, ("openai", fake.base_url, "writer", "bench"), strict=True))
         )
         get_settings.cache_clear()
-        reset_provider()
+        container.reset(PROVIDER)
         try:
             out.append("# The same requests with a provider (the loopback fake's writer)\n")
             scored = score(client, auth, out)
@@ -253,4 +254,4 @@ def with_provider(client: Any, auth: dict[str, str], out: list[str]) -> dict[str
             for key, value in saved.items():
                 os.environ.pop(key, None) if value is None else os.environ.update({key: value})
             get_settings.cache_clear()
-            reset_provider()
+            container.reset(PROVIDER)

@@ -77,6 +77,7 @@ Run: ``.venv/bin/python bench/search.py [--quick] [--sizes 1000,10000] [--reques
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -390,10 +391,20 @@ def _parts(text: str) -> list[str]:
 
 def composed(enabled: bool) -> None:
     """Install (or take away) the composed embedder around the timed model."""
+    timed = timed_embedder()
+    _install(ComposedEmbedder(timed) if enabled else timed)  # instrumentation
+
+
+_installed = contextlib.ExitStack()  # the instrumented embedder standing in for the process's
+
+
+def _install(embedder: Any) -> None:
+    """Stand ``embedder`` in for the process's embedder until the next call (instrumentation)."""
+    from common import container
     from common.search import embeddings
 
-    timed = timed_embedder()
-    embeddings._embedder = ComposedEmbedder(timed) if enabled else timed  # instrumentation
+    _installed.close()
+    _installed.enter_context(container.override(embeddings.EMBEDDER, embedder))
 
 
 def timed_embedder() -> TimedEmbedder:
@@ -404,7 +415,7 @@ def timed_embedder() -> TimedEmbedder:
         return current.inner
     if not isinstance(current, TimedEmbedder):
         current = TimedEmbedder(current)
-        embeddings._embedder = current  # instrumentation only: the same model, timed
+        _install(current)  # instrumentation only: the same model, timed
     return current
 
 

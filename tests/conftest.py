@@ -16,8 +16,10 @@ os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
 
+from common import container
 from common.accounts import keys
-from common.adapters.firestore import forget_moved, reset_client
+from common.adapters import firestore
+from common.adapters.firestore import forget_moved
 from common.config import get_settings
 from common.http import edgelimit, ratelimit
 from devtools.emulator import Emulator, free_port
@@ -63,11 +65,13 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
     emu.start(log_path=tmp_path_factory.mktemp("emulator") / "emulator.log")
     os.environ["FIRESTORE_EMULATOR_HOST"] = emu.address
     refresh_settings()
-    reset_client()
+    container.reset(*firestore.CLIENTS)
+    forget_moved()
     yield emu
     emu.stop()
     os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
-    reset_client()
+    container.reset(*firestore.CLIENTS)
+    forget_moved()
 
 
 @pytest.fixture
@@ -158,6 +162,6 @@ def fake_llm(settings_env, monkeypatch: pytest.MonkeyPatch):
             LLM_TIMEOUT_S="2",
             LLM_MAX_RETRIES="1",
         )
-        llm.reset_provider()
+        container.reset(llm.PROVIDER)
         yield server
-        llm.reset_provider()
+        container.reset(llm.PROVIDER)

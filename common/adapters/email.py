@@ -10,11 +10,13 @@ the caller must reconcile, e.g. by the ``custom_args`` task id, instead of resen
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from common import container
 from common.config import get_settings
 from common.errors import EmailNotSent, EmailOutcomeUnknown, EmailRejected
 
@@ -70,9 +72,12 @@ def mask_address(address: str) -> str:
 # --- SendGrid -------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4)
 def _client(api_key: str, host: str, timeout_s: float) -> SendGridAPIClient:
     """One client per process and configuration (tests change the host between tests)."""
+    return _clients.get()(api_key, host, timeout_s)
+
+
+def _build_client(api_key: str, host: str, timeout_s: float) -> SendGridAPIClient:
     from sendgrid import SendGridAPIClient
 
     # python_http_client logs whole request bodies at DEBUG; an email body must never be logged.
@@ -82,9 +87,11 @@ def _client(api_key: str, host: str, timeout_s: float) -> SendGridAPIClient:
     return client
 
 
-def reset_client() -> None:
-    """Forget the cached SendGrid clients (tests)."""
-    _client.cache_clear()
+# The clients built so far, by configuration; ``container.reset(CLIENTS)`` forgets them (tests).
+CLIENTS = "email.clients"
+_clients: container.Entry[Callable[[str, str, float], SendGridAPIClient]] = container.register(
+    CLIENTS, lambda: lru_cache(maxsize=4)(_build_client)
+)
 
 
 def _sendgrid_payload(email: Email) -> dict[str, Any]:

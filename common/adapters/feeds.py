@@ -30,6 +30,7 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
+from common import container
 from common.config import get_settings
 from common.language import clip
 from common.language.safety import without_invisible
@@ -138,14 +139,11 @@ class _LruCache:
             self._entries.clear()
 
 
-_cache = _LruCache()
-_client: httpx.Client | None = None
-_client_lock = threading.Lock()
-
-
-def reset_cache() -> None:
-    """Forget every cached feed (tests; a fresh process starts empty anyway)."""
-    _cache.clear()
+# The process's cache of feeds and its pooled HTTP client, built on first use (decision 0072).
+# ``container.reset(CACHE)`` forgets every cached feed (tests; a fresh process starts empty).
+CACHE = "feeds.cache"
+CLIENT = "feeds.client"
+_cached: container.Entry[_LruCache] = container.register(CACHE, _LruCache)
 
 
 def fetch_all(urls: list[str], max_workers: int = 8) -> list[FeedResult]:
@@ -170,7 +168,7 @@ def fetch_feed(url: str) -> FeedResult:
     if not _is_http_url(url):
         return _failed(url, "unsupported URL")
     deadline = time.monotonic() + settings.feed_timeout_s
-    cached = _cache.get(url) if settings.feed_cache_entries > 0 else None
+    cached = _cached.get().get(url) if settings.feed_cache_entries > 0 else None
     try:
         download = _download(url, cached, deadline, settings.feed_max_bytes)
         if download.body is None:
@@ -190,9 +188,9 @@ def fetch_feed(url: str) -> FeedResult:
         return FeedResult(url, [], error="fetch failed")
     if download.etag or download.last_modified:
         entry = _CacheEntry(download.etag, download.last_modified, tuple(items))
-        _cache.put(url, entry, settings.feed_cache_entries)
+        _cached.get().put(url, entry, settings.feed_cache_entries)
     else:
-        _cache.discard(url)
+        _cached.get().discard(url)
     return FeedResult(url, _fresh(items))
 
 
@@ -215,22 +213,26 @@ def _fresh(items: Iterable[FeedItem]) -> list[FeedItem]:
 
 def _http_client() -> httpx.Client:
     """One pooled client per process (keep-alive across feeds of the same host)."""
-    global _client
-    if _client is None:
-        with _client_lock:
-            if _client is None:
-                import httpx
+    return _client.get()
 
-                from common.logging import quiet_libraries
 
-                quiet_libraries()  # httpx logs each URL at INFO: a search feed's has keywords
-                _client = httpx.Client(
-                    headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
-                    follow_redirects=False,  # followed by hand: each hop gets what is left
-                    max_redirects=MAX_REDIRECTS,
-                    limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
-                )
-    return _client
+def _build_http_client() -> httpx.Client:
+    import httpx
+
+    from common.logging import quiet_libraries
+
+    quiet_libraries()  # httpx logs each URL at INFO: a search feed's has keywords
+    return httpx.Client(
+        headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
+        follow_redirects=False,  # followed by hand: each hop gets what is left
+        max_redirects=MAX_REDIRECTS,
+        limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
+    )
+
+
+_client: container.Entry[httpx.Client] = container.register(
+    CLIENT, _build_http_client, close=lambda client: client.close()
+)
 
 
 def _is_public(host: str) -> bool:

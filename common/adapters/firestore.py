@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from common import container
 from common.config import get_settings
 from common.errors import BackendUnavailable, Conflict, Overloaded
 
@@ -72,9 +73,7 @@ DATABASE_OF = {
 
 T = TypeVar("T")
 
-_lock = threading.Lock()
-_clients: dict[str, Client] = {}
-_stream_api: Any = None  # see stream_documents
+_lock = threading.Lock()  # guards what is learnt of the restricted collections (below)
 # Until ``admin move-restricted`` has run, the main database may still hold a restricted
 # collection's older documents (``locations``): whether it does is read again at most this often.
 LEGACY_RECHECK_S = 60.0
@@ -85,13 +84,7 @@ _legacy_seen_at: dict[str, float] = {}
 def get_db(database: str = MAIN) -> Client:
     """The process's Firestore client of ``database`` (``MAIN``, ``RECIPIENTS``, ``OSINT``),
     built on first use."""
-    client = _clients.get(database)
-    if client is None:
-        with _lock:
-            client = _clients.get(database)
-            if client is None:
-                client = _clients[database] = _build_client(database_id(database))
-    return client
+    return _clients[database].get()
 
 
 def collection(name: str) -> Any:
@@ -148,13 +141,8 @@ def database_id(database: str) -> str:
     }[database]
 
 
-def reset_client() -> None:
-    """Forget the clients (tests point the process at another emulator or port)."""
-    global _stream_api
-    with _lock:
-        _clients.clear()
-        _stream_api = None
-    forget_moved()
+def _client_of(database: str) -> Client:
+    return _build_client(database_id(database))
 
 
 def _build_client(database: str) -> Client:
@@ -226,13 +214,7 @@ def _streaming_api() -> Any:
     """A generated Firestore client (``FirestoreClient``) for ``stream_documents``: same
     target, credentials and deadlines as ``get_db()``'s, on its own channel whose streams are
     read on the caller's thread."""
-    global _stream_api
-    if _stream_api is None:
-        client = get_db()
-        with _lock:
-            if _stream_api is None:
-                _stream_api = _build_streaming_api(client)
-    return _stream_api
+    return _stream_api.get()
 
 
 def _build_streaming_api(client: Client) -> Any:
@@ -543,3 +525,15 @@ def delete_matching(query: Any, batch_size: int = 400, database: str = MAIN) -> 
             batch.delete(doc.reference)
         batch.commit()
         deleted += len(docs)
+
+
+# The process's clients (decision 0072): built on first use; tests point the process at another
+# emulator or port with ``container.reset()``.
+_clients: dict[str, container.Entry[Client]] = {
+    database: container.register(f"firestore.{database}", partial(_client_of, database))
+    for database in (MAIN, RECIPIENTS, OSINT)
+}
+_stream_api: container.Entry[Any] = container.register(
+    "firestore.stream_api", lambda: _build_streaming_api(get_db())
+)
+CLIENTS = (*(entry.name for entry in _clients.values()), _stream_api.name)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from common import container
 from common.config import get_settings
 from common.errors import ProviderError
 
@@ -473,9 +474,6 @@ def _sse_data(lines: Iterable[str]) -> Iterator[str]:
 
 # -- the process's provider ------------------------------------------------------------------
 
-_lock = threading.Lock()
-_provider: OpenAICompatibleProvider | None = None
-
 
 def get_provider() -> ChatProvider | None:
     """None when LLM_BACKEND=offline; otherwise the process's provider, built on first use.
@@ -484,15 +482,9 @@ def get_provider() -> ChatProvider | None:
     local servers); LLM_AUTH=google sends an access token of Application Default Credentials,
     refreshed when expired.
     """
-    global _provider
-    settings = get_settings()
-    if settings.llm_backend == "offline":
+    if get_settings().llm_backend == "offline":
         return None
-    if _provider is None:
-        with _lock:
-            if _provider is None:
-                _provider = _build_provider()
-    return _provider
+    return _provider.get()
 
 
 R = TypeVar("R")
@@ -534,13 +526,12 @@ def provider_or_offline(
     return answer, provider.name
 
 
-def reset_provider() -> None:
-    """Forget the provider (tests change the settings)."""
-    global _provider
-    with _lock:
-        provider, _provider = _provider, None
-    if provider is not None:
-        provider.close()
+# Built on first use; ``container.reset(PROVIDER)`` closes and forgets it (tests change the
+# settings).
+PROVIDER = "llm.provider"
+_provider: container.Entry[OpenAICompatibleProvider] = container.register(
+    PROVIDER, lambda: _build_provider(), close=lambda provider: provider.close()
+)
 
 
 def _build_provider() -> OpenAICompatibleProvider:

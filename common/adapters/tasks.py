@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from common import container
 from common.config import get_settings
 
 logger = logging.getLogger("ars.tasks")
@@ -85,38 +86,28 @@ def enqueue_many(tasks: Sequence[Task]) -> list[Enqueued]:
     return list(_enqueue_pool().map(_create_cloud_task, tasks))
 
 
-_pool_lock = threading.Lock()
-_pool: Any = None
-
-
 def _enqueue_pool() -> Any:
     """The process's ``ENQUEUE_THREADS`` enqueue threads, started on the first batch and shared
     by every caller: concurrent batches (the dispatcher enqueues one page while the previous
     one finishes) queue behind each other instead of adding threads, and no batch pays for
     starting them (decision 0036)."""
-    global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                from concurrent.futures import ThreadPoolExecutor  # only batches use it
+    return _pool.get()
 
-                _pool = ThreadPoolExecutor(ENQUEUE_THREADS, thread_name_prefix="enqueue")
-    return _pool
+
+def _build_pool() -> Any:
+    from concurrent.futures import ThreadPoolExecutor  # only batches use it
+
+    return ThreadPoolExecutor(ENQUEUE_THREADS, thread_name_prefix="enqueue")
+
+
+_pool: container.Entry[Any] = container.register("tasks.enqueue_pool", _build_pool)
 
 
 # --- Cloud Tasks -----------------------------------------------------------------------------
 
-_client_lock = threading.Lock()
-_client: Any = None
-
 
 def _cloud_tasks_client() -> Any:
-    global _client
-    if _client is None:
-        with _client_lock:
-            if _client is None:
-                _client = _build_client()
-    return _client
+    return _client.get()
 
 
 def _build_client() -> Any:
@@ -133,10 +124,8 @@ def _build_client() -> Any:
     )
 
 
-def reset_client() -> None:
-    global _client
-    with _client_lock:
-        _client = None
+CLIENT = "tasks.client"
+_client: container.Entry[Any] = container.register(CLIENT, _build_client)
 
 
 def cloud_task(task: Task) -> Any:
@@ -255,8 +244,6 @@ class InlineQueue:
         logger.error("inline task gave up", extra={"taskId": task.task_id})
 
 
-_inline_lock = threading.Lock()
-_inline: InlineQueue | None = None
 _runner: Runner | None = None
 
 
@@ -267,27 +254,23 @@ def set_runner(runner: Runner) -> None:
 
 
 def inline_queue() -> InlineQueue:
-    global _inline
-    if _inline is None:
-        with _inline_lock:
-            if _inline is None:
-                if _runner is None:
-                    raise RuntimeError(
-                        "The inline task queue has no runner: the entry point must call "
-                        "common.adapters.tasks.set_runner first."
-                    )
-                settings = get_settings()
-                _inline = InlineQueue(
-                    _runner, settings.inline_queue_size, settings.task_max_attempts
-                )
-    return _inline
+    """The process's inline queue, started on first use. ``container.reset()`` forgets it
+    (tests); its thread ends with the process."""
+    return _inline.get()
 
 
-def reset_inline() -> None:
-    """Forget the inline queue (tests); its thread ends with the process."""
-    global _inline
-    with _inline_lock:
-        _inline = None
+def _build_inline() -> InlineQueue:
+    if _runner is None:
+        raise RuntimeError(
+            "The inline task queue has no runner: the entry point must call "
+            "common.adapters.tasks.set_runner first."
+        )
+    settings = get_settings()
+    return InlineQueue(_runner, settings.inline_queue_size, settings.task_max_attempts)
+
+
+INLINE = "tasks.inline"
+_inline: container.Entry[InlineQueue] = container.register(INLINE, _build_inline)
 
 
 def bearer_for_local() -> str:

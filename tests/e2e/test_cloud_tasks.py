@@ -92,13 +92,14 @@ def stack(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
 @pytest.fixture
 def queue_env(stack: Stack, db, settings_env) -> Stack:
     """This process enqueues like the deployed functions do, to the emulator."""
+    from common import container
     from common.adapters import tasks
 
     settings_env(**{name: stack.env[name] for name in QUEUE_SETTINGS})
-    tasks.reset_client()
+    container.reset(tasks.CLIENT)
     stack.sendgrid.messages.clear()
     yield stack
-    tasks.reset_client()
+    container.reset(tasks.CLIENT)
 
 
 def subscription(email: str = "carol@example.org") -> dict:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from common import container
 from common.datafiles import DATA
 from common.search import embeddings
 from tests.fakes.feed_server import FakeFeedServer
@@ -58,8 +59,8 @@ def _feed_server() -> Iterator[FakeFeedServer]:
 @pytest.fixture
 def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServer:
     """The catalog and the news search point at the loopback fixture feeds."""
-    from common.adapters.feeds import reset_cache
-    from common.catalog.topics import reset_feeds
+    from common.adapters.feeds import CACHE
+    from common.catalog.topics import FEED_CATALOGS
     from devtools.feedserver import search_template, write_catalog
 
     catalog = write_catalog(_feed_server.url, tmp_path / "feeds.json")
@@ -68,18 +69,18 @@ def feeds(_feed_server: FakeFeedServer, settings_env, tmp_path) -> FakeFeedServe
         NEWS_SEARCH_URL=search_template(_feed_server.url),
         FEED_TIMEOUT_S="1.5",
     )
-    reset_cache()
-    reset_feeds()
+    container.reset(CACHE)
+    container.reset(FEED_CATALOGS)
     _feed_server.clear_requests()
     yield _feed_server
-    reset_cache()
-    reset_feeds()
+    container.reset(CACHE)
+    container.reset(FEED_CATALOGS)
 
 
 @pytest.fixture
 def sendgrid(settings_env) -> Iterator[FakeSendGridServer]:
     """EMAIL_BACKEND=sendgrid against a loopback fake of /v3/mail/send."""
-    from common.adapters.email import reset_client
+    from common.adapters.email import CLIENTS as EMAIL_CLIENTS
 
     with FakeSendGridServer() as server:
         settings_env(
@@ -89,9 +90,9 @@ def sendgrid(settings_env) -> Iterator[FakeSendGridServer]:
             SENDGRID_TIMEOUT_S="1",
             PUBLIC_BASE_URL="https://api.example.org",
         )
-        reset_client()
+        container.reset(EMAIL_CLIENTS)
         yield server
-    reset_client()
+    container.reset(EMAIL_CLIENTS)
 
 
 LEGAL_NOTES = ("gb-protest-law", "us-ag-gag-iowa")
@@ -103,9 +104,9 @@ def legal_corpus(db, settings_env) -> Iterator[None]:
     the real guides imported with the offline embedder."""
     from functions.knowledge.importer import import_knowledge
 
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     settings_env(EMBEDDINGS_BACKEND="offline")
     report = import_knowledge([DATA / "knowledge" / f"{name}.md" for name in LEGAL_NOTES])
     assert (report.documents, report.rejected) == (2, [])
     yield
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.adapters.firestore import USAGE, get_db, where_eq
 from common.search import embeddings
 from functions.content.compose import count
@@ -41,7 +42,7 @@ def loaded(emulator, tmp_path_factory) -> None:
     for name in DOCUMENTS:
         (folder / name).write_text((ROOT / "data" / "knowledge" / name).read_text())
     emulator.wipe()
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     assert import_knowledge([folder]).rejected == []
     for table in TABLE_FILES:
         report = import_records(TABLES[table], ROOT / "data" / "sample" / f"{table}.jsonl")

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from common.adapters.firestore import reset_client
+from common import container
+from common.adapters.firestore import CLIENTS as FIRESTORE_CLIENTS
 from devtools.emulator import free_port
 from functions.system import service as system_service
 from tests.conftest import refresh_settings
@@ -54,7 +55,7 @@ def point_firestore_at(address: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FIRESTORE_TIMEOUT_S", "1")
     os.environ["FIRESTORE_EMULATOR_HOST"] = address
     refresh_settings()
-    reset_client()
+    container.reset(*FIRESTORE_CLIENTS)
     system_service.reset()  # forget the last good health check
 
 
@@ -63,7 +64,7 @@ def restore_firestore(emulator) -> Iterator[None]:
     yield
     os.environ["FIRESTORE_EMULATOR_HOST"] = emulator.address
     refresh_settings()
-    reset_client()
+    container.reset(*FIRESTORE_CLIENTS)
     system_service.reset()
 
 

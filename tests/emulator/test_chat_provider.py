@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from common import container
 from tests.fakes.openai_server import reply, status, stream
 from tests.helpers import Connection, bearer, client, new_consumer, read_until
 from tests.helpers import chat_post as post
@@ -45,12 +46,12 @@ def fake(db, fake_llm, settings_env, tmp_path):
     from common.search import embeddings
     from functions.knowledge.importer import import_knowledge
 
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     settings_env(EMBEDDINGS_BACKEND="offline")
     (tmp_path / "pressure.md").write_text(GUIDE)
     assert import_knowledge([tmp_path]).rejected == []
     yield fake_llm
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
 
 
 @pytest.fixture
@@ -108,11 +109,11 @@ def test_with_intent_from_provider_always_a_confident_intent_is_the_providers(
 ):
     """INTENT_FROM_PROVIDER=always (decision 0054): the provider answers every message, in
     the engine's schema; the engine answers when the provider fails."""
-    from common.adapters.llm import reset_provider
+    from common.adapters.llm import PROVIDER
     from functions.chat.models import ExtractedFields
 
     settings_env(INTENT_FROM_PROVIDER="always")
-    reset_provider()
+    container.reset(PROVIDER)
     message = {"message": "Please write a tweet about cage-free eggs"}
     found = {**dict.fromkeys(ExtractedFields.model_fields), "platform": "twitter"}
     body = {"intent": "CREATE_CONTENT", "confidence": 0.97, "extractedInfo": found}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.adapters.firestore import KNOWLEDGE, USAGE, get_db, where_eq
 from common.search import embeddings
 from functions.content.compose import count, sentences
@@ -31,7 +32,7 @@ def corpus(emulator, tmp_path_factory) -> list[dict]:
     for name in DOCUMENTS:
         (folder / name).write_text((CORPUS / name).read_text())
     emulator.wipe()
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     report = import_knowledge([folder])
     assert (report.documents, report.rejected) == (3, [])
     return [d.to_dict() for d in get_db().collection(KNOWLEDGE).stream()]

@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from common import container
 from common.adapters.firestore import RESULTS, SUBSCRIPTIONS, TASKS, USAGE, USAGE_UNBILLED, get_db
 from common.adapters.tasks import Enqueued, Task
 from common.config import get_settings
@@ -352,9 +353,9 @@ def test_a_failing_source_does_not_stop_the_run(alice, feeds, sendgrid, tmp_path
     path = tmp_path / "with-broken.json"
     path.write_text(json.dumps(catalog))
     settings_env(FEED_CATALOG_PATH=str(path))
-    from common.catalog.topics import reset_feeds
+    from common.catalog.topics import FEED_CATALOGS
 
-    reset_feeds()
+    container.reset(FEED_CATALOGS)
     _, auth = alice
     task = the_run(subscribe(auth))
 

@@ -10,8 +10,9 @@ from itertools import pairwise
 
 import pytest
 
+from common import container
 from common.adapters.firestore import SUBSCRIPTIONS, get_db
-from common.adapters.tasks import Enqueued, InlineQueue, Task
+from common.adapters.tasks import INLINE, Enqueued, InlineQueue, Task
 from functions.tracking.dispatch import (
     SLICE_KIND,
     DispatchReport,
@@ -157,16 +158,13 @@ def test_a_big_tick_fans_out_and_the_inline_backend_runs_the_slices(db, monkeypa
         else:
             runs.append(task)
 
-    monkeypatch.setattr("common.adapters.tasks._inline", InlineQueue(runner, 1000, 1))
+    with container.override(INLINE, InlineQueue(runner, 1000, 1)) as queue:
+        report = dispatch(now)
 
-    report = dispatch(now)
-
-    assert (report.slices, report.due, report.failed) == (4, 0, 0)  # ceil(14 / 4) slices
-    from common.adapters.tasks import inline_queue
-
-    assert inline_queue().drain(30)
-    assert sorted(t.payload["subscriptionId"] for t in runs) == sorted(due)
-    assert dispatch(now).due == 0
+        assert (report.slices, report.due, report.failed) == (4, 0, 0)  # ceil(14 / 4) slices
+        assert queue.drain(30)
+        assert sorted(t.payload["subscriptionId"] for t in runs) == sorted(due)
+        assert dispatch(now).due == 0
 
 
 def test_a_tick_at_the_threshold_is_dispatched_in_place(db, monkeypatch, settings_env):

@@ -11,6 +11,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
+from common import container
 from common.adapters.firestore import (
     OSINT_AUDIT,
     USAGE,
@@ -210,7 +211,7 @@ def osint(db, feeds, news_server, settings_env, tmp_path):
     from common.privacy.rules import compiled
 
     compiled()
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     settings_env(
         EMBEDDINGS_BACKEND="offline",
         NEWS_SEARCH_URL=f"{news_server.url}/raw.xml?q={{query}}",
@@ -221,7 +222,7 @@ def osint(db, feeds, news_server, settings_env, tmp_path):
         assert import_records(TABLES[table], path).rejected == []
     news_server.clear_requests()
     yield news_server
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
 
 
 def assert_none_planted(response) -> None:
@@ -761,13 +762,13 @@ def test_bad_company_requests_are_clear_400s(alice):
 def test_when_no_news_source_answers_the_stream_ends_in_an_error_and_is_not_billed(
     alice, osint, settings_env, tmp_path
 ):
-    from common.catalog.topics import reset_feeds
+    from common.catalog.topics import FEED_CATALOGS
 
     dead = tmp_path / "dead.json"
     dead.write_text(json.dumps({"topics": {"cage-free": {"feeds": ["http://127.0.0.1:9/x.xml"]},
                                            "corporate-campaigns": {"feeds": []}}}))  # fmt: skip
     settings_env(NEWS_SEARCH_URL="http://127.0.0.1:9/none?q={query}", FEED_CATALOG_PATH=str(dead))
-    reset_feeds()
+    container.reset(FEED_CATALOGS)
     consumer, auth = alice
     stream = events(client().post(COMPANY, json={"companyName": "Harlow Foods"}, headers=auth))
     assert stream[0]["type"] == "begin"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.adapters.firestore import KNOWLEDGE, SEARCH_INDEXES, USAGE, get_db, where_eq
 from common.errors import IndexMismatch
 from common.search import embeddings, relevance, retrieval
@@ -109,10 +110,10 @@ def auth(alice) -> dict[str, str]:
 
 @pytest.fixture
 def offline(settings_env):
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     settings_env(EMBEDDINGS_BACKEND="offline")
     yield
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
 
 
 def write_jsonl(path: Path, rows: list) -> Path:

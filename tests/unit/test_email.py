@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.adapters import email as mail
 from common.adapters.email import Email, send
 from common.errors import EmailNotSent, EmailOutcomeUnknown, EmailRejected
@@ -39,7 +40,7 @@ def server() -> Iterator[FakeSendGridServer]:
 
 @pytest.fixture
 def sendgrid_env(settings_env, server: FakeSendGridServer) -> Iterator[FakeSendGridServer]:
-    mail.reset_client()
+    container.reset(mail.CLIENTS)
     settings_env(
         EMAIL_BACKEND="sendgrid",
         SENDGRID_API_KEY=DEFAULT_KEY,
@@ -49,7 +50,7 @@ def sendgrid_env(settings_env, server: FakeSendGridServer) -> Iterator[FakeSendG
         EMAIL_FROM_NAME="Advocacy Research",
     )
     yield server
-    mail.reset_client()
+    container.reset(mail.CLIENTS)
 
 
 def test_sendgrid_success_returns_the_message_id_and_sends_everything(
@@ -150,7 +151,7 @@ def test_sendgrid_connection_dropped_after_sending_is_an_unknown_outcome(
 
 
 def test_sendgrid_nothing_listening_is_not_sent(settings_env):
-    mail.reset_client()
+    container.reset(mail.CLIENTS)
     settings_env(
         EMAIL_BACKEND="sendgrid",
         SENDGRID_API_KEY=DEFAULT_KEY,
@@ -163,7 +164,7 @@ def test_sendgrid_nothing_listening_is_not_sent(settings_env):
 
 
 def test_sendgrid_without_a_key_is_not_sent(settings_env, server: FakeSendGridServer):
-    mail.reset_client()
+    container.reset(mail.CLIENTS)
     settings_env(EMAIL_BACKEND="sendgrid", SENDGRID_API_KEY="", SENDGRID_HOST=server.url)
 
     with pytest.raises(EmailNotSent, match="SENDGRID_API_KEY"):

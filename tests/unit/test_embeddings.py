@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.errors import EmbeddingsUnavailable
 from common.search import embeddings
 from common.search.embeddings import OfflineEmbedder, VertexEmbedder
@@ -137,10 +138,10 @@ def test_vertex_unreachable_is_a_backend_failure_within_the_deadline(monkeypatch
 
 
 def test_the_backend_follows_the_settings(settings_env, vertex):
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     settings_env(EMBEDDINGS_BACKEND="offline")
     assert embeddings.get_embedder().model_id == "offline:all-MiniLM-L6-v2@384"
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)
     settings_env(
         EMBEDDINGS_BACKEND="vertex",
         EMBEDDINGS_BASE_URL=vertex.origin,
@@ -148,4 +149,4 @@ def test_the_backend_follows_the_settings(settings_env, vertex):
         EMBEDDINGS_DIMENSION="8",
     )
     assert embeddings.get_embedder().model_id == "vertex:text-embedding-005@8"
-    embeddings.reset_embedder()
+    container.reset(embeddings.EMBEDDER)

@@ -13,6 +13,7 @@ from email.utils import format_datetime
 
 import pytest
 
+from common import container
 from common.adapters import feeds
 from common.adapters.feeds import FeedItem, fetch_all, fetch_feed
 from devtools.feedserver import load_items
@@ -31,9 +32,9 @@ def server():
 @pytest.fixture(autouse=True)
 def _fresh_cache(settings_env):
     settings_env()  # defaults from a clean environment
-    feeds.reset_cache()
+    container.reset(feeds.CACHE)
     yield
-    feeds.reset_cache()
+    container.reset(feeds.CACHE)
 
 
 def _id(key: str) -> str:
@@ -160,7 +161,7 @@ def test_ids_are_stable_and_fall_back_to_link_then_title(settings_env):
     )
     with FakeFeedServer(raw_body=body) as fake:
         first = fetch_feed(f"{fake.url}/raw.xml")
-        feeds.reset_cache()
+        container.reset(feeds.CACHE)
         second = fetch_feed(f"{fake.url}/raw.xml")
         base = fake.url
 
@@ -574,13 +575,12 @@ def test_the_feed_client_quiets_httpx_even_before_logging_is_configured(
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.NOTSET)  # as in a new process
-    monkeypatch.setattr(feeds, "_client", None)  # so the client is built afresh
+    container.reset(feeds.CLIENT)  # so the client is built afresh
     caplog.set_level(logging.DEBUG)
     try:
         fetch_feed(f"{server.url}/search?q=secret+keyword")
     finally:
-        if feeds._client is not None:
-            feeds._client.close()
+        container.reset(feeds.CLIENT)  # closes the client built here
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from common import container
 from devtools import record_intents
 from functions.chat import assist
 from functions.chat import service as chat
@@ -46,7 +47,7 @@ def test_answers_are_recorded_in_the_engines_schema_and_failures_kept(fake_llm, 
 def test_a_replayed_answer_reaches_the_service_only_where_the_engine_is_unsure(
     settings_env, monkeypatch
 ):
-    from common.adapters.llm import reset_provider
+    from common.adapters.llm import PROVIDER
 
     monkeypatch.setattr(assist, "company_in_tables", lambda message: None)  # no database here
     recorded = [
@@ -57,13 +58,13 @@ def test_a_replayed_answer_reaches_the_service_only_where_the_engine_is_unsure(
     ]  # fmt: skip
     with replayed(recorded) as environment:
         settings_env(**environment)
-        reset_provider()
+        container.reset(PROVIDER)
         try:
             confident = chat.detect_intent(COMPANY)  # the engine is sure: its own answer
             unsure = chat.detect_intent(UNSURE)
             never_recorded = chat.detect_intent("tell me about tesco's egg policy, maybe?")
         finally:
-            reset_provider()
+            container.reset(PROVIDER)
     assert confident[0] == "INVESTIGATE_COMPANY"
     assert confident[3] == "offline"
     assert unsure[:2] == ("INVESTIGATE_COMPANY", {"companyName": "Mercado Verde"})

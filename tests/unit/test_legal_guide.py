@@ -9,7 +9,8 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from common.adapters.llm import reset_provider
+from common import container
+from common.adapters.llm import PROVIDER
 from common.adapters.prompts import prompt
 from functions.legal import guide as legal
 from functions.legal.guide import (
@@ -369,7 +370,7 @@ def fake(fake_llm) -> FakeOpenAIServer:
 
 def test_offline_backend_uses_the_offline_rules(settings_env):
     settings_env(LLM_BACKEND="offline")
-    reset_provider()
+    container.reset(PROVIDER)
     guide = write_guide(PROTEST_AND_FILMING, None, None, "Wales")
     assert guide == offline_guide(PROTEST_AND_FILMING, None, None, "Wales")
 

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from common.adapters.llm import reset_provider
+from common import container
+from common.adapters.llm import PROVIDER
 from common.adapters.prompts import prompt
 from common.datafiles import DATA
 from functions.knowledge.importer import chunks, read_documents
@@ -411,7 +412,7 @@ def test_the_provider_is_told_plainly_when_there_are_no_notes(fake_llm):
 
 def test_the_offline_backend_writes_the_notes_too(settings_env):
     settings_env(LLM_BACKEND="offline")
-    reset_provider()
+    container.reset(PROVIDER)
     notes = england_notes()
     assert write_guide(MARCH, None, None, "England", notes) == offline_guide(
         MARCH, None, None, "England", notes

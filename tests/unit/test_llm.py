@@ -14,11 +14,12 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from common import container
 from common.adapters import llm
 from common.adapters.llm import (
+    PROVIDER,
     OpenAICompatibleProvider,
     get_provider,
-    reset_provider,
 )
 from common.errors import BackendUnavailable, ProviderError
 from tests.conftest import ROOT
@@ -78,9 +79,9 @@ def provider(server: FakeOpenAIServer, sleeps: list[float]) -> Iterator[OpenAICo
 @pytest.fixture
 def llm_env(settings_env) -> Iterator:
     """Settings from the environment, with a fresh process provider before and after."""
-    reset_provider()
+    container.reset(PROVIDER)
     yield settings_env
-    reset_provider()
+    container.reset(PROVIDER)
 
 
 # -- JSON completions ------------------------------------------------------------------------
@@ -462,7 +463,7 @@ def test_openai_backend_builds_one_provider_from_the_settings(llm_env, server):
         provider.complete_text(MESSAGES)
     assert len(server.requests) == 2
 
-    reset_provider()
+    container.reset(PROVIDER)
     assert get_provider() is not provider
 
 

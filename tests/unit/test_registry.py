@@ -8,6 +8,7 @@ import flask
 import pytest
 
 import registry
+from common import container
 from common.adapters import tasks
 from common.http import Api, Auth, Call, Route
 from tests.helpers import client
@@ -16,10 +17,10 @@ from tests.helpers import client
 @pytest.fixture
 def no_runner(monkeypatch):
     monkeypatch.setattr(tasks, "_runner", None)
-    tasks.reset_inline()
+    container.reset(tasks.INLINE)
     registry.app.cache_clear()
     yield
-    tasks.reset_inline()
+    container.reset(tasks.INLINE)
     registry.app.cache_clear()
 
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from common import container
 from common.adapters import feeds
 from common.adapters.feeds import FeedItem
 from common.catalog import topics
@@ -28,9 +29,9 @@ def server():
 @pytest.fixture(autouse=True)
 def _clean(settings_env):
     settings_env()
-    feeds.reset_cache()
+    container.reset(feeds.CACHE)
     yield
-    feeds.reset_cache()
+    container.reset(feeds.CACHE)
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.adapters import feeds
-from common.adapters.llm import reset_provider
+from common.adapters.llm import PROVIDER
 from common.adapters.prompts import prompt
 from devtools.feedserver import search_template, write_catalog
 from functions.research.gather import gather
@@ -51,10 +52,10 @@ def local_feeds(server, settings_env, tmp_path):
         NEWS_SEARCH_URL=search_template(server.url),
         LLM_BACKEND="offline",
     )
-    feeds.reset_cache()
-    reset_provider()
+    container.reset(feeds.CACHE)
+    container.reset(PROVIDER)
     yield server
-    feeds.reset_cache()
+    container.reset(feeds.CACHE)
 
 
 def gathered(topics: list[str], keywords: list[str] | None = None) -> list[OverviewItem]:

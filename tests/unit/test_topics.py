@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from common import container
 from common.catalog import topics
 from common.datafiles import DATA, ContentError, read
 from common.offline.entities import topics_in
@@ -52,9 +53,9 @@ feeds = ["https://example.org/fur.xml"]
 
 @pytest.fixture(autouse=True)
 def _fresh_feeds():
-    topics.reset_feeds()
+    container.reset(topics.FEED_CATALOGS)
     yield
-    topics.reset_feeds()
+    container.reset(topics.FEED_CATALOGS)
 
 
 def test_the_catalog_has_the_designed_topics_in_order():
