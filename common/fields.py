@@ -1,4 +1,5 @@
-"""Annotated field types shared by the request models of several groups."""
+"""The request models' base (``Input``), the annotated field types shared by the request models
+of several groups, and the response parts several groups share (``Citation``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import re
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
-from pydantic import AfterValidator, BeforeValidator, EmailStr, Field, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    EmailStr,
+    Field,
+    WithJsonSchema,
+)
 
 if TYPE_CHECKING:
     from pydantic.json_schema import JsonDict
@@ -106,3 +115,22 @@ DocumentIdOf = Annotated[_Id, AfterValidator(_document_id), Field(json_schema_ex
 # name nothing that exists, so it is a 400 naming the field -- never a database request that
 # fails and is reported as an outage (502).
 DocumentId = DocumentIdOf[str]
+
+
+class Input(BaseModel):
+    """What a caller sends: an unknown field is a 400 naming it, so a typo never silently does
+    nothing (DESIGN.md §3). Bodies are validated strictly by the pipeline (common.http)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Citation(BaseModel):
+    """One factual sentence (or record line) of a draft or a reply, with its source
+    (decision 0042)."""
+
+    text: str = Field(description="The sentence or record line, as it appears in the output.")
+    url: str | None = Field(
+        description="The source that holds it: the knowledge document's own listed source "
+        "the sentence draws on (or the document's main source), or the record's link."
+    )
+    title: str = Field(description="That source's title.")

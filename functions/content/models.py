@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.fields import Citation, Input
 from common.http.streams import Event
 from common.language.safety import NOT_BLANK
-from common.models import Citation, Input
 
 ContentType = Literal[
     "social_post",

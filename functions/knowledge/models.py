@@ -6,9 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from common.fields import JsonInt
+from common.fields import Input, JsonInt
 from common.language.safety import NOT_BLANK
-from common.models import Input
 from common.search import relevance
 
 DocId = Annotated[

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from common.fields import Input
 from common.language.safety import NOT_BLANK
-from common.models import Input
 
 MAX_TEXT = 2000
 MAX_TIMELINE = 200

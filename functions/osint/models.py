@@ -15,9 +15,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from common.fields import Input
 from common.http.streams import Event, StreamError
 from common.language.safety import NOT_BLANK
-from common.models import Input
 
 NAME_MAX = 60
 COMPANY_MAX = 120

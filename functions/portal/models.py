@@ -7,9 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from common.fields import JsonInt
+from common.fields import Input, JsonInt
 from common.language.safety import NOT_BLANK
-from common.models import Input
 from functions.usage.models import Usage
 
 

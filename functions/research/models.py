@@ -7,9 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.catalog.interests import Interests, Keywords, Topics, TopicsOrKeywords
-from common.fields import JsonInt
+from common.fields import Input, JsonInt
 from common.http.streams import Event, StreamError
-from common.models import Input
 
 _RULE = TopicsOrKeywords("topics", "customKeywords")
 

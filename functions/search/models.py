@@ -12,9 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema
 
-from common.fields import JsonInt
+from common.fields import Input, JsonInt
 from common.language.safety import NOT_BLANK
-from common.models import Input
 from common.search import relevance
 
 TableName = Literal["campaigns", "organizations", "public_figures", "actions", "content"]

@@ -7,8 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from common.fields import DocumentIdOf
-from common.models import Input
+from common.fields import DocumentIdOf, Input
 
 # Also a Firestore document id: "__x__" matches the pattern but is reserved (a 400, not a 502).
 TaskId = DocumentIdOf[

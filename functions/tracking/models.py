@@ -21,8 +21,7 @@ from common.catalog.interests import (
     Topics,
     TopicsOrKeywords,
 )
-from common.fields import Email
-from common.models import Input
+from common.fields import Email, Input
 
 Frequency = Literal["daily", "weekly", "realtime"]
 DeliveryStatus = Literal["confirmed", "pending_confirmation", "suppressed"]

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from common.adapters.templates import render
 from common.catalog.topics import catalog as topic_catalog
+from common.fields import Input
 from common.http import Auth, Call, Html, Route, Tool
-from common.models import Input
 from functions.tasks.models import DispatchResult
 from functions.tracking import pause, recipients, service
 from functions.tracking.models import (

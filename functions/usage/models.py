@@ -6,8 +6,7 @@ from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from common.fields import IsoDate
-from common.models import Input
+from common.fields import Input, IsoDate
 
 MAX_DAYS = 366
 

@@ -4,15 +4,15 @@ import pytest
 from pydantic import ValidationError
 
 from common.catalog.interests import TopicsOrKeywords
+from common.fields import Input
 from common.http import Auth
-from common.models import Input
 from functions.research.models import ResearchRequest
 from functions.tracking.models import SubscriptionCreate
 from registry import all_routes
 
 
 def test_every_request_model_refuses_unknown_fields():
-    """Bodies, query strings and path parameters of callers all derive from common.models.Input;
+    """Bodies, query strings and path parameters of callers all derive from common.fields.Input;
     only signed providers' events (webhooks) are read leniently, as providers add fields."""
     checked = 0
     for route in all_routes():
