@@ -41,8 +41,9 @@ has them:
 
 The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
 wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
-spent. ``relevance_holdout3_*`` (the default) were written from the same brief for the next
-measurement, and none of their rows has been read.
+spent. ``relevance_holdout3_*`` (the default), written from the same brief, were measured
+before and after the judge's second training (decision 0067) and are spent too; a fourth set is
+needed before the judge changes again.
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
 by another helper): thresholds are chosen on them, never on the held-apart ones.
 

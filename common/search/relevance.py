@@ -370,8 +370,9 @@ def answers(request: str, scored: Sequence[tuple[str, float]]) -> bool:
     one-word search answers about one time in six whatever else it holds (0.16 in the
     training pairs), and scores about that ("weather" against a passage on sow stalls, 0.23),
     so it must score more to answer (decision 0067)."""
+    asked = set(terms(request))
     return any(
-        score >= (FLOOR if shares_words(request, [text]) else BARE_FLOOR) for text, score in scored
+        score >= (FLOOR if asked & set(terms(text)) else BARE_FLOOR) for text, score in scored
     )
 
 

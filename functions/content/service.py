@@ -144,7 +144,7 @@ def passages_for(spec: Spec) -> list[Passage]:
         None,
         COVERAGE_MIN,
         "topic",
-        False,
+        judge_order=False,
         judge_all=True,
     )
     hits = found.hits
