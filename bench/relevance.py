@@ -41,9 +41,10 @@ has them:
 
 The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
 wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
-spent. ``relevance_holdout3_*`` (the default), written from the same brief, were measured
-before and after the judge's second training (decision 0067) and are spent too; a fourth set is
-needed before the judge changes again.
+spent. ``relevance_holdout3_*``, written from the same brief, were measured before and after the
+judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*`` (the
+default), written the same way, were measured before and after its third training; a fifth set
+is needed before the judge changes again.
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
 by another helper): thresholds are chosen on them, never on the held-apart ones.
 
@@ -74,7 +75,7 @@ K = 10
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-SET = "holdout3"  # or the spent "holdout2", "holdout"; "dev" (--set): the tuning sets
+SET = "holdout4"  # or the spent "holdout3", "holdout2", "holdout"; "dev" (--set): tuning
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -294,6 +295,7 @@ def sweep(service: Service) -> dict[str, Any]:
     search doors (the best hit's ``score``) and for content's coverage (the best passage as a
     ``topic``), and per threshold the share of covered requests under it (refused, or not
     billed) and of the others at or over it (answered, billed)."""
+    from functions.content.service import subject
     from functions.knowledge.service import search_scored
 
     if SET != "dev":
@@ -323,8 +325,8 @@ def sweep(service: Service) -> dict[str, Any]:
                 bool(row["covered"]),
             )
         )
-    topics = [
-        (search_scored(row["topic"], 5, None, 0.0, "topic").best, bool(row["covered"]))
+    topics = [  # judged as the door judges a topic: without the names of its addressees
+        (search_scored(subject(row["topic"], None), 5, None, 0.0, "topic").best, row["covered"])
         for row in rows("content")
     ]
 
@@ -339,8 +341,8 @@ def sweep(service: Service) -> dict[str, Any]:
         f"{worded}/{bare}": at(
             [(1.0 if (w >= worded or n >= bare) else 0.0, c) for w, n, c in wordless], 0.5
         )
-        for worded in (0.15, 0.2, 0.25, 0.3)
-        for bare in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+        for worded in (0.15, 0.2, 0.25, 0.275, 0.3)
+        for bare in (0.2, 0.25, 0.275, 0.3, 0.35, 0.4, 0.5)
     }
     return {
         "search": {str(t): at(searched, t) for t in grid},
@@ -364,8 +366,8 @@ def main() -> None:
     parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
         "--set",
-        default="holdout3",
-        choices=("holdout3", "holdout2", "holdout", "dev"),
+        default="holdout4",
+        choices=("holdout4", "holdout3", "holdout2", "holdout", "dev"),
         help="which sets",
     )
     args = parser.parse_args()

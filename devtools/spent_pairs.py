@@ -33,7 +33,7 @@ import numpy as np
 
 from devtools.train_relevance import ROOT, Pair, records, sections
 
-SPENT = ("relevance_holdout", "relevance_holdout2")  # measured: figures in decision 0067
+SPENT = ("relevance_holdout", "relevance_holdout2", "relevance_holdout3")  # figures: decision 0067
 OUT = ROOT / "data" / "relevance" / "train_pairs_spent.jsonl"
 NEAREST = 4
 HOLDING = 2

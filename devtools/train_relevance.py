@@ -14,7 +14,8 @@ predicted probability, the mean predicted against the share observed (the issue'
 not on a held-apart set: ``bench/relevance.py`` measures those.
 
 Run: ``.venv/bin/python -m devtools.train_relevance [--check]`` (``--check``: train and report,
-write nothing).
+write nothing but ``data/relevance/frequency.json``, which the features read and which follows
+from the corpus and the sample records alone).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ PAIRS = sorted((ROOT / "data" / "relevance").glob("train_pairs*.jsonl"))
 SHORT_PAIRS = ROOT / "data" / "relevance" / "short_pairs.jsonl"
 FOLDS = 5
 L2 = 300.0  # strong: 384 of the features are the vectors' products (out of fold, 300 did best)
-SHORT_L2 = 1.0  # 47 plain features; out of fold 0.1-1 did best (AUC 0.875-0.878)
+SHORT_L2 = 10.0  # 53 plain features: out of fold, 10 had the lowest log loss (1, 3, 10, 30 tried)
 
 
 def sections() -> dict[tuple[str, str], str]:
@@ -53,6 +54,26 @@ def sections() -> dict[tuple[str, str], str]:
             key = (document.id, heading)
             found[key] = found.get(key, f"{document.title} — {heading}\n") + chunk.text + "\n"
     return found
+
+
+def frequency() -> dict[str, Any]:
+    """``common.search.relevance.FREQUENCY_PATH``'s body: in how many of the guides' passages
+    and the sample records each search term occurs, and the terms the guides use."""
+    from collections import Counter
+
+    from common.language.index import terms
+    from functions.knowledge.importer import chunks, read_documents
+
+    guides = [
+        f"{chunk.section}\n{chunk.text}"
+        for _, document in read_documents([ROOT / "data" / "knowledge"])
+        if not isinstance(document, str)
+        for chunk in chunks(document)
+    ]
+    texts = guides + list(records().values())
+    df = Counter(term for text in texts for term in set(terms(text)))
+    used = sorted({term for text in guides for term in terms(text)})
+    return {"documents": len(texts), "df": dict(sorted(df.items())), "guides": used}
 
 
 def records() -> dict[tuple[str, str], str]:
@@ -248,11 +269,20 @@ def trained(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> tupl
 
 
 def main(argv: list[str] | None = None) -> int:
-    from common.search.relevance import FEATURES, MODEL_PATH, SHORT_FEATURES, SHORT_TERMS, Judges
+    from common.search.relevance import (
+        DIMENSION,
+        FEATURES,
+        FREQUENCY_PATH,
+        MODEL_PATH,
+        SHORT_FEATURES,
+        SHORT_TERMS,
+        Judges,
+    )
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="train and report; write nothing")
     args = parser.parse_args(argv)
+    FREQUENCY_PATH.write_text(json.dumps(frequency()) + "\n", encoding="utf-8")  # the corpus's
     x, y, groups = load(PAIRS)
     every, every_report = trained(x, y, groups, L2)
     x, y, groups = load([*PAIRS, SHORT_PAIRS])
@@ -265,25 +295,30 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "out_of_fold": every_report,
                 "short_out_of_fold": brief_report,
-                "weights": dict(
-                    zip(FEATURES[:20], np.round(every[2][:20], 3).tolist(), strict=True)
-                ),
+                "weights": {
+                    name: round(float(every[2][FEATURES.index(name)]), 3)
+                    for name in FEATURES[:8] + FEATURES[-DIMENSION - 9 : -DIMENSION]
+                },
             },
             indent=1,
         )
     )
     if not args.check:
-        judges = Judges(*(_judge(model) for model in (every, brief)))
+        judges = Judges(_judge(every, FEATURES), _judge(brief, SHORT_FEATURES))
         MODEL_PATH.write_text(judges.to_json(), encoding="utf-8")
         print(f"wrote {MODEL_PATH}", file=sys.stderr)
     return 0
 
 
-def _judge(model: tuple[np.ndarray, np.ndarray, np.ndarray, float]) -> Any:
+def _judge(
+    model: tuple[np.ndarray, np.ndarray, np.ndarray, float], features: tuple[str, ...]
+) -> Any:
     from common.search.relevance import Judge
 
     mean, scale, weights, bias = model
-    return Judge(tuple(mean.tolist()), tuple(scale.tolist()), tuple(weights.tolist()), bias)
+    return Judge(
+        features, tuple(mean.tolist()), tuple(scale.tolist()), tuple(weights.tolist()), bias
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ judged 0.0.
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
 judging a search's candidates embeds only the request. Every door asks it (decision 0067): the
-searches (``answers``: ``FLOOR``, ``BARE_FLOOR``) and content's coverage ask ``judge()``,
+searches (``answers``: ``FLOOR``) and content's coverage ask ``judge()``,
 trained a second time with the spent held-apart sets' pairs (``devtools.spent_pairs``); the
 assistant's sentences and legal guidance's recognition of an activity (decision 0068) ask
 ``first_judge()``, the first training's, which their thresholds were chosen with.
@@ -84,19 +84,25 @@ BASE = (
     "cosine_x_term_share",
 )
 LENGTH = ("candidate_terms", "candidate_terms_x_cosine", "candidate_terms_x_term_share")
+# since the third training: the request's words weighed by how rarely the guides and records use
+# them (``FREQUENCY_PATH``), a synonym held counting as the word (decision 0067)
+WEIGHTED = ("weighted_share", "missing_weight", "unknown_share")
+# ... and the places the request names (``common.language.places``) that the candidate names
+# neither itself nor by a place within it: naming other places, naming none, or naming only a
+# place they lie within
+PLACES = ("places_elsewhere", "places_unnamed", "places_broader")
+FREQUENCY_PATH = DATA / "relevance" / "frequency.json"
 DIMENSION = 384
 SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
-FLOOR = 0.2  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
-BARE_FLOOR = 0.35  # ... and a search's result holding none of the query's words, this
-ANSWERS = (  # what ``answers`` asks of a search's result, as the API's texts say it
-    f"a result holding a word of the query scores {FLOOR} or more, or one holding none "
-    f"{BARE_FLOOR} or more"
-)
+FLOOR = 0.275  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
+ANSWERS = f"a result scores {FLOOR} or more"  # ``answers``, as the API's texts say it
 JUDGED = 30  # a lookup that ranks by the judge judges at least this many candidates
 FEATURES = (
     *BASE,
     *(f"{a}*{b}" for a, b in combinations_with_replacement(BASE, 2)),
     *LENGTH,
+    *WEIGHTED,
+    *PLACES,
     *(f"product_{i}" for i in range(DIMENSION)),
 )
 SHORT_FEATURES = FEATURES[: len(FEATURES) - DIMENSION]  # the short judge's: no vectors' product
@@ -118,8 +124,85 @@ def _share(wanted: Sequence[Hashable], present: AbstractSet[Hashable]) -> float:
     return sum(item in present for item in wanted) / len(wanted) if wanted else 1.0
 
 
+class Frequency(Row):
+    """``FREQUENCY_PATH``: in how many of the guides' passages and the sample records
+    (``documents``) each search term occurs (``df``), written by ``devtools.train_relevance``."""
+
+    documents: int
+    df: dict[str, int]
+    guides: frozenset[str]  # the terms the knowledge guides use (``in_guides``)
+
+
+@cache
+def _rarity() -> tuple[dict[str, float], float]:
+    """term -> how rarely the guides and records use it, 0 (everywhere) to 1 (nowhere), and the
+    rarity of a term they never use (1.0)."""
+    table = _frequency()
+    top = math.log(table.documents + 1)
+    return {t: math.log((table.documents + 1) / (n + 1)) / top for t, n in table.df.items()}, 1.0
+
+
+@cache
+def _frequency() -> Frequency:
+    return read_json(FREQUENCY_PATH, Frequency)
+
+
+def in_guides(word: str) -> bool:
+    """Whether the knowledge guides use every search term of ``word`` (as shipped: a guide
+    imported later is not counted until ``devtools.train_relevance`` writes the table again)."""
+    found = terms(word)
+    return bool(found) and all(term in _frequency().guides for term in found)
+
+
+def weighted(asked: Sequence[str], held: AbstractSet[str]) -> list[float]:
+    """``WEIGHTED`` of a request's terms against a candidate's: the share of the request's
+    rarity the candidate holds (a synonym of a term, ``data/search/synonyms.toml``, holding
+    it); the rarity of the rarest term it does not hold (0.0 when it holds all); the share of
+    the request's terms the guides and records never use."""
+    from common.language.synonyms import related
+
+    if not asked:
+        return [1.0, 0.0, 0.0]
+    rarity, unknown = _rarity()
+    alike = related()
+    weights = [rarity.get(t, unknown) for t in asked]
+    kept = [t in held or any(s in held for s in alike.get(t, ())) for t in asked]
+    total = sum(weights) or 1.0
+    return [
+        sum(w for w, k in zip(weights, kept, strict=True) if k) / total,
+        max((w for w, k in zip(weights, kept, strict=True) if not k), default=0.0),
+        sum(t not in rarity for t in asked) / len(asked),
+    ]
+
+
+def placed(request: str, candidate: str) -> list[float]:
+    """``PLACES`` of a pair. Of the places the request names, the candidate names neither the
+    place nor one within it (a passage on Iowa answers "US ag-gag laws"):
+    - ``places_elsewhere``: while it names other places (the EU's rules for "Canada's code
+      for pigs": in the training pairs such a candidate is relevant 0.012 of the time);
+    - ``places_unnamed``: while it names no place at all (0.15);
+    - ``places_broader``: while it names a place they lie within (England for "a march in
+      Manchester").
+    Each a share of the request's places; all 0.0 when the request names none."""
+    from common.language import places
+
+    asked = places.named(request)
+    if not asked:
+        return [0.0, 0.0, 0.0]
+    held = places.named(candidate)
+    covering = held.union(*(places.around(key) for key in held))
+    missing = [key for key in asked if key not in covering]
+    broader = sum(1 for key in missing if held.intersection(places.around(key)))
+    other = len(missing) - broader
+    return [
+        other / len(asked) if held else 0.0,
+        0.0 if held else other / len(asked),
+        broader / len(asked),
+    ]
+
+
 def base_features(request: str, candidate: str, cosine: float) -> list[float]:
-    """``BASE`` and ``LENGTH`` of one pair, ``cosine`` given."""
+    """``BASE``, ``LENGTH``, ``WEIGHTED`` and ``PLACES`` of one pair, ``cosine`` given."""
     asked, held = terms(request), terms(candidate)
     held_set = set(held)
     names = [n.lower() for n in _NAME.findall(request)]
@@ -140,6 +223,8 @@ def base_features(request: str, candidate: str, cosine: float) -> list[float]:
         length,
         length * cosine,
         length * term_share,
+        *weighted(asked, held_set),
+        *placed(request, candidate),
     ]
 
 
@@ -156,9 +241,9 @@ def rows(request_vector: np.ndarray, request: str, candidates: Sequence[Candidat
         ],
         dtype=np.float64,
     )
-    base, length = plain[:, : len(BASE)], plain[:, len(BASE) :]
+    base, rest = plain[:, : len(BASE)], plain[:, len(BASE) :]
     first, second = np.triu_indices(len(BASE))
-    return np.hstack([base, base[:, first] * base[:, second], length, vectors * request_vector])
+    return np.hstack([base, base[:, first] * base[:, second], rest, vectors * request_vector])
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -200,22 +285,25 @@ def vectors(texts: list[str], embedded: Sequence[Any], model_id: str) -> list[by
 
 @dataclass(frozen=True)
 class Judge:
-    """Standardised features -> logistic regression."""
+    """Standardised features -> logistic regression, on the ``features`` it was trained on (of
+    ``FEATURES``: a judge of an earlier training reads the columns it knows)."""
 
+    features: tuple[str, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     weights: tuple[float, ...]
     bias: float
 
-    def probabilities(self, features: np.ndarray) -> np.ndarray:
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """P(relevant) of each row of ``FEATURES``."""
         import numpy as np
 
-        z = (features - np.asarray(self.mean)) / np.asarray(self.scale)
+        z = (rows[:, _columns(self.features)] - np.asarray(self.mean)) / np.asarray(self.scale)
         return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.weights) + self.bias)))
 
-    def body(self, features: Sequence[str]) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         return {
-            "features": list(features),
+            "features": list(self.features),
             "mean": self.mean,
             "scale": self.scale,
             "weights": self.weights,
@@ -223,9 +311,15 @@ class Judge:
         }
 
 
+@cache
+def _columns(features: tuple[str, ...]) -> list[int]:
+    at = {name: i for i, name in enumerate(FEATURES)}
+    return [at[name] for name in features]
+
+
 @dataclass(frozen=True)
 class Judges:
-    """The judge of longer requests (every feature) and of short ones (``SHORT_FEATURES``)."""
+    """The judge of longer requests (every feature) and of short ones (no vectors' product)."""
 
     long: Judge
     short: Judge
@@ -240,19 +334,19 @@ class Judges:
         asked = np.rint(np.expm1(features[:, _REQUEST_TERMS]))
         short = asked <= SHORT_TERMS
         if kind != "question" and short.any():
-            brief = self.short.probabilities(features[short][:, : len(SHORT_FEATURES)])
+            brief = self.short.probabilities(features[short])
             found[short] = brief if kind == "search" else np.minimum(found[short], brief)
         found[asked == 0] = 0.0
         return found
 
     def to_json(self) -> str:
-        body = {**self.long.body(FEATURES), "short": self.short.body(SHORT_FEATURES)}
-        return json.dumps(body) + "\n"
+        return json.dumps({**self.long.body(), "short": self.short.body()}) + "\n"
 
 
 class JudgeFile(Row):
-    """One regression as a model file holds it: the features it was trained on, and per
-    feature a mean, a scale (not 0) and a weight; then the bias."""
+    """One regression as a model file holds it: the features it was trained on (of
+    ``FEATURES``, in their order), and per feature a mean, a scale (not 0) and a weight; then
+    the bias."""
 
     features: tuple[str, ...]
     mean: tuple[float, ...]
@@ -260,32 +354,32 @@ class JudgeFile(Row):
     weights: tuple[float, ...]
     bias: float
 
-    def _check(self, features: tuple[str, ...], where: str) -> None:
-        if self.features != features:
-            pairs = zip(self.features, features, strict=False)
-            differs = next(
-                (i for i, (a, b) in enumerate(pairs) if a != b),
-                min(len(self.features), len(features)),
-            )
+    def _check(self, known: tuple[str, ...], where: str) -> None:
+        at = {name: i for i, name in enumerate(known)}
+        unknown = [name for name in self.features if name not in at]
+        if unknown:
             raise ValueError(
-                f"{where}features: not the judge's ({len(self.features)} features, "
-                f"{len(features)} wanted; first difference at [{differs}]): the model was "
-                "trained on other features, run devtools.train_relevance"
+                f"{where}features: {unknown[:3]} not among the judge's {len(known)} features: "
+                "the model was trained on other features, run devtools.train_relevance"
             )
+        order = [at[name] for name in self.features]
+        if order != sorted(set(order)):
+            raise ValueError(f"{where}features: repeated or out of the judge's order")
         for name in ("mean", "scale", "weights"):
-            if len(getattr(self, name)) != len(features):
+            if len(getattr(self, name)) != len(self.features):
                 found = len(getattr(self, name))
-                raise ValueError(f"{where}{name}: {found} values for {len(features)} features")
+                raise ValueError(f"{where}{name}: {found} values for {len(self.features)} features")
         if 0.0 in self.scale:
             raise ValueError(f"{where}scale: a feature's scale is 0")
 
     def judge(self) -> Judge:
-        return Judge(self.mean, self.scale, self.weights, self.bias)
+        return Judge(self.features, self.mean, self.scale, self.weights, self.bias)
 
 
 class ModelFile(JudgeFile):
     """A judge's file (``MODEL_PATH``, ``FIRST_MODEL_PATH``), decision 0070: the full judge on
-    ``FEATURES`` and, under ``short``, the short judge on ``SHORT_FEATURES``."""
+    ``FEATURES`` (or those of its training) and, under ``short``, the short judge on
+    ``SHORT_FEATURES`` (or those of its training)."""
 
     short: JudgeFile
 
@@ -363,17 +457,12 @@ def shares_words(request: str, texts: Sequence[str]) -> bool:
     return any(asked & set(terms(text)) for text in texts)
 
 
-def answers(request: str, scored: Sequence[tuple[str, float]]) -> bool:
-    """Whether a search's results (``(text, judged score)``) answer it: one holding a word of
-    the request scores ``FLOOR``, or one holding none ``BARE_FLOOR``. Whether a result shares
-    no word with a short search is most of what the judge can tell of it: such a result of a
-    one-word search answers about one time in six whatever else it holds (0.16 in the
-    training pairs), and scores about that ("weather" against a passage on sow stalls, 0.23),
-    so it must score more to answer (decision 0067)."""
-    asked = set(terms(request))
-    return any(
-        score >= (FLOOR if asked & set(terms(text)) else BARE_FLOOR) for text, score in scored
-    )
+def answers(scores: Sequence[float]) -> bool:
+    """Whether a search's results (their judged scores) answer it: one scores ``FLOOR``.
+    Since the third training a result holding none of the query's words needs no floor of
+    its own (decision 0067: on the tuning set one at 0.35 cost a covered search and refused
+    no other)."""
+    return any(score >= FLOOR for score in scores)
 
 
 def relevance(

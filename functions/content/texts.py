@@ -98,6 +98,7 @@ class Drafts(Content):
     advice: tuple[Pattern, ...]
     anaphora: LowerWords
     dangling: LowerWords
+    addressing: LowerWords
     related: dict[LowerLine, tuple[LowerLine, ...]]
     article: Article
     answer: AnswerWords

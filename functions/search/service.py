@@ -166,16 +166,16 @@ def search_results(
         early.result()[0] if early is not None else vector,
     )
     kept = [  # in the order found: the judge's order loses records worded unlike the query
-        (text, t, hit, score)
-        for text, (t, hit), score in zip(read, candidates, scores, strict=True)
+        (t, hit, score)
+        for (t, hit), score in zip(candidates, scores, strict=True)
         if score >= (min_score or 0.0)
     ][:limit]
     hits = [
         {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
-        for _, t, hit, score in kept
+        for t, hit, score in kept
     ]
     held = bool(texts) or relevance.shares_words(query, read)  # a record holds a query word
-    answered = relevance.answers(query, [(text, score) for text, _, _, score in kept])
+    answered = relevance.answers([score for _, _, score in kept])
     return Results(hits, bool(failed), held, answered)
 
 

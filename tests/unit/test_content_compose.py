@@ -214,3 +214,23 @@ def test_a_drafts_subject_is_its_topic_without_the_addressees_name() -> None:
     assert subject(topic, None) == topic
     assert subject(topic, "supporters") == topic
     assert subject("Harbour Lane Cafes", "the CEO of Harbour Lane Cafes") == "Harbour Lane Cafes"
+
+
+def test_the_names_a_topic_addresses_are_not_what_its_facts_are_about() -> None:
+    """Without an audience, the topic's own addressees are left out (``names_of``): a company
+    the service knows, a name with "&" or an organisation's last word, a possessive, a name of
+    two words after a word of addressing. A capitalised run that may be the topic itself, a
+    place, and words the guides use stay."""
+    from functions.content.service import subject
+
+    assert subject(
+        "email to Fiona Carrick urging Harlow & Finch to sign the Better Chicken Commitment", None
+    ) == ("email to urging to sign the Better Chicken Commitment")
+    assert subject("Tesco's cage-free pledge", None) == "cage-free pledge"
+    assert subject("Ask Kroger to drop cages", None) == "Ask to drop cages"
+    assert subject("letter to the CEO of Northgate Foods about fish stunning", None) == (
+        "letter to the CEO of about fish stunning"
+    )
+    for kept in ("Foie Gras bans", "Bullfighting in Spain", "Canada's sow housing code"):
+        assert subject(kept, None) == kept
+    assert subject("Harlow & Finch", None) == "Harlow & Finch"  # nothing else is left

@@ -11,7 +11,7 @@ from typing import Any, get_args
 
 import pytest
 
-from common.datafiles import DATA, ContentError, Row, read_jsonl
+from common.datafiles import DATA, ContentError, Row, read_json, read_jsonl
 from common.offline import classifier as intent_classifier
 from common.offline.intents import INTENTS, Example, Intent
 from common.privacy import classifier as privacy_classifier
@@ -41,6 +41,7 @@ MODELS: dict[str, Any] = {
     "privacy/model.json": privacy_classifier.read,
     "relevance/model.json": relevance.read,
     "relevance/model_first.json": relevance.read,
+    "relevance/frequency.json": lambda path: read_json(path, relevance.Frequency),
 }
 
 
@@ -300,9 +301,11 @@ def _set(document: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
         (privacy_classifier.read, _privacy_model, "threshold", 1.0,
          r"threshold: Input should be less than 1"),
         (relevance.read, _relevance_model, "features.2", "pairs",
-         r"features: not the judge's \(431 features, 431 wanted; first difference at \[2\]\)"),
+         r"features: \['pairs'\] not among the judge's 437 features"),
+        (relevance.read, _relevance_model, "features.2", "cosine",
+         r"features: repeated or out of the judge's order"),
         (relevance.read, _relevance_model, "short.weights", [0.5],
-         r"short\.weights: 1 values for 47 features"),
+         r"short\.weights: 1 values for 53 features"),
         (relevance.read, _relevance_model, "short", ..., r"short: Field required"),
         (relevance.read, _relevance_model, "bias", None,
          r"bias: Input should be a valid number \(got null\)"),
