@@ -34,7 +34,7 @@ from common.adapters.prompts import prompt
 from common.catalog.topics import is_topic, name_of
 from common.datafiles import Content, Line, LowerLine, Pattern, Words, load
 from common.language import ELLIPSIS, and_list, clip, one_line, organisations
-from common.offline.summarize import sentences
+from common.language.sentences import split
 
 if TYPE_CHECKING:
     from functions.research.gather import RankedItem
@@ -447,7 +447,7 @@ def _who(items: Sequence[OverviewItem], lexicon: _Lexicon) -> list[Actor]:
 def _names(item: OverviewItem, lexicon: _Lexicon) -> list[tuple[str, str, str | None]]:
     """(name, kind, role) of the names recognised in the item, in the order of the text."""
     pieces = [] if _title_case(item.title) else [one_line(item.title)]
-    pieces += sentences(one_line(item.summary))
+    pieces += split(one_line(item.summary))
     found: list[tuple[int, int, str, str, str | None]] = []  # piece, position, name, kind, role
     for index, piece in enumerate(pieces):
         text = piece
@@ -586,7 +586,7 @@ def _changes(items: Sequence[OverviewItem], lexicon: _Lexicon) -> list[Change]:
     for item in items:
         kind = change_kind(item.title)
         if kind is None and not lexicon.findings.search(item.title.casefold()):
-            kind = change_kind(next(iter(sentences(one_line(item.summary))), ""))
+            kind = change_kind(next(iter(split(one_line(item.summary))), ""))
         if kind is not None:
             changes.append(Change(kind, headline(item.title), item.id, item.link))
     return changes
