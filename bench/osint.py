@@ -306,8 +306,8 @@ def doors(key: str) -> dict[str, Any]:
 
 def reference_text() -> dict[str, Any]:
     """Screen drops on sentences that hold no personal data: false positives."""
+    from common.language.sentences import split
     from common.privacy import NOBODY, Known, screen_many
-    from functions.osint.report import sentences
 
     texts: list[str] = []
     for path in sorted((ROOT / "data" / "sample").glob("*.jsonl")):
@@ -322,7 +322,7 @@ def reference_text() -> dict[str, Any]:
     for item in items:
         if item["topic"] != "people":
             texts += [item["title"], re.sub(r"<[^>]+>", " ", item["summary"])]
-    found = [s for text in texts for s in sentences(text.replace("#", " ")) if len(s) > 15]
+    found = [s for text in texts for s in split(text.replace("#", " ")) if len(s) > 15]
     known = {
         "person": Known(
             names=frozenset({"priya", "raman"}), organisations=frozenset({"brightwell"})

@@ -174,13 +174,13 @@ def load_data() -> dict[str, Any]:
 def corpus() -> dict[str, set[str]]:
     """Document title -> its passages' sentences and section headings, as stored."""
     from common.adapters.firestore import KNOWLEDGE, get_db
-    from functions.content.compose import sentences
+    from common.language.sentences import split
 
     found: dict[str, set[str]] = {}
     for doc in get_db().collection(KNOWLEDGE).stream():
         data = doc.to_dict()
         known = found.setdefault(data["title"], set())
-        known.update(sentences(data["passage"]))
+        known.update(split(data["passage"]))
         known.update(data.get("section", "").split(" > "))
     return found
 

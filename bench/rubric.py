@@ -58,7 +58,7 @@ MARKUP = re.compile(r"<[a-z/][^>]*>", re.IGNORECASE)
 def listed_urls() -> tuple[dict[str, set[str]], dict[str, str]]:
     """Each corpus sentence's document's URLs (front matter and Sources list), and each
     corpus file's title."""
-    from functions.content.compose import sentences
+    from common.language.sentences import split
     from functions.knowledge.importer import chunks, read_documents
 
     urls: dict[str, set[str]] = {}
@@ -70,7 +70,7 @@ def listed_urls() -> tuple[dict[str, set[str]], dict[str, str]]:
         titles[Path(where).name] = document.title
         own = set(LISTED.findall(document.text)) | ({document.url} if document.url else set())
         for chunk in chunks(document):
-            for sentence in sentences(chunk.text):
+            for sentence in split(chunk.text):
                 urls.setdefault(sentence, set()).update(own)
     return urls, titles
 
@@ -192,11 +192,11 @@ def writer() -> Any:
     from tests.fakes.openai_server import Behaviour, reply, status, stream
 
     def first_sentences(texts: list[str], limit: int) -> str:
-        from functions.content.compose import sentences
+        from common.language.sentences import split
 
         chosen: list[str] = []
         for text in texts:
-            for sentence in sentences(text)[:1]:
+            for sentence in split(text)[:1]:
                 if len(" ".join([*chosen, sentence])) <= limit:
                     chosen.append(sentence)
         return " ".join(chosen)

@@ -7,6 +7,11 @@ accents dropped, case-folded, apostrophes removed (O'Brien = OBrien), "&" read a
 other run of non-letters/digits a single space. "José  O\u2019Brien-Smith" and "jose obrien
 smith" fold alike. The opt-out list, the per-subject limit and the audit log compare canonical
 names (``canonical``, decision 0037).
+
+Runs of capitalised words (``capitalised_runs``): the one scanner under the research overview's
+organisations, the offline engine's company candidates and the personal-data screen's people's
+names; each caller says what a word is, which lower-case words may join a run and where a run
+stops, and keeps its own rules on top (possessives, titles, words that never name anyone).
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
+from typing import NamedTuple
 
 from common.language.confusables import latin
 
@@ -217,3 +224,71 @@ def _listed_pattern(person: tuple[str, ...]) -> re.Pattern[str]:
         rf"(?<![0-9a-z])(?:{first}|{initial})(?: [0-9a-z]+){{0,2}} {last}(?![0-9a-z])"
         rf"|(?<![0-9a-z]){surname} {first}(?![0-9a-z])"
     )
+
+
+# -- runs of capitalised words -------------------------------------------------------------------
+
+
+class Word(NamedTuple):
+    """A word of a text and where it stands: ``text[start:end] == word``."""
+
+    text: str
+    start: int
+    end: int
+
+
+def _initial_capital(word: str) -> bool:
+    return word[0].isupper()
+
+
+def capitalised_runs(
+    text: str,
+    words: re.Pattern[str],
+    *,
+    capital: Callable[[str], bool] = _initial_capital,
+    connectors: frozenset[str] = frozenset(),
+    in_a_row: int | None = None,
+    gaps: frozenset[str] = frozenset({""}),
+    stops_after: Callable[[str, str], bool] | None = None,
+) -> list[list[Word]]:
+    """The runs of capitalised words of ``text``, in order, each a list of its words.
+
+    ``words`` finds the words of the text (the caller's notion of a word: "Co-op", "AT&T",
+    "O'Brien"); a word ``capital`` accepts (by default: one that opens with a capital letter)
+    starts a run or joins the one before when only whitespace stands between them, or one of
+    ``gaps`` stripped of whitespace (``"&"``: "Tesco & Harlow Foods"). A word of
+    ``connectors`` ("of", "de", "&") joins a run the same way, and stays in it only when a
+    capitalised word follows ("Department of Agriculture", not "Harlow Foods of"); at most
+    ``in_a_row`` of them in a row (None: any number; 1: "van Dyke", not "de la Cruz").
+    ``stops_after(word, following)``: the run ends after this capitalised word, given the
+    text's next word ("" at the end), as after a possessive ("Dunmore Dairy's herds")."""
+    matches = list(words.finditer(text))
+    runs: list[list[Word]] = []
+    current: list[Word] = []
+    pending: list[Word] = []  # connectors after the run's last capitalised word
+    last_end = -1
+    for index, match in enumerate(matches):
+        word = match.group()
+        joined = bool(current) and text[last_end : match.start()].strip() in gaps
+        last_end = match.end()
+        if capital(word):
+            if not joined:
+                if current:
+                    runs.append(current)
+                current, pending = [], []
+            current += [*pending, Word(word, match.start(), last_end)]
+            pending = []
+            if stops_after is not None:
+                following = matches[index + 1].group() if index + 1 < len(matches) else ""
+                if stops_after(word, following):
+                    runs.append(current)
+                    current = []
+        elif joined and word in connectors and (in_a_row is None or len(pending) < in_a_row):
+            pending.append(Word(word, match.start(), last_end))
+        else:
+            if current:
+                runs.append(current)
+            current, pending = [], []
+    if current:
+        runs.append(current)
+    return runs

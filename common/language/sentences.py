@@ -1,5 +1,6 @@
-"""Sentences of a plain text: the one splitter of the service (the personal-data screen, the
-OSINT claims, legal notes, content drafts, the offline summaries).
+"""Sentences of a plain text: the one splitter of the service (``split``: the personal-data
+screen, the OSINT claims, legal notes, content drafts, the assistant's answers, the research
+overview and summaries, the offline summaries); its callers import it from here.
 
 A text is split after ``.``, ``!`` or ``?`` (and closing quotes or brackets) followed by space
 and a capital, a digit or an opening quote or bracket; a piece whose full stop follows a known

@@ -28,11 +28,12 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from common.language import gazetteer, lexicon, organisations
+from common.language import gazetteer, lexicon, names, organisations
 
 MIN_SCORE = 1
 SURE = 3  # a candidate ending in a company word ("Harlow Foods") before a gazetteer name
-_TOKEN = re.compile(r"[A-Za-z0-9\u00c0-\u024f][\w'\u2019.&+-]*|&")
+_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f][\w'\u2019.&+-]*|&")
+_AMPERSAND = frozenset({"&"})
 _POSSESSIVE = re.compile(r"(?:['\u2019]s|(?<=s)['\u2019])$")
 _LOWER_RUN = re.compile(r"[a-z0-9][\w'\u2019&.-]*(?:\s+(?:&\s+)?[a-z0-9][\w'\u2019&.-]*){0,4}")
 
@@ -97,44 +98,33 @@ def candidates(text: str) -> list[Candidate]:
 
 def _capitalised(text: str) -> list[Candidate]:
     """Runs of capitalised words (and "&" between them), cut after a possessive."""
-    runs: list[list[re.Match[str]]] = []
-    current: list[re.Match[str]] = []
-    previous_end = -1
-    matches = list(_TOKEN.finditer(text))
-    company_words = organisations.company_words()
-    for index, match in enumerate(matches):
-        word = match.group(0)
-        joined = bool(current) and text[previous_end : match.start()].strip() == ""
-        ampersand = word == "&"
-        capital = word[0].isupper() or (word[0].isdigit() and any(c.isalpha() for c in word))
-        if (ampersand and joined) or (capital and (not current or joined)):
-            current.append(match)
-        else:
-            if current:
-                runs.append(current)
-            current = [match] if capital else []
-        previous_end = match.end()
-        following = matches[index + 1].group(0) if index + 1 < len(matches) else ""
-        next_word = _POSSESSIVE.sub("", following).rstrip("'\u2019.,;:").lower()
-        brand = following[:1].isupper() and next_word in company_words  # Pellman's Burgers
-        if current and not ampersand and _POSSESSIVE.search(word) and not brand:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
+    runs = names.capitalised_runs(
+        text, _WORD, capital=_capital, connectors=_AMPERSAND, stops_after=_possessive
+    )
     return [c for run in runs if (c := _candidate(text, run)) is not None]
 
 
-def _candidate(text: str, run: list[re.Match[str]]) -> Candidate | None:
+def _capital(word: str) -> bool:
+    """A capitalised word, or one of digits and letters ("3M")."""
+    return word[0].isupper() or (word[0].isdigit() and any(c.isalpha() for c in word))
+
+
+def _possessive(word: str, following: str) -> bool:
+    """A possessive ends a name ("Dunmore Dairy's herds"), unless a company word follows it
+    ("Pellman's Burgers")."""
+    next_word = _POSSESSIVE.sub("", following).rstrip("'\u2019.,;:").lower()
+    brand = following[:1].isupper() and next_word in organisations.company_words()
+    return _POSSESSIVE.search(word) is not None and not brand
+
+
+def _candidate(text: str, run: list[names.Word]) -> Candidate | None:
     words = lexicon.entities()
     stop = lexicon.not_names()
-    while run and (run[0].group(0) in stop or run[0].group(0) == "&" or run[0].group(0) == "The"):
+    while run and (run[0].text in stop or run[0].text == "&" or run[0].text == "The"):
         run = run[1:]
-    while run and run[-1].group(0) == "&":
-        run = run[:-1]
     if not run:
         return None
-    tokens = [m.group(0) for m in run]
+    tokens = [w.text for w in run]
     tokens[-1] = _POSSESSIVE.sub("", tokens[-1]).rstrip("'\u2019")
     tokens[-1] = tokens[-1].rstrip(",;:") if tokens[-1] else tokens[-1]
     if (
@@ -150,7 +140,7 @@ def _candidate(text: str, run: list[re.Match[str]]) -> Candidate | None:
     if all(t in words.not_companies or t == "&" for t in tokens):
         return None
     name = " ".join(tokens)
-    return Candidate(name, run[0].start(), tuple(t for t in tokens if t != "&"))
+    return Candidate(name, run[0].start, tuple(t for t in tokens if t != "&"))
 
 
 def _lower_case(text: str) -> list[Candidate]:

@@ -46,11 +46,6 @@ _LABEL = re.compile(r"^[A-Z][A-Za-z ]{0,30}:\s+")
 _SPEAKER_WORDS = frozenset({"self", "group", "other"})
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (``common.language.sentences``)."""
-    return split(text)
-
-
 # -- the data file -----------------------------------------------------------------------------
 
 
@@ -403,7 +398,7 @@ def _said(messages: Sequence[dict[str, str]]) -> list[_Said]:
     found: list[_Said] = []
     for turn, message in enumerate(messages):
         role = "assistant" if message.get("role") == "assistant" else "user"
-        for sentence in sentences(message.get("content", "")):
+        for sentence in split(message.get("content", "")):
             if rules.private.search(sentence):
                 continue  # never an email address, a phone number or a street address
             question = sentence.rstrip().endswith("?")

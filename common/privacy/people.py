@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from common.language.names import capitalised_runs
 from common.privacy.rules import (
     expand,
     given_names,
@@ -30,11 +31,11 @@ from common.privacy.rules import (
     world_given_names,
 )
 
-_CAPITALISED = re.compile(r"[A-Z][\w\u2019'-]*")
-_RUN = re.compile(
-    r"(?<![@\w/.])[A-Z][\w\u2019'-]*"
-    r"(?:\s+(?:[A-Z][\w\u2019'-]*|(?:de|van|von|der|da|di|le|la|bin|al|ap)(?=\s+[A-Z])))*"
-)
+# A name's words (``names``): capitalised words, not inside a handle, a path or a domain, and
+# a particle between two of them, one alone ("Jan van Dyke"; "Maria de la Cruz" gives "Maria"
+# and "Cruz"). The lower-case words are found only to break a run.
+_WORD = re.compile(r"(?<![@\w/.])[A-Z][\w\u2019'-]*|[a-z]+")
+_PARTICLES = frozenset(["de", "van", "von", "der", "da", "di", "le", "la", "bin", "al", "ap"])
 _AFTER_NAME = re.compile(r"\s*(?:,|['\u2019]s\b|\()")
 
 
@@ -262,6 +263,8 @@ def handles(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     surname the text or the records hold ("@danawhitfield"); and any Reddit user ("u/name":
     the platform's notation for a person, where a community is "r/name")."""
     given = given_names()
+    # ``_CAPITALISED`` is the pattern defined further down (for ``_has_title``): its words keep
+    # the whitespace after them, so today only ``extra`` gives surnames here, not the text.
     surnames = extra | {w.lower() for w in _CAPITALISED.findall(text)}
     found = [
         Reference(m.start(), m.end(), m.group(0), "handle") for m in _REDDIT_USER.finditer(text)
@@ -291,9 +294,9 @@ def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     never, organisation, given = never_names(), organisation_words(), given_names()
     single_titles, title_pattern = _titles()
     found: list[Reference] = []
-    for run in _RUN.finditer(text):
-        tokens = run.group(0).split()
-        start = run.start()
+    for run in capitalised_runs(text, _WORD, connectors=_PARTICLES, in_a_row=1):
+        tokens = [word.text for word in run]
+        start = run[0].start
         # Leading words that never name anyone ("The", "Senator") are cut off the run.
         while tokens and (_word(tokens[0]) in never or _word(tokens[0]).lower() in single_titles):
             start = text.index(tokens[0], start) + len(tokens[0])

@@ -24,6 +24,7 @@ from common import privacy
 from common.datafiles import Content, Line, LowerWords, Pattern, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
 from common.language import clip, gazetteer
+from common.language.sentences import split
 from common.offline import companies
 from common.search import retrieval
 from functions.content import compose
@@ -594,7 +595,7 @@ def _finding(table: str, record: dict[str, Any]) -> tuple[str, str]:
 
 
 def _first_sentence(text: str) -> str:
-    found = compose.sentences(text)
+    found = split(text)
     return found[0] if found else text
 
 

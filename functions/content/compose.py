@@ -138,12 +138,6 @@ def count(text: str, platform: str) -> int:
 # -- facts ------------------------------------------------------------------------------------
 
 
-def sentences(text: str) -> list[str]:
-    """Whole sentences of a passage (``common.language.sentences``: not after an abbreviation such
-    as "v. Reynolds" or "No. 22")."""
-    return split(text)
-
-
 def _usable(sentence: str) -> bool:
     if not MIN_FACT_CHARS <= len(sentence) <= MAX_FACT_CHARS:
         return False
@@ -208,7 +202,7 @@ def facts(
     telling = wanted - preferred - (generic_terms() if require_overlap else frozenset())
     found: list[Fact] = []
     for rank, passage in enumerate(passages):
-        for position, sentence in enumerate(sentences(passage.text)):
+        for position, sentence in enumerate(split(passage.text)):
             if not _usable(sentence) or (public and advice().search(sentence.lower())):
                 continue
             dependence = _dependence(sentence, texts)
@@ -540,7 +534,7 @@ def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
 
 def _sources_of(passage: Passage) -> dict[str, citations.Source | None]:
     texts = drafts()
-    paragraphs = [sentences(p) for p in passage.text.split("\n") if p.strip()]
+    paragraphs = [split(p) for p in passage.text.split("\n") if p.strip()]
     heading = passage.section.split(" > ")[-1]
     rows = citations.cited(
         paragraphs,
@@ -564,11 +558,11 @@ def attribute(text: str, passages: Sequence[Passage]) -> list[Citation]:
     candidates = [
         Fact(sentence, rank, 0.0, position)
         for rank, passage in enumerate(passages)
-        for position, sentence in enumerate(sentences(passage.text))
+        for position, sentence in enumerate(split(passage.text))
     ]
     own_terms = [set(terms(c.text)) for c in candidates]
     found: list[Citation] = []
-    for sentence in sentences(" ".join(text.split())):
+    for sentence in split(" ".join(text.split())):
         said = set(terms(sentence))
         if len(said) < MIN_ATTRIBUTED_TERMS:
             continue

@@ -180,7 +180,7 @@ def select(
         source = (" ".join(str(passage.get("title") or "").split()), url)
         section = str(passage.get("section") or "")
         context, how = _context(passage)
-        for index, sentence in enumerate(split_sentences(str(passage.get("passage") or ""))):
+        for index, sentence in enumerate(split(str(passage.get("passage") or ""))):
             if _skipped(sentence):
                 continue
             named = named_in_sentence(sentence)
@@ -330,13 +330,6 @@ def _place_of(places: list[str]) -> str:
 
 
 # -- sentences ---------------------------------------------------------------------------------
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of a passage, each with its whitespace collapsed
-    (``common.language.sentences``: a full stop after "v.", "Cir.", "No.", a single letter or "U.S."
-    does not end one)."""
-    return split(text)
 
 
 @cache

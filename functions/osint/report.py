@@ -117,11 +117,6 @@ _COMPANY_FOLLOW_UP = re.compile(
 )
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of a plain text (feeds give one paragraph), abbreviations kept whole."""
-    return split(text)
-
-
 def claims_about(title: str, body: str, mentions: Callable[[str], bool], person: bool) -> list[str]:
     """The sentences of a source (its title first) that are about the subject: those that
     mention it, and one that follows such a sentence and refers back to it."""
@@ -130,7 +125,7 @@ def claims_about(title: str, body: str, mentions: Callable[[str], bool], person:
     if title and mentions(title):
         found.append(title)
     previous = False
-    for sentence in sentences(body):
+    for sentence in split(body):
         if mentions(sentence) or (previous and follow_up.match(sentence)):
             found.append(sentence)
             previous = True

@@ -18,6 +18,7 @@ from urllib.parse import quote_plus
 from common.adapters.feeds import FeedItem, fetch_all
 from common.config import get_settings
 from common.language import names
+from common.language.sentences import split
 from functions.osint import report
 from functions.osint.guardrails import Subject
 
@@ -107,7 +108,7 @@ def _figure_passage(record: dict[str, Any], *, verified: bool, own: bool) -> Pas
     line = f"{name}: {', '.join(str(p) for p in (role, org) if p)}." if role or org else None
     claims = [line] if line else []
     if own:  # the person's own profile: the record's summary too; a company's: the role only
-        claims += report.sentences(str(record.get("summary") or ""))
+        claims += split(str(record.get("summary") or ""))
     text = " ".join(str(record.get(k) or "") for k in ("name", "role", "organization", "summary"))
     return Passage(
         "role" if own else "people",
@@ -193,7 +194,7 @@ def _campaign_passage(record: dict[str, Any], section: str) -> Passage:
         record.get("url"),
         _day(record.get("start_date")),
         f"{record.get('title')} {description}",
-        claims=(line, *report.sentences(description)),
+        claims=(line, *split(description)),
         verified=True,
     )
 

@@ -34,7 +34,8 @@ from common.adapters.prompts import prompt
 from common.catalog.topics import is_topic, name_of
 from common.datafiles import Content, Line, LowerLine, Pattern, Words, load
 from common.language import ELLIPSIS, and_list, clip, one_line, organisations
-from common.offline.summarize import sentences
+from common.language.names import Word, capitalised_runs
+from common.language.sentences import split
 
 if TYPE_CHECKING:
     from functions.research.gather import RankedItem
@@ -447,7 +448,7 @@ def _who(items: Sequence[OverviewItem], lexicon: _Lexicon) -> list[Actor]:
 def _names(item: OverviewItem, lexicon: _Lexicon) -> list[tuple[str, str, str | None]]:
     """(name, kind, role) of the names recognised in the item, in the order of the text."""
     pieces = [] if _title_case(item.title) else [one_line(item.title)]
-    pieces += sentences(one_line(item.summary))
+    pieces += split(one_line(item.summary))
     found: list[tuple[int, int, str, str, str | None]] = []  # piece, position, name, kind, role
     for index, piece in enumerate(pieces):
         text = piece
@@ -483,8 +484,9 @@ def _person(match: re.Match[str], lexicon: _Lexicon) -> tuple[str, str] | None:
     return " ".join(name_words), " ".join([*pre_words, role])
 
 
-_TOKEN = re.compile(r"[^\W_][\w'\u2019&-]*")
+_WORD = re.compile(r"[^\W_][\w'\u2019&-]*")
 _CONNECTORS = frozenset({"of", "for", "and", "the", "de", "du", "in"})
+_GAPS = frozenset({"", "&"})  # what may stand between two words of a name, whitespace aside
 _EXTENDING = frozenset({"of", "for"})
 
 
@@ -494,7 +496,7 @@ def _organisations(text: str, lexicon: _Lexicon) -> Iterable[tuple[int, str, Ent
     words ("Harlow Foods", "Department of Agriculture"). Runs are broken by punctuation and by
     lower-case words other than "of", "for", "and", "the", "de", "du" and "in"; a name starts
     after the last "and" before its last word ("Tesco and Harlow Foods")."""
-    for run in _runs(text):
+    for run in capitalised_runs(text, _WORD, connectors=_CONNECTORS, gaps=_GAPS):
         while run and (run[0][0] in lexicon.not_names or run[0][0] in _CONNECTORS):
             run = run[1:]
         found = _last_name(text, run, lexicon)
@@ -507,9 +509,7 @@ def _organisations(text: str, lexicon: _Lexicon) -> Iterable[tuple[int, str, Ent
             found = _last_name(text, run, lexicon)
 
 
-def _last_name(
-    text: str, run: list[tuple[str, int, int]], lexicon: _Lexicon
-) -> tuple[int, str, EntityKind] | None:
+def _last_name(text: str, run: list[Word], lexicon: _Lexicon) -> tuple[int, str, EntityKind] | None:
     """(index of its first word, name, kind) of the last name in ``run``, or None."""
     words_only = [_unpossessive(word) for word, _, _ in run]
     for index in range(len(run) - 1, -1, -1):
@@ -532,33 +532,6 @@ def _last_name(
         name = name[: len(name) - len(run[end][0])] + words_only[end]  # "Foods'" -> "Foods"
         return start, name, kind
     return None
-
-
-def _runs(text: str) -> list[list[tuple[str, int, int]]]:
-    runs: list[list[tuple[str, int, int]]] = []
-    current: list[tuple[str, int, int]] = []
-    last_end = -1
-    for match in _TOKEN.finditer(text):
-        word = match.group()
-        joined = bool(current) and text[last_end : match.start()].strip() in ("", "&")
-        if word[0].isupper() or (joined and word in _CONNECTORS):
-            if not joined:
-                _flush(runs, current)
-                current = []
-            current.append((word, match.start(), match.end()))
-        else:
-            _flush(runs, current)
-            current = []
-        last_end = match.end()
-    _flush(runs, current)
-    return runs
-
-
-def _flush(runs: list[list[tuple[str, int, int]]], run: list[tuple[str, int, int]]) -> None:
-    while run and run[-1][0] in _CONNECTORS:
-        run = run[:-1]
-    if run:
-        runs.append(run)
 
 
 def _unpossessive(word: str) -> str:
@@ -586,7 +559,7 @@ def _changes(items: Sequence[OverviewItem], lexicon: _Lexicon) -> list[Change]:
     for item in items:
         kind = change_kind(item.title)
         if kind is None and not lexicon.findings.search(item.title.casefold()):
-            kind = change_kind(next(iter(sentences(one_line(item.summary))), ""))
+            kind = change_kind(next(iter(split(one_line(item.summary))), ""))
         if kind is not None:
             changes.append(Change(kind, headline(item.title), item.id, item.link))
     return changes

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from common.adapters.llm import ChatProvider, provider_or_offline
 from common.adapters.prompts import prompt
 from common.language import clip
-from common.offline.summarize import sentences
+from common.language.sentences import split
 from common.privacy import screen_text
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class _Summaries(BaseModel):
 
 def extractive(item: FeedItem) -> str:
     """The first one or two sentences of the item's text (its title when it has none)."""
-    picked = sentences(item.summary)[:2] if item.summary else []
+    picked = split(item.summary)[:2] if item.summary else []
     text = " ".join(picked) or item.title
     return clip(text, MAX_CHARS)
 

@@ -12,8 +12,9 @@ import pytest
 
 from common import container
 from common.adapters.firestore import KNOWLEDGE, USAGE, get_db, where_eq
+from common.language.sentences import split
 from common.search import embeddings
-from functions.content.compose import count, sentences
+from functions.content.compose import count
 from functions.knowledge.importer import import_knowledge
 from tests.fakes.openai_server import reply
 from tests.helpers import bearer, client, new_consumer, streamed_events
@@ -61,12 +62,12 @@ def generate(auth, body, accept: str | None = None):
 
 def source_sentences(corpus: list[dict], sources: list[dict]) -> set[str]:
     titles = {s["title"] for s in sources}
-    return {s for p in corpus if p["title"] in titles for s in sentences(p["passage"])}
+    return {s for p in corpus if p["title"] in titles for s in split(p["passage"])}
 
 
 def facts_of(text: str, corpus: list[dict]) -> list[str]:
     """The sentences of the whole corpus that appear in the text."""
-    every = {s for p in corpus for s in sentences(p["passage"]) if len(s) >= 40}
+    every = {s for p in corpus for s in split(p["passage"]) if len(s) >= 40}
     return [s for s in every if s in text]
 
 
@@ -293,7 +294,7 @@ def test_a_providers_draft_cites_the_sentences_it_took_from_a_passage(provider, 
         s
         for p in corpus
         if p["doc_id"] == "laying-hen-welfare"
-        for s in sentences(p["passage"])
+        for s in split(p["passage"])
         if "1999/74/EC" in s and len(s) < 200
     )
     draft = {"posts": [f"{sentence} Act now!"], "hashtags": [], "sources": ["S1", "S2", "S3"]}

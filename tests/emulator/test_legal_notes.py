@@ -12,7 +12,7 @@ import pytest
 from common.adapters.firestore import KNOWLEDGE, SEARCH_INDEXES, get_db
 from common.adapters.tasks import inline_queue
 from common.datafiles import DATA
-from functions.legal.notes import split_sentences
+from common.language.sentences import split
 from tests.emulator.conftest import LEGAL_NOTES
 from tests.helpers import client
 
@@ -45,7 +45,7 @@ def quoted(guide: dict) -> list[str]:
         if heading.startswith("What the law says in "):
             for paragraph in body.split("\n\n"):
                 if not paragraph.startswith("Source: "):
-                    found += split_sentences(paragraph)
+                    found += split(paragraph)
     return found
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from functions.content.compose import Passage, Spec, compose, count, facts, hashtags, sentences
+from common.language.sentences import split
+from functions.content.compose import Passage, Spec, compose, count, facts, hashtags
 
 HENS = Passage(
     text=(
@@ -41,10 +42,10 @@ def test_x_counts_links_as_23_and_wide_characters_as_2():
 
 
 def test_sentences_do_not_end_at_abbreviations():
-    assert sentences(PLEDGES.text)[-1] == (
+    assert split(PLEDGES.text)[-1] == (
         "Animal Legal Defense Fund v. Reynolds, No. 22-1830, was decided in 2024."
     )
-    assert len(sentences(HENS.text)) == 4
+    assert len(split(HENS.text)) == 4
 
 
 def test_facts_hold_the_topic_prefer_figures_and_push_back_sentences_that_lean_on_others():
@@ -129,7 +130,7 @@ def test_facts_are_cited_to_their_own_listed_source_and_a_writers_words_to_none(
     directive = Source("Council Directive 1999/74/EC", "https://example.org/dir")
     ban = Source("Commission report on the 2012 battery cage ban", "https://example.org/ban")
     hens = Passage(HENS.text, HENS.title, "https://example.org/dir", HENS.section, (directive, ban))
-    found = [Fact(s, 0, 1.0) for s in sentences(hens.text) if "banned" in s or "750" in s]
+    found = [Fact(s, 0, 1.0) for s in split(hens.text) if "banned" in s or "750" in s]
     cited = {c.text[:20]: (c.url, c.title) for c in cite(found, [hens])}
     # "In 2012 the EU banned barren battery cages": the report's label names "battery cage"
     assert cited["In 2012 the EU banne"] == (ban.url, ban.title)

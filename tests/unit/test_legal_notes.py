@@ -14,6 +14,7 @@ from common import container
 from common.adapters.llm import PROVIDER
 from common.adapters.prompts import prompt
 from common.datafiles import DATA
+from common.language.sentences import split
 from functions.knowledge.importer import chunks, read_documents
 from functions.legal.guide import (
     DISCLAIMER,
@@ -24,7 +25,7 @@ from functions.legal.guide import (
 )
 from functions.legal.jurisdictions import tags_for
 from functions.legal.models import Guide, Source
-from functions.legal.notes import NoteGroup, Notes, find_notes, select, split_sentences
+from functions.legal.notes import NoteGroup, Notes, find_notes, select
 from tests.fakes.openai_server import reply
 
 MARCH = "We're planning a march through central London next month"
@@ -92,7 +93,7 @@ def test_sentences_are_split_at_their_ends_not_at_abbreviations():
         "(2012), it held that lies may be prohibited. See No. 22-1830 and s. 11 too. "
         '"Ag-gag" is a name.'
     )
-    assert split_sentences(text) == [
+    assert split(text) == [
         "On appeal, in Animal Legal Defense Fund v. Reynolds, 8 F.4th 781 (8th Cir. 2021), "
         "the court reached a split result.",
         "Relying on United States v. Alvarez, 567 U.S. 709 (2012), it held that lies may be "

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from common.language import names
+from common.language.sentences import split
 from functions.osint import report
 from functions.osint.guardrails import (
     NO_EVIDENCE,
@@ -180,14 +181,14 @@ def test_claims_are_the_sentences_about_the_subject_and_their_follow_ups():
 
 
 def test_sentences_keep_abbreviations_whole():
-    assert report.sentences("Dr. Jane Roe of Acme Ltd. spoke. It went well.") == [
+    assert split("Dr. Jane Roe of Acme Ltd. spoke. It went well.") == [
         "Dr. Jane Roe of Acme Ltd. spoke.",
         "It went well.",
     ]
 
 
 def test_german_ordinals_and_other_languages_abbreviations_do_not_end_a_sentence():
-    assert report.sentences(
+    assert split(
         "Verhandelt wird am 14. März in Leipzig. Zum 60. Geburtstag lädt er ein. "
         "Patricio Vial, fecha de nac. 12/03/1961, dirige la pesquera."
     ) == [
@@ -196,7 +197,7 @@ def test_german_ordinals_and_other_languages_abbreviations_do_not_end_a_sentence
         "Patricio Vial, fecha de nac. 12/03/1961, dirige la pesquera.",
     ]
     # a number that ends a sentence still ends it
-    assert report.sentences("She was 41. Her herd grew to 60. Then it fell.") == [
+    assert split("She was 41. Her herd grew to 60. Then it fell.") == [
         "She was 41.",
         "Her herd grew to 60.",
         "Then it fell.",

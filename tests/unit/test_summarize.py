@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from common.offline.summarize import MAX_CHARS, quoted_ratio, sentences, summarize, words
+from common.language.sentences import split
+from common.offline.summarize import MAX_CHARS, quoted_ratio, summarize, words
 
 CONVERSATIONS = [
     json.loads(line)
@@ -46,11 +47,11 @@ def lines(summary: str) -> dict[str, str]:
 def verbatim_summary(messages: list[dict[str, str]]) -> str:
     """The summary this engine used to give: the messages' own sentences, quoted."""
     user = [m["content"] for m in messages if m["role"] == "user"]
-    said = [s for m in messages for s in sentences(m["content"])]
+    said = [s for m in messages for s in split(m["content"])]
     decided = [s for s in said if re.search(r"\b(decided|agreed|let's|we'll|I'll|will)\b", s)]
-    quoted = [f"The user asked: {sentences(user[0])[0]}"]
+    quoted = [f"The user asked: {split(user[0])[0]}"]
     quoted += [f"Decided: {s}" for s in decided[:3]]
-    quoted.append(f"Last answer: {sentences(messages[-1]['content'])[0]}")
+    quoted.append(f"Last answer: {split(messages[-1]['content'])[0]}")
     return "\n".join(quoted)
 
 

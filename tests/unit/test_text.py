@@ -1,6 +1,10 @@
+import re
+from typing import Any
+
 import pytest
 
 from common.language import clip
+from common.language.names import Word, capitalised_runs
 
 
 def test_short_text_is_kept():
@@ -22,3 +26,51 @@ def test_never_longer_than_the_limit(text, limit):
     clipped = clip(text, limit)
     assert len(clipped) <= limit
     assert clipped.endswith("\u2026")
+
+
+# -- runs of capitalised words (common.language.names.capitalised_runs) -------------------------
+
+_WORDS = re.compile(r"[^\W_][\w'\u2019&-]*")
+
+
+def _runs(text: str, **rules: Any) -> list[str]:
+    return [text[run[0].start : run[-1].end] for run in capitalised_runs(text, _WORDS, **rules)]
+
+
+def test_a_run_is_capitalised_words_with_only_whitespace_between():
+    assert _runs("Staff at Harlow Foods said. Tesco, Aldi & Lidl did not") == [
+        "Staff",
+        "Harlow Foods",
+        "Tesco",
+        "Aldi",
+        "Lidl",
+    ]
+    assert _runs("Aldi & Lidl", gaps=frozenset({"", "&"})) == ["Aldi & Lidl"]
+    [run] = capitalised_runs("the Harlow Foods plant", _WORDS)
+    assert run == [Word("Harlow", 4, 10), Word("Foods", 11, 16)]
+
+
+def test_a_connector_stays_only_between_capitalised_words():
+    of = frozenset({"of", "the", "de", "la"})
+    assert _runs("the Department of the Environment of", connectors=of) == [
+        "Department of the Environment"
+    ]
+    assert _runs("Harlow Foods of Leeds of course", connectors=of) == ["Harlow Foods of Leeds"]
+    assert _runs("Maria de la Cruz", connectors=of) == ["Maria de la Cruz"]
+    assert _runs("Maria de la Cruz", connectors=of, in_a_row=1) == ["Maria", "Cruz"]
+    assert _runs("of Leeds", connectors=of) == ["Leeds"]  # a run never opens with one
+
+
+def test_a_run_stops_where_the_caller_says():
+    def possessive(word: str, following: str) -> bool:
+        return word.endswith("'s") and following != "Burgers"
+
+    assert _runs("Dunmore Dairy's Herd Book", stops_after=possessive) == [
+        "Dunmore Dairy's",
+        "Herd Book",
+    ]
+    assert _runs("Pellman's Burgers Ltd", stops_after=possessive) == ["Pellman's Burgers Ltd"]
+    assert _runs("3M and AT&T", capital=lambda w: w[0].isupper() or w[0].isdigit()) == [
+        "3M",
+        "AT&T",
+    ]
