@@ -23,7 +23,7 @@ from common import privacy
 from common.adapters.llm import ChatProvider, provider_or_offline
 from common.adapters.prompts import prompt
 from common.errors import FieldError, InvalidRequest, NotCovered
-from common.language import gazetteer, organisations, places
+from common.language import gazetteer, names, organisations, places
 from common.language.index import terms
 from common.logging import get_logger
 from common.search import relevance
@@ -56,6 +56,7 @@ MAX_HASHTAGS = 5
 _TITLED = re.compile(r"\b[A-Z][a-z][\w'&-]*")  # a word of a name ("Griddle"; not "CEO")
 _EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
+_WORD = re.compile(r"[^\W_][\w'\u2019-]*")  # a word of a topic, for its names
 OFFLINE = "offline"
 
 
@@ -130,63 +131,61 @@ def subject(topic: str, audience: str | None) -> str:
     Commitment"; "Sunny Griddle Diners promised cage-free eggs by 2025" to "the CEO of Sunny
     Griddle Diners"). The guides hold the facts of the topic, not the addressee's name, and
     the judge reads a name no passage holds as a sign that none answers. A name is a word of
-    the audience's names, or a capitalised word the guides never use that is no place
-    (``names_of``). The topic as given when nothing else is left of it."""
+    the audience's names or of the names the topic addresses (``names_of``). The topic as
+    given when nothing else is left of it."""
     named = set(_TITLED.findall(audience)) if audience else set()
-    kept = " ".join(w for w in topic.split() if w.strip(_EDGES) not in named | names_of(topic))
+    named |= {_POSSESSIVE.sub("", word) for word in names_of(topic)}
+    words, dropped = [], False
+    for word in topic.split():  # a name's words, and an "&" within a name
+        dropped = _POSSESSIVE.sub("", word.strip(_EDGES)) in named or (word == "&" and dropped)
+        if not dropped:
+            words.append(word)
+    kept = " ".join(words)
     return kept if terms(kept) else topic
 
 
 def names_of(topic: str) -> set[str]:
     """The words of a topic that name its addressees:
-    - a company the service knows (``common.language.gazetteer``: "Kroger's");
-    - a run of capitalised words the guides never use and that name no place
-      (``common.language.places``), "&" between them, that is an organisation's name by its
-      last word ("Northgate Foods"), holds "&" ("Harlow & Finch"), is possessive, or of two
-      words or more follows a word of addressing (``addressing`` in ``data/content/
-      drafts.toml``: "email to Fiona Carrick").
+    - a company the service knows (``common.language.gazetteer``: "Kroger's"), unless its name
+      is a place's ("Iceland");
+    - a run of capitalised words (``common.language.names.capitalised_runs``) holding one the
+      guides never use that names no place (``common.language.places``), when the run is an
+      organisation's name by its last word ("Northgate Foods"), holds "&" ("Harlow & Finch"),
+      is possessive, or of two words or more follows a word of addressing (``addressing`` in
+      ``data/content/drafts.toml``: "email to Fiona Carrick").
     Any other capitalised run ("Foie Gras bans") may be the topic itself and stays."""
     found: set[str] = set()
     rest = topic
     while (company := gazetteer.find(rest)) is not None:
-        found.update(company.name.split())
+        if not places.named(company.name):  # "Iceland's whaling season": the country's
+            found.update(company.name.split())
         rest = rest[company.start + len(company.name) :]
-    words = topic.split()
-    bare = [_POSSESSIVE.sub("", w.strip(_EDGES)) for w in words]
+    addressing, organised = drafts().addressing, organisations.all_words()
 
-    def unknown(index: int) -> bool:
-        word = bare[index]
+    def unknown(word: str) -> bool:
+        bare = _POSSESSIVE.sub("", word)
         return bool(
-            _TITLED.fullmatch(word)
-            and terms(word)
-            and word.lower() not in drafts().addressing
-            and not relevance.in_guides(word)
-            and not places.named(word)
+            _TITLED.fullmatch(bare)
+            and terms(bare)
+            and bare.lower() not in addressing
+            and not relevance.in_guides(bare)
+            and not places.named(bare)
         )
 
-    def joins(index: int) -> bool:  # "&", or an organisation's word ("Foods") after a name
-        word = bare[index]
-        return word == "&" or bool(_TITLED.fullmatch(word) and word.lower() in organised)
+    def capital(word: str) -> bool:  # a name's word, or an organisation's ("Foods")
+        return unknown(word) or (_TITLED.fullmatch(word) is not None and word.lower() in organised)
 
-    organised = organisations.all_words()
-    index = 0
-    while index < len(words):
-        if not unknown(index):
-            index += 1
+    for run in names.capitalised_runs(topic, _WORD, capital=capital, gaps=frozenset({"", "&"})):
+        if not any(unknown(word.text) for word in run):
             continue
-        end = index + 1
-        while end < len(words) and (unknown(end) or joins(end)):
-            end += 1
-        run = words[index:end]
-        before = bare[index - 1].lower() if index else ""
+        before = topic[: run[0].start].split()
         if (
-            "&" in run
-            or bare[end - 1].lower() in organised
-            or _POSSESSIVE.search(run[-1].strip(_EDGES))
-            or (len(run) > 1 and before in drafts().addressing)
+            "&" in topic[run[0].start : run[-1].end]
+            or _POSSESSIVE.sub("", run[-1].text).lower() in organised
+            or _POSSESSIVE.search(run[-1].text)
+            or (len(run) > 1 and bool(before) and before[-1].lower() in addressing)
         ):
-            found.update(w.strip(_EDGES) for w in run)
-        index = end
+            found.update(word.text for word in run)
     return found
 
 
