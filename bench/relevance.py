@@ -32,6 +32,7 @@ has them:
   - ``drafted_from_relevant``: the share of drafts on covered topics citing a relevant guide.
 - **chat**: ``POST /v1/chat/message``, per ``expect``:
   - ``billed``: the share billed;
+  - ``declined``: the share answered with the refusal of a request for private details;
   - ``cites_relevant``: for answers, the share whose sources include a relevant guide;
   - ``says_the_figure``: for "number", the share of replies that hold a number the row's
     ``why`` gives.
@@ -44,7 +45,9 @@ wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped wit
 spent. ``relevance_holdout3_*``, written from the same brief, were measured before and after the
 judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*`` (the
 default), written the same way, were measured before and after its third training; a fifth set
-is needed before the judge changes again.
+is needed before the judge changes again. ``relevance_holdout5_chat.jsonl`` (chat only, more
+requests for private details and close calls; ``--set holdout5 --only chat``) measures the
+classifier of such requests (``functions.chat.private``).
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
 by another helper): thresholds are chosen on them, never on the held-apart ones.
 
@@ -265,6 +268,9 @@ def content(service: Service) -> dict[str, Any]:
 
 
 def chat(service: Service) -> dict[str, Any]:
+    from functions.chat.assist import texts
+
+    declined = " ".join(texts().private_declined.split())[:60]  # the reply to a private ask
     by_expect: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for row in rows("chat"):
         answer, billed = service.billed_by(
@@ -275,6 +281,7 @@ def chat(service: Service) -> dict[str, Any]:
         kind = by_expect[row["expect"]]
         kind["status_ok"].append(answer.status_code == 200)
         kind["billed"].append(billed)
+        kind["declined"].append(" ".join(body.get("response", "").split()).startswith(declined))
         docs = {service.doc_by_title.get(s["title"], s["title"]) for s in body.get("sources", [])}
         if row["expect"] in ("answer", "number"):
             kind["cites_relevant"].append(bool(docs & set(row["relevant"])))
@@ -367,7 +374,7 @@ def main() -> None:
     parser.add_argument(
         "--set",
         default="holdout4",
-        choices=("holdout4", "holdout3", "holdout2", "holdout", "dev"),
+        choices=("holdout5", "holdout4", "holdout3", "holdout2", "holdout", "dev"),
         help="which sets",
     )
     args = parser.parse_args()

@@ -257,10 +257,21 @@ def _runs(found: list[compose.Fact]) -> list[list[int]]:
 
 def asks_private(message: str) -> bool:
     """The message asks for a person's private details (where they live or will be, their
-    personal contact details, family, health): it names a person (a name of two or more words
-    in any case, a title and a name, or a role: "the Crestline Eggs MD"; not the writer: "I'm
-    the founder") and such a detail (``private_asks``) outside the name that is neither the
-    writer's own ("my address": ``first_person``) nor an animal's ("broiler chickens live")."""
+    personal contact details, family, health): by the rule (``private_signals``), or else by
+    the classifier of such requests (``functions.chat.private``), which reads the message and
+    the rule's halves."""
+    from functions.chat import private
+
+    person, detail, rule = private_signals(message)
+    return rule or private.probability(message, person, detail) >= private.model().threshold
+
+
+def private_signals(message: str) -> tuple[bool, bool, bool]:
+    """The rule's halves and the rule: whether the message names a person (a name of two or
+    more words in any case, a title and a name, or a role: "the Crestline Eggs MD"; not the
+    writer: "I'm the founder"), whether it names a private detail (``private_asks``) that is
+    neither the writer's own ("my address": ``first_person``) nor an animal's ("broiler
+    chickens live"), and whether it names one outside a person's name."""
     from common.privacy.people import references
 
     lowered = message.lower()
@@ -275,12 +286,16 @@ def asks_private(message: str) -> bool:
         if not re.search(texts().writer_is, lowered[: m.start()])
     ]
     persons = names + roles  # a detail inside a name is part of it ("Auction House")
-    return bool(persons) and any(
-        not any(start <= d.start() and d.end() <= end for start, end in persons)
-        and not re.search(texts().first_person, lowered[: d.start()])
-        and not re.search(texts().animal_before, lowered[: d.start()])
+    details = [
+        d
         for d in re.finditer(texts().private_asks, lowered)
+        if not re.search(texts().first_person, lowered[: d.start()])
+        and not re.search(texts().animal_before, lowered[: d.start()])
+    ]
+    outside = any(
+        not any(start <= d.start() and d.end() <= end for start, end in persons) for d in details
     )
+    return bool(persons), bool(details), bool(persons) and outside
 
 
 def _passage_key(hit: dict[str, Any]) -> tuple[str, str]:

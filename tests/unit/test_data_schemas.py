@@ -20,6 +20,7 @@ from common.search import relevance
 from devtools.train_privacy import Sentence
 from devtools.train_privacy import load as load_privacy_set
 from devtools.train_relevance import Pair, read_pairs
+from functions.chat import private as private_asks
 
 # Every training set under data/ (but data/sample's records: ``test_every_sample_record_...``)
 # and its row's schema. A new set needs an entry here.
@@ -34,6 +35,8 @@ SETS: dict[str, type[Row]] = {
     "relevance/train_pairs_2.jsonl": Pair,
     "relevance/train_pairs_spent.jsonl": Pair,
     "relevance/short_pairs.jsonl": Pair,
+    "offline/private_asks.jsonl": private_asks.Example,
+    "offline/private_asks_written.jsonl": private_asks.Example,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {
@@ -42,6 +45,7 @@ MODELS: dict[str, Any] = {
     "relevance/model.json": relevance.read,
     "relevance/model_first.json": relevance.read,
     "relevance/frequency.json": lambda path: read_json(path, relevance.Frequency),
+    "offline/private_asks.json": lambda path: read_json(path, private_asks.Model),
 }
 
 
