@@ -1,9 +1,11 @@
 """What the bench scripts share: the service's environment on a Firestore emulator of their
-own, and an API key allowed far more requests than a bench makes."""
+own (with the local fixture feeds), and an API key allowed far more requests than a bench
+makes."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 
@@ -19,6 +21,23 @@ def environment(emulator: Any, **extra: str) -> None:
             **extra,
         }
     )
+
+
+def with_fixture_feeds(emulator: Any, folder: Path, **extra: str) -> Any:
+    """``environment`` with the research feeds and the news search on the local fixture feed
+    server (``devtools.feedserver``), started here, its catalog written in ``folder``; the
+    caller shuts the server down."""
+    from devtools import feedserver
+
+    feeds = feedserver.serve()
+    catalog = feedserver.write_catalog(feeds.url, folder / "feeds.json")
+    environment(
+        emulator,
+        FEED_CATALOG_PATH=str(catalog),
+        NEWS_SEARCH_URL=feedserver.search_template(feeds.url),
+        **extra,
+    )
+    return feeds
 
 
 def api_key(email: str, requests_per_minute: int = 10_000_000) -> str:

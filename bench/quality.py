@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import rubric  # noqa: E402
-from bench.emulated import api_key, environment  # noqa: E402
+from bench.emulated import api_key, with_fixture_feeds  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 REQUESTS = ROOT / "bench" / "data" / "quality_requests.jsonl"
@@ -324,18 +324,9 @@ def summaries(client: Any, auth: dict[str, str], out: list[str]) -> dict[str, An
 
 
 def main() -> None:
-    from devtools import feedserver
-
     began = time.perf_counter()
     emulator = Emulator("127.0.0.1", free_port(), "demo-bench-quality").start()
-    feeds = feedserver.serve()
-    catalog = feedserver.write_catalog(feeds.url, ROOT / ".local" / "quality" / "feeds.json")
-    environment(
-        emulator,
-        LLM_BACKEND="offline",
-        FEED_CATALOG_PATH=str(catalog),
-        NEWS_SEARCH_URL=feedserver.search_template(feeds.url),
-    )
+    feeds = with_fixture_feeds(emulator, ROOT / ".local" / "quality", LLM_BACKEND="offline")
     results: dict[str, Any] = {}
     out: list[str] = ["# Outputs of bench/quality.py\n"]
     try:

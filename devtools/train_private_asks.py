@@ -37,16 +37,23 @@ def _messages(stem: str) -> list[tuple[str, bool]]:
     return [(row["message"], row["expect"] == "private") for row in rows]
 
 
-def _features(messages: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(each message's features, whether the rule declines it)."""
+def _features(messages: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(each message's features, whether the rule declines it, whether the classifier reads it:
+    it names a person or a private detail)."""
     from common.language.minilm import get_model
     from functions.chat.assist import private_signals
-    from functions.chat.private import features
+    from functions.chat.private import features, masked
 
-    vectors = get_model().embed(messages)
     signals = [private_signals(m) for m in messages]
-    x = np.vstack([features(v, p, d) for v, (p, d, _) in zip(vectors, signals, strict=True)])
-    return x, np.asarray([rule for _, _, rule in signals])
+    vectors = get_model().embed(
+        [masked(m, found.names) for m, found in zip(messages, signals, strict=True)]
+    )
+    x = np.vstack([features(v, s.person, s.detail) for v, s in zip(vectors, signals, strict=True)])
+    return (
+        x,
+        np.asarray([s.rule for s in signals]),
+        np.asarray([s.person or s.detail for s in signals]),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     examples += read_jsonl(WRITTEN_PATH, Example)
     examples = list({e.message: e for e in examples}.values())  # a message once
-    x, _ = _features([e.message for e in examples])
+    x, _, _ = _features([e.message for e in examples])
     y = np.asarray([1.0 if e.private else 0.0 for e in examples])
     folds = np.arange(len(y)) % FOLDS
     chosen: dict[str, Any] = {}
@@ -76,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
             chosen = {"l2": l2, "report": found}
     mean, scale, weights, bias = fit(x, y, chosen["l2"])
     tuning = _messages(TUNING)
-    tx, rule = _features([m for m, _ in tuning])
+    tx, rule, read = _features([m for m, _ in tuning])
     wanted = np.asarray([p for _, p in tuning])
-    scores = predict((mean, scale, weights, bias), tx)
+    scores = np.where(read, predict((mean, scale, weights, bias), tx), 0.0)
     others = scores[~wanted & ~rule]  # what the classifier alone would decline wrongly
     # more likely than not, unless one of the tuning set's other messages scores that
     threshold = max(0.5, min(0.95, round(float(others.max(initial=0.0)) + 0.005, 3)))

@@ -4,7 +4,8 @@ an and-list here; beside it sentences (``sentences``), the characters refused in
 (``safety``), the text index (``index``, ``synonyms``), look-alike letters (``confusables``),
 organisations' names (``organisations``), spelling (``spelling``), citations (``citations``),
 the offline word lists (``lexicon``), the companies known by name (``gazetteer``), the names
-of people and companies profiled (``names``) and the bundled sentence encoder (``minilm``)."""
+of people and companies profiled (``names``), the bundled sentence encoder (``minilm``) and one
+message annotated once for all its readers (``message``)."""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ from typing import Literal
 from common.datafiles import Content, Line, load
 from common.language import lexicon
 from common.language.index import unaccented
+from common.language.message import Message, annotate
 
 Sector = Literal[
     "retail", "restaurant", "foodservice", "hospitality", "producer", "food", "fashion", "cosmetics"
@@ -95,15 +96,35 @@ def _index(entries: Iterable[tuple[str, bool, Iterable[str]]]) -> Index:
     return index
 
 
-def find(text: str, known: Index | None = None) -> Found | None:
-    """The first company ``text`` names (the longest name at the earliest place), from the
-    curated list and ``known`` (``index_of`` the caller's table names, never ambiguous: a
-    campaign's own target is meant), or None."""
-    index = _curated_index()
-    extra = known or {}
-    words = list(_WORD.finditer(text))
+@dataclass(frozen=True)
+class _Words:
+    """A text's words as ``find`` looks them up: each as written, folded, and folded without
+    its possessive."""
+
+    words: list[re.Match[str]]
+    folded: list[str]
+    bare: list[str]
+
+
+def _words(message: Message) -> _Words:
+    """The message's words, read once however many indexes look them up (a reading)."""
+    words = list(_WORD.finditer(message.text))
     folded = [fold(w.group(0)) for w in words]
     bare = [fold(_POSSESSIVE.sub("", w.group(0))) for w in words]
+    return _Words(words, folded, bare)
+
+
+def find(text: str | Message, known: Index | None = None) -> Found | None:
+    """The first company ``text`` names (the longest name at the earliest place), from the
+    curated list and ``known`` (``index_of`` the caller's table names, never ambiguous: a
+    campaign's own target is meant), or None. A message's words are read once, whatever the
+    indexes (``common.language.message``)."""
+    index = _curated_index()
+    extra = known or {}
+    message = annotate(text)
+    text = message.text
+    scanned = message.read(_words)
+    words, folded, bare = scanned.words, scanned.folded, scanned.bare
     for i in range(len(words)):
         for n in range(min(LONGEST, len(words) - i), 0, -1):
             last = i + n - 1

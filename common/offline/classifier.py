@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+from common.language.message import Message, annotate
 from common.offline import intents
 
 TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
@@ -52,9 +53,15 @@ _CUES = {
 }
 
 
-def features(text: str) -> dict[str, float]:
-    named = _names_a_company(text)
-    lowered = text.lower()
+def features(text: str | Message) -> dict[str, float]:
+    """The message's features, computed once per message (``common.language.message``): the
+    intent's detection and ``engine.reads`` share them."""
+    return annotate(text).read(_features)
+
+
+def _features(message: Message) -> dict[str, float]:
+    text, lowered = message.text, message.lowered
+    named = _names_a_company(message)
     tokens = TOKEN.findall(lowered)
     grams = set(tokens) | {f"{a} {b}" for a, b in pairwise(tokens)}
     grams |= {"stem:" + token[:5] for token in tokens if len(token) > 5}
@@ -72,14 +79,14 @@ def features(text: str) -> dict[str, float]:
     return dict.fromkeys(grams, weight)
 
 
-def _names_a_company(text: str) -> bool:
+def _names_a_company(message: Message) -> bool:
     """Whether the message surely names a company (``common.offline.companies``: one the
     gazetteer knows, or a name ending in a company word): the model learns what that means
     from the training set's names and applies it to any other company ("Review Kroger's
     ...", where no word says "company")."""
     from common.offline.companies import sure_company
 
-    return sure_company(text) is not None
+    return sure_company(message) is not None
 
 
 @dataclass
@@ -92,7 +99,7 @@ class Model:
     meaning: Meaning | None = None
     trained_on: str = ""  # common.offline.train.fingerprint() of what built it
 
-    def scores(self, text: str) -> list[float]:
+    def scores(self, text: str | Message) -> list[float]:
         scores = list(self.bias)
         for feature, value in features(text).items():
             row = self.weights.get(feature)
@@ -101,7 +108,7 @@ class Model:
                     scores[i] += weight * value
         return scores
 
-    def word_probabilities(self, text: str) -> list[float]:
+    def word_probabilities(self, text: str | Message) -> list[float]:
         """The word model's probabilities, per label."""
         return softmax(self.scores(text), self.temperature)
 
@@ -109,13 +116,14 @@ class Model:
         """Whether the embedding model is asked: the word model is below ``words_sure``."""
         return self.meaning is not None and max(words) < self.meaning.words_sure
 
-    def probabilities(self, text: str) -> dict[str, float]:
-        words = self.word_probabilities(text)
+    def probabilities(self, text: str | Message) -> dict[str, float]:
+        message = annotate(text)
+        words = self.word_probabilities(message)
         if self.meaning is not None and self.needs_meaning(words):
-            words = self.meaning.mixed(words, text)
+            words = self.meaning.mixed(words, message)
         return dict(zip(self.labels, words, strict=True))
 
-    def predict(self, text: str) -> tuple[str, float]:
+    def predict(self, text: str | Message) -> tuple[str, float]:
         probabilities = self.probabilities(text)
         label = max(probabilities, key=probabilities.__getitem__)
         return label, probabilities[label]
@@ -162,10 +170,8 @@ class Meaning:
     scale: float = 4.0  # the unit vector scaled, so that the weights need not be large
     words_sure: float = 1.0  # the word model's probability from which it answers alone
 
-    def mixed(self, words: list[float], text: str) -> list[float]:
-        from common.language.minilm import get_model
-
-        vector = get_model().embed([text])[0]
+    def mixed(self, words: list[float], text: str | Message) -> list[float]:
+        vector = annotate(text).embedding
         scores = list(self.bias)
         for value, row in zip(vector, self.weights, strict=True):
             for k, weight in enumerate(row):

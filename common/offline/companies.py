@@ -20,6 +20,10 @@ candidate is scored:
 
 The best candidate with a score of at least 1 wins (the earliest on a tie): none is better
 than a place or a product line taken for a company.
+
+A message is scanned once (``_scan``, a reading of ``common.language.message``): the intent
+model's features (``sure_company``), the entity rules and the assistant's lookup with the
+tables' names (``company_name``) read the same candidates and the gazetteer's words.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from common.language import gazetteer, lexicon, names, organisations
+from common.language.message import Message, annotate
 
 MIN_SCORE = 1
 SURE = 3  # a candidate ending in a company word ("Harlow Foods") before a gazetteer name
@@ -65,13 +70,31 @@ class Candidate:
         return points
 
 
-def company_name(text: str, known: gazetteer.Index | None = None) -> str | None:
+@dataclass(frozen=True)
+class _Scan:
+    """What a message names as a company, read once: the first name the curated gazetteer
+    knows, and each candidate of the rules as (score, -start, name)."""
+
+    found: gazetteer.Found | None
+    scored: list[tuple[int, int, str]]
+
+
+def _scan(message: Message) -> _Scan:
+    """The message's companies (a reading of ``common.language.message``: the intent
+    model's features, the entity rules and the assistant share it)."""
+    text = message.text
+    scored = [(c.score(text), -c.start, c.name) for c in candidates(text)]
+    return _Scan(gazetteer.find(message), scored)
+
+
+def company_name(text: str | Message, known: gazetteer.Index | None = None) -> str | None:
     """The company the message names, or None: a company the gazetteer knows (the curated
     list, and ``known``: the caller's table names), unless a name the rules score as surely a
     company's (it ends in a company word) comes first; else the rules' best."""
-    found = gazetteer.find(text, known)
-    scored = [(c.score(text), -c.start, c.name) for c in candidates(text)]
-    best = max(scored, default=None)
+    message = annotate(text)
+    scan = message.read(_scan)
+    found = gazetteer.find(message, known) if known else scan.found
+    best = max(scan.scored, default=None)
     if found is not None:
         if best is not None and best[0] >= SURE and -best[1] < found.start:
             return best[2]
@@ -79,13 +102,13 @@ def company_name(text: str, known: gazetteer.Index | None = None) -> str | None:
     return best[2] if best is not None and best[0] >= MIN_SCORE else None
 
 
-def sure_company(text: str) -> tuple[int, str] | None:
+def sure_company(text: str | Message) -> tuple[int, str] | None:
     """(start, name) of a company the message surely names: one the gazetteer knows, or a
     name the rules score as a company's (it ends in a company word); the earliest."""
-    found = gazetteer.find(text)
-    sure = [(c.start, c.name) for c in candidates(text) if c.score(text) >= SURE]
-    if found is not None:
-        sure.append((found.start, found.name))
+    scan = annotate(text).read(_scan)
+    sure = [(-start, name) for score, start, name in scan.scored if score >= SURE]
+    if scan.found is not None:
+        sure.append((scan.found.start, scan.found.name))
     return min(sure, default=None)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from common import container
+from common.language.message import Message, annotate
 from common.offline.classifier import Model, features
 from common.offline.entities import extract
 
@@ -27,15 +28,18 @@ def warm() -> None:
     detect_intent("How do I start a campaign asking a supermarket to go cage-free?")
 
 
-def reads(message: str) -> bool:
+def reads(message: str | Message) -> bool:
     """Whether the message has a feature the intent model has learnt other than its shape (a
     word, a stem, a cue, a company named): one with none ("." or keyboard mash) is classified
-    by the bias and its length alone, which says nothing about it."""
+    by the bias and its length alone, which says nothing about it. The features are those
+    the detection read, when given the message it detected on (``common.language.message``)."""
     weights = model().weights
     return any(f in weights for f in features(message) if not f.startswith("shape:"))
 
 
-def detect_intent(message: str) -> tuple[str, float, dict[str, Any]]:
-    """(intent, calibrated confidence, extractedInfo) for one message."""
-    intent, confidence = model().predict(message)
-    return intent, confidence, extract(intent, message)
+def detect_intent(message: str | Message) -> tuple[str, float, dict[str, Any]]:
+    """(intent, calibrated confidence, extractedInfo) for one message: the classifier and the
+    entity rules read one annotation of it (the companies it names are scanned once)."""
+    annotated = annotate(message)
+    intent, confidence = model().predict(annotated)
+    return intent, confidence, extract(intent, annotated)

@@ -10,6 +10,7 @@ from typing import Any
 
 from common.catalog.topics import catalog as topic_catalog
 from common.language import lexicon, organisations
+from common.language.message import Message, annotate
 from common.offline.companies import company_name
 
 _CAP = r"[A-Z][\w&'.-]*"
@@ -31,18 +32,22 @@ INTENT_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def topics_in(text: str) -> list[str]:
+def topics_in(text: str | Message) -> list[str]:
     """The catalog's topics the text mentions (data/topics.toml: ``mentions``, and the words of
-    the topic's id), in catalog order."""
-    lowered = f" {text.lower()} "
-    return [
+    the topic's id), in catalog order; read once per message (``common.language.message``)."""
+    return list(annotate(text).read(_topics))
+
+
+def _topics(message: Message) -> tuple[str, ...]:
+    lowered = f" {message.lowered} "
+    return tuple(
         slug
         for slug, topic in topic_catalog().items()
         if any(
             re.search(rf"\b{re.escape(w)}", lowered)
             for w in (slug.replace("-", " "), *topic.mentions)
         )
-    ]
+    )
 
 
 def frequency_in(text: str) -> str | None:
@@ -53,13 +58,13 @@ def frequency_in(text: str) -> str | None:
     return None
 
 
-def _first(options, text: str) -> str | None:
-    lowered = f" {text.lower()} "
-    hits = [(lowered.find(key), value) for key, value in options.items() if key in lowered]
+def _first(options, lowered: str) -> str | None:
+    padded = f" {lowered} "
+    hits = [(padded.find(key), value) for key, value in options.items() if key in padded]
     return min(hits)[1] if hits else None
 
 
-def company_in(text: str) -> str | None:
+def company_in(text: str | Message) -> str | None:
     """The company the message names (common.offline.companies)."""
     return company_name(text)
 
@@ -111,25 +116,28 @@ _ON = re.compile(
 )
 
 
-def extract(intent: str, text: str) -> dict[str, Any]:
+def extract(intent: str, text: str | Message) -> dict[str, Any]:
+    """The entities of ``intent`` the message names (``INTENT_KEYS``). Its companies and
+    topics are read from its annotation, shared with the intent model and the assistant."""
     info: dict[str, Any] = {}
-    lowered = text.lower()
+    message = annotate(text)
+    text, lowered = message.text, message.lowered
     words = lexicon.entities()
     if intent == "CREATE_CONTENT":
-        info["contentType"] = _first(words.content_types, text)
-        info["platform"] = _first(words.platforms, text)
+        info["contentType"] = _first(words.content_types, lowered)
+        info["platform"] = _first(words.platforms, lowered)
         about = _ABOUT.search(text) or _ON.search(text)
-        topics = topics_in(text)
+        topics = topics_in(message)
         info["topic"] = about.group(1).strip() if about else (topics[0] if topics else None)
     elif intent == "INVESTIGATE_COMPANY":
-        info["companyName"] = company_in(text)
+        info["companyName"] = company_in(message)
         focus = re.search(
             r"\b(?:focus(?:ing)? on|regarding|especially|particularly|their)\s+"
             r"(.{3,80}?)(?:[.?!,]|$)",
             text,
             flags=re.IGNORECASE,
         )
-        topics = topics_in(text)
+        topics = topics_in(message)
         info["focus"] = focus.group(1).strip() if focus else (topics[0] if topics else None)
     elif intent == "RESEARCH_INDIVIDUAL":
         person, role = person_in(text)
@@ -146,8 +154,8 @@ def extract(intent: str, text: str) -> dict[str, Any]:
             (j for j in words.jurisdictions if re.search(rf"\b{re.escape(j)}\b", text)), None
         )
     elif intent == "TRACK_ISSUES":
-        info["topics"] = topics_in(text) or None
+        info["topics"] = topics_in(message) or None
         quoted = re.findall(r"[\"“']([^\"”']{2,60})[\"”']", text)
-        info["keywords"] = quoted or ([c] if (c := company_in(text)) else None)
+        info["keywords"] = quoted or ([c] if (c := company_in(message)) else None)
         info["frequency"] = frequency_in(text)
     return {key: value for key, value in info.items() if value}

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from common.language.message import Message
 from common.language.names import capitalised_runs
 from common.privacy.rules import (
     expand,
@@ -81,10 +82,23 @@ def _word(token: str) -> str:
     return token.rstrip("'\u2019").removesuffix("'s").removesuffix("\u2019s")
 
 
-def references(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+def references(text: str | Message, extra: frozenset[str] = frozenset()) -> list[Reference]:
     """The references to people in ``text``, in order. ``extra``: lower-case names known to
     be people's (the records'), which count wherever they stand (a known "jenny" opening a
-    sentence is the person, not a female donkey)."""
+    sentence is the person, not a female donkey). A message's, with no ``extra``, are read
+    once (``common.language.message``)."""
+    if isinstance(text, Message):
+        if not extra:
+            return list(text.read(_references))
+        text = text.text
+    return _found(text, extra)
+
+
+def _references(message: Message) -> tuple[Reference, ...]:
+    return tuple(_found(message.text, frozenset()))
+
+
+def _found(text: str, extra: frozenset[str]) -> list[Reference]:
     animal = animal_subject(text)
     if animal is not None and extra and set(re.findall(r"\w+", text[:animal].lower())) & extra:
         animal = None

@@ -24,6 +24,7 @@ from common import privacy
 from common.datafiles import Content, Line, LowerWords, Pattern, Prose, Template, load
 from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
 from common.language import clip, gazetteer
+from common.language.message import Message, annotate
 from common.language.sentences import split
 from common.offline import companies
 from common.search import retrieval
@@ -255,18 +256,39 @@ def _runs(found: list[compose.Fact]) -> list[list[int]]:
     return runs
 
 
-def asks_private(message: str) -> bool:
+def asks_private(message: str | Message) -> bool:
     """The message asks for a person's private details (where they live or will be, their
-    personal contact details, family, health): by the rule (``private_signals``), or else by
-    the classifier of such requests (``functions.chat.private``), which reads the message and
-    the rule's halves."""
+    personal contact details, family, health): by the rule (``private_signals``), or else, for
+    a message that names a person or a private detail (one of the rule's halves), by the
+    classifier of such requests (``functions.chat.private``), which reads the message, its
+    people's names masked, and the halves. A message naming neither ("can you help with my
+    kid's maths homework") asks of no one."""
     from functions.chat import private
 
-    person, detail, rule = private_signals(message)
-    return rule or private.probability(message, person, detail) >= private.model().threshold
+    annotated = annotate(message)
+    found = private_signals(annotated)
+    if found.rule or not (found.person or found.detail):  # asks of no one, for nothing private
+        return found.rule
+    chance = private.probability(
+        private.masked(annotated.text, found.names), found.person, found.detail
+    )
+    return chance >= private.model().threshold
 
 
-def private_signals(message: str) -> tuple[bool, bool, bool]:
+@dataclass(frozen=True)
+class PrivateSignals:
+    """What the rule reads of a message: the spans of the names it holds written with capitals
+    (people's and organisations': the classifier masks them), whether it names a person (by name,
+    in any case, or role), whether it names a private detail, and whether it names one outside
+    a person's name (the rule)."""
+
+    names: tuple[tuple[int, int], ...]
+    person: bool
+    detail: bool
+    rule: bool
+
+
+def private_signals(message: str | Message) -> PrivateSignals:
     """The rule's halves and the rule: whether the message names a person (a name of two or
     more words in any case, a title and a name, or a role: "the Crestline Eggs MD"; not the
     writer: "I'm the founder"), whether it names a private detail (``private_asks``) that is
@@ -274,10 +296,11 @@ def private_signals(message: str) -> tuple[bool, bool, bool]:
     chickens live"), and whether it names one outside a person's name."""
     from common.privacy.people import references
 
-    lowered = message.lower()
+    annotated = annotate(message)
+    lowered = annotated.lowered
     names = [
         (r.start, r.end)
-        for r in references(message)
+        for r in references(annotated)
         if r.kind == "office" or (r.kind == "name" and len(r.text.split()) >= 2)
     ]
     roles = [
@@ -295,7 +318,28 @@ def private_signals(message: str) -> tuple[bool, bool, bool]:
     outside = any(
         not any(start <= d.start() and d.end() <= end for start, end in persons) for d in details
     )
-    return bool(persons), bool(details), bool(persons) and outside
+    return PrivateSignals(
+        _written_names(annotated.text), bool(persons), bool(details), bool(persons) and outside
+    )
+
+
+_CAPITALISED_WORD = re.compile(r"[^\W\d_][\w'\u2019&-]*")
+
+
+def _written_names(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the runs of capitalised words of ``text``, a sentence's first word left out:
+    the people's and organisations' names as people write them (the classifier masks them)."""
+    from common.language.names import capitalised_runs
+
+    spans = []
+    for run in capitalised_runs(text, _CAPITALISED_WORD):
+        opening = not re.search(r"\w", text[: run[0].start]) or re.search(
+            r"[.!?]\s*$", text[: run[0].start]
+        )
+        words = run[1:] if opening or run[0].text == "I" else run
+        if words:
+            spans.append((words[0].start, words[-1].end))
+    return tuple(spans)
 
 
 def _passage_key(hit: dict[str, Any]) -> tuple[str, str]:
@@ -337,12 +381,10 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def small_talk(message: str) -> bool:
+def small_talk(message: str | Message) -> bool:
     """The message asks for no work: each of its search terms (stop words dropped, stemmed) is
     a small-talk word's ("Hi there! How are you today?", "Thanks!")."""
-    from common.language.index import terms
-
-    return set(terms(message)) <= _small_talk_terms()
+    return set(annotate(message).terms) <= _small_talk_terms()
 
 
 @cache
@@ -352,30 +394,33 @@ def _small_talk_terms() -> frozenset[str]:
     return frozenset(terms(" ".join(texts().small_talk)))
 
 
-def general(message: str, name: str | None = None) -> Answer:
+def general(message: str | Message, name: str | None = None) -> Answer:
     """An answer from the knowledge base's sentences that the judge says answer the message;
     with none, an answer that says so plainly and what the assistant can do (not ``helped``:
     not billed). ``name``: a company the message names, whose words are not what it asks
     about (a guide's "provisions" of a law are not "Quillmarsh Provisions")."""
-    if not name and re.search(texts().asks_for_action, message.lower()):
+    annotated = annotate(message)
+    if not name and re.search(texts().asks_for_action, annotated.lowered):
         from common.offline.companies import company_name
 
-        name = company_name(message)  # the target of the writer's next step, not the topic
+        name = company_name(annotated)  # the target of the writer's next step, not the topic
+    question = annotated.text
     if name:
-        message = re.sub(re.escape(name), " ", message, flags=re.IGNORECASE)
-    facts, sources = from_knowledge(message)
+        question = re.sub(re.escape(name), " ", question, flags=re.IGNORECASE)
+    facts, sources = from_knowledge(question)
     if not facts:
-        shape = answer_shape(asked(message) or message)
+        shape = answer_shape(asked(question) or question)
         none = texts().figure_none if shape and shape.required else texts().knowledge_none
         return Answer(none, helped=False)
     parts = [texts().knowledge_intro, _bullets([f.text for f in facts])]
     return Answer(_with_sources(parts, sources), sources, citations=facts)
 
 
-def legal(message: str, info: dict[str, Any], available: Collection[str]) -> Answer:
+def legal(message: str | Message, info: dict[str, Any], available: Collection[str]) -> Answer:
     """Knowledge notes for the question, within the jurisdiction's when one is named."""
     from functions.legal.jurisdictions import mentioned_in, named_in_sentence, tags_for
 
+    message = annotate(message).text
     named = info.get("jurisdiction")
     place = tags_for(named) if named else mentioned_in(message)
     where = f" for {place.name}" if place else ""
@@ -437,7 +482,7 @@ def company(info: dict[str, Any], available: Collection[str], consumer_id: str) 
     return _findings(name, [r for r in records if _names(r["record"], name)], follow)
 
 
-def person(info: dict[str, Any], available: Collection[str], message: str = "") -> Answer:
+def person(info: dict[str, Any], available: Collection[str], message: str | Message = "") -> Answer:
     """The public figure's record: their public role only, and only when the name (and the
     employer, when given) match, so a namesake is never presented as the person. Names match
     without their titles ("Professor Owen Marsh" is "Prof. Owen Marsh"); a record whose
@@ -452,7 +497,7 @@ def person(info: dict[str, Any], available: Collection[str], message: str = "") 
         return Answer(texts().opted_out, helped=False, refused=True)
     employer = info.get("companyName")
     records = _records(["public_figures"], " ".join(filter(None, [name, employer])))
-    wanted = f" {_fold(message)} "
+    wanted = f" {annotate(message).read(_folded)} "
     named = [
         r
         for r in records
@@ -469,7 +514,7 @@ def person(info: dict[str, Any], available: Collection[str], message: str = "") 
     return answer
 
 
-def public_figure_named(message: str) -> str | None:
+def public_figure_named(message: str | Message) -> str | None:
     """The name of a person the public-figures table holds, when the message names them in
     full, in any case ("What is Carla Jensen's position on cage-free eggs?", "who is priya
     raman?"): a question about them is answered with their record, not with knowledge
@@ -492,12 +537,13 @@ def not_a_person(name: str | None) -> bool:
     return bool(name) and kind_of(str(name).title()) is not None
 
 
-def _named_in(message: str, table: str) -> str | None:
+def _named_in(message: str | Message, table: str) -> str | None:
     """The ``name`` of a record of ``table`` that the message names in full (two words or
     more, any case, possessive or not), or, for a person, by a title and their last name
     when no other record found has that last name ("Senator Jensen", "dr fairbanks")."""
-    wanted = f" {_fold(message)} "  # "Jensen's" folds to "jensen s": the name stands
-    found = _records([table], clip(message, 500), "text")
+    annotated = annotate(message)
+    wanted = f" {annotated.read(_folded)} "  # "Jensen's" folds to "jensen s": the name stands
+    found = _records([table], clip(annotated.text, 500), "text")
     names = [str(hit["record"].get("name") or "") for hit in found]
     for name in names:
         if len(name.split()) >= 2 and f" {_fold(name)} " in wanted:
@@ -514,25 +560,27 @@ def _named_in(message: str, table: str) -> str | None:
     return None
 
 
-def company_in_tables(message: str) -> str | None:
+def company_in_tables(message: str | Message) -> str | None:
     """The company the message names, knowing the names the tables hold (issue 29): the
     organizations' names and the campaigns' and actions' targets found by one words-only
     search of the three tables ("what is mercado verde doing on eggs" -> "Mercado Verde",
     which the rules miss in lower case), with the curated list and the rules
     (``companies.company_name``). None when that search finds no record."""
-    found = _records(["organizations", "campaigns", "actions"], clip(message, 500), "text")
+    annotated = annotate(message)
+    query = clip(annotated.text, 500)
+    found = _records(["organizations", "campaigns", "actions"], query, "text")
     field_of = {"organizations": "name", "campaigns": "target", "actions": "target"}
     names = {str(hit["record"].get(field_of[hit["table"]]) or "") for hit in found} - {""}
     if not names:
         return None
     known = gazetteer.index_of(sorted(names))
-    named = companies.company_name(message, known)
+    named = companies.company_name(annotated, known)
     if named is None:
         return None
     return known.get(gazetteer.fold(named), (named, False))[0]  # the tables' spelling
 
 
-def organization_named(message: str) -> str | None:
+def organization_named(message: str | Message) -> str | None:
     """The name of an organisation the organizations table holds, when the message names it
     in full ("What does Hen Liberty Project work on?"): the question is answered with its
     record and the campaigns that name it. One words-only search of that table."""
@@ -616,6 +664,12 @@ def _first_sentence(text: str) -> str:
 
 def _fold(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _folded(message: Message) -> str:
+    """The message folded as names are compared (a reading: the person and the tables'
+    lookups share it)."""
+    return _fold(message.text)
 
 
 def _whole_name_in(name: str, folded_message: str) -> bool:

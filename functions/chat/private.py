@@ -4,16 +4,17 @@ classifier of such requests, on the bundled MiniLM encoder.
 
 The rule is words: the kinds of request its writers saw. A request it has not seen ("what
 medication is prof owen marsh taking", "can u get me the personal cell of whoever owns Sabor
-Grill") is read by a logistic regression on the message's MiniLM vector and the rule's two
-halves (a person named, a private detail named), trained by ``devtools/train_private_asks.py``
-on ``data/offline/private_asks.jsonl`` (the spent held-apart chat sets' messages, private or
-not) and ``private_asks_written.jsonl`` (close calls that ask for nothing private). Its
-threshold (``MODEL_PATH``'s ``threshold``) is 0.5, more likely than not, unless a message of the
-tuning set that asks for none scores that.
+Grill") is read by a logistic regression on the message's MiniLM vector, its people's names
+masked (``masked``), and the rule's two halves (a person named, a private detail named),
+trained by ``devtools/train_private_asks.py`` on ``data/offline/private_asks.jsonl`` (the
+spent held-apart chat sets' messages, private or not) and ``private_asks_written.jsonl``
+(close calls that ask for nothing private). Its threshold (``MODEL_PATH``'s ``threshold``) is
+0.5, more likely than not, unless a message of the tuning set that asks for none scores that.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -77,8 +78,24 @@ def features(vector: np.ndarray | list[float], person: bool, detail: bool) -> np
     return np.concatenate([np.asarray(vector, dtype=np.float64), [float(person), float(detail)]])
 
 
-def probability(message: str, person: bool, detail: bool) -> float:
-    """P(``message`` asks for a person's private details), given the rule's halves."""
+MASK = "someone"  # a person's name, as the classifier reads it
+
+
+def masked(message: str, names: Sequence[tuple[int, int]]) -> str:
+    """The message with each of its names (spans) read as ``MASK``: the classifier judges what
+    is asked of a person, not of whom (a name seen in a private request while it learned would
+    otherwise make a question about that person's public role look private)."""
+    for start, end in sorted(names, reverse=True):
+        message = f"{message[:start]}{MASK}{message[end:]}"
+    return message
+
+
+def probability(
+    message: str, person: bool, detail: bool, vector: list[float] | None = None
+) -> float:
+    """P(``message`` asks for a person's private details), given the rule's halves and its
+    MiniLM ``vector`` (embedded here when not given)."""
     from common.language.minilm import get_model
 
-    return model().probability(features(get_model().embed([message])[0], person, detail))
+    vector = vector if vector is not None else get_model().embed([message])[0]
+    return model().probability(features(vector, person, detail))

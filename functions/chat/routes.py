@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from common.http import Call, Route, Streamed, Tool
 from common.http.streams import SSE, sse
+from common.language.message import annotate
 from functions.chat import service
 from functions.chat.models import (
     CHAT_EVENTS,
@@ -47,7 +48,9 @@ def message(call: Call[MessageRequest]) -> MessageResponse | Streamed:
     consumer_id, body = call.principal.consumer_id, call.body
     history, available = _turns(body.history), available_operations(call.api_routes())
     streamed = "text/event-stream" in call.headers.get("Accept", "")
-    reply = service.respond(consumer_id, body.message, history, available, stream=streamed)
+    # the message annotated once, where it enters: every reader shares it (decision 0073)
+    said = annotate(body.message)
+    reply = service.respond(consumer_id, said, history, available, stream=streamed)
     call.billed = reply.helped  # a reply that did no work for the caller is not billed
     sources = [Source(title=title, url=url) for title, url in reply.sources]
     if streamed:
@@ -98,9 +101,10 @@ def _sse(
 
 
 def intent(call: Call[IntentRequest]) -> IntentResponse:
-    detected, info, confidence, engine = service.detect_intent(call.body.message)
+    said = annotate(call.body.message)  # detection and billing read one annotation (0073)
+    detected, info, confidence, engine = service.detect_intent(said)
     call.response_headers[ENGINE_HEADER] = engine
-    call.billed = service.intent_found(detected, info, call.body.message)  # decision 0068
+    call.billed = service.intent_found(detected, info, said)  # decision 0068
     return IntentResponse(intent=detected, extractedInfo=info, confidence=round(confidence, 4))
 
 

@@ -24,6 +24,7 @@ from common.adapters.prompts import prompt
 from common.config import get_settings
 from common.errors import BackendUnavailable
 from common.language import clip
+from common.language.message import Message, annotate
 from common.logging import get_logger
 from common.offline import engine, reply
 from common.offline.entities import INTENT_KEYS
@@ -55,11 +56,12 @@ def warm() -> None:
     privacy.warm()
 
 
-def _classify(message: str) -> tuple[Intent, float, dict[str, Any]]:
+def _classify(message: Message) -> tuple[Intent, float, dict[str, Any]]:
     """The offline classifier's (intent, confidence, extractedInfo). Its labels come from the
     trained model (data/intents): one the API does not publish is a bug, not an answer. A
     company question's ``companyName`` knows the names the tables hold (issue 29); when the
-    tables cannot be read, the curated list and the rules answer alone."""
+    tables cannot be read, the curated list and the rules answer alone. The classifier, the
+    entity rules and the tables' lookup read one annotation of the message (decision 0073)."""
     label, confidence, info = engine.detect_intent(message)
     if not is_intent(label):
         raise ValueError(f"the intent model answered an unknown intent {label!r}")
@@ -74,10 +76,11 @@ def _classify(message: str) -> tuple[Intent, float, dict[str, Any]]:
     return label, confidence, info
 
 
-def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
+def detect_intent(message: str | Message) -> tuple[Intent, dict[str, Any], float, str]:
     """(intent, extractedInfo, confidence, engine that answered). With a provider, it answers
     the messages the offline engine is unsure of, or every message with
     ``INTENT_FROM_PROVIDER=always``; the engine answers when it fails (decision 0054)."""
+    message = annotate(message)
     intent, confidence, info = _classify(message)
     if confidence >= CONFIDENT and get_settings().intent_from_provider == "unsure":
         return intent, info, confidence, engine.NAME
@@ -91,7 +94,7 @@ def detect_intent(message: str) -> tuple[Intent, dict[str, Any], float, str]:
     return intent, info, confidence, name
 
 
-def intent_found(intent: Intent, info: dict[str, Any], message: str) -> bool:
+def intent_found(intent: Intent, info: dict[str, Any], message: str | Message) -> bool:
     """Whether an intent answer holds anything (billed, decision 0068): an intent the service
     acts on, an entity, or general chat in a message the classifier read something of. A
     message it knows nothing of ("." or keyboard mash) is general chat by default: answered,
@@ -99,13 +102,15 @@ def intent_found(intent: Intent, info: dict[str, Any], message: str) -> bool:
     return intent != "GENERAL_CHAT" or bool(info) or engine.reads(message)
 
 
-def provider_intent(provider: ChatProvider, message: str) -> tuple[Intent, dict[str, Any], float]:
+def provider_intent(
+    provider: ChatProvider, message: str | Message
+) -> tuple[Intent, dict[str, Any], float]:
     """The provider's (intent, extractedInfo, confidence) for one message, in the offline
     engine's output schema: the fields its intent takes (``INTENT_KEYS``), those it found."""
     answer = provider.complete_json(
         [
             {"role": "system", "content": prompt("intent.v1")},
-            {"role": "user", "content": message},
+            {"role": "user", "content": annotate(message).text},
         ],
         IntentReply,
         schema_name="intent",
@@ -139,7 +144,7 @@ class Reply:
 
 def respond(
     consumer_id: str,
-    message: str,
+    message: str | Message,
     history: Sequence[Turn],
     available: AbstractSet[str],
     *,
@@ -151,7 +156,9 @@ def respond(
     and legal questions are answered by it from the knowledge passages given as context, and
     its reply passes the personal-data screen sentence by sentence as it streams
     (``common.privacy``, decision 0037); the offline answers screen what they quote
-    (``functions.chat.assist``)."""
+    (``functions.chat.assist``). The message is annotated once (``common.language.message``,
+    decision 0073): the intent, the entities, the assistant and the screen read that."""
+    message = annotate(message)
     intent, _, info = _classify(message)
     memory = get_memory(consumer_id)[0]
     provider = get_provider()
@@ -162,13 +169,13 @@ def respond(
     hits: list[dict[str, Any]] = []
     asks_provider = provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat
     if asks_provider:  # only the passages the relevance judge passes are sent (decision 0067)
-        hits = knowledge.search(clip(message, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
+        hits = knowledge.search(clip(message.text, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
     # a first message no passage answers gets the offline reply (what the knowledge base does
     # not cover, unbilled); a conversation under way goes to the provider, which reads its
     # history ("and what should we ask them for now?" finds no passage of its own)
     if provider is not None and asks_provider and (hits or history):
         sources = list(dict.fromkeys((h["title"], h.get("url")) for h in hits))
-        conversation = _conversation(message, history, memory, hits)
+        conversation = _conversation(message.text, history, memory, hits)
         pieces = (
             provider.stream_text(conversation)
             if stream
@@ -195,7 +202,7 @@ def _offline(
     consumer_id: str,
     intent: Intent,
     info: dict[str, Any],
-    message: str,
+    message: Message,
     memory: dict[str, Any],
     available: AbstractSet[str],
 ) -> assist.Answer:

@@ -43,9 +43,20 @@ def test_a_close_call_that_asks_for_nothing_private_is_answered(message: str) ->
 
 def test_the_rules_halves_are_the_classifiers_signals() -> None:
     """A person named, a private detail named, and the rule (a detail outside the name)."""
-    assert private_signals("Where does the Harlow Foods CEO live?") == (True, True, True)
-    assert private_signals("Where do broiler chickens live?") == (False, False, False)
-    assert private_signals("What is my home address?")[1:] == (False, False)
+
+    def halves(message: str) -> tuple[bool, bool, bool]:
+        found = private_signals(message)
+        return found.person, found.detail, found.rule
+
+    assert halves("Where does the Harlow Foods CEO live?") == (True, True, True)
+    assert halves("Where do broiler chickens live?") == (False, False, False)
+    assert halves("What is my home address?")[1:] == (False, False)
+
+
+def test_the_classifier_reads_what_is_asked_of_a_person_not_who() -> None:
+    message = "Which gym does Priya Raman use?"
+    found = private_signals(message)
+    assert private.masked(message, found.names) == "Which gym does someone use?"
 
 
 def test_a_model_of_the_wrong_shape_is_refused(tmp_path) -> None:
