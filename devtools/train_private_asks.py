@@ -6,7 +6,9 @@ sets of ``bench/relevance.py`` (``SPENT``; measured, so their labels may teach):
 private when its row expects ``"private"``; and from ``data/offline/private_asks_written.jsonl``,
 written by a helper from the label definitions alone, most of its messages close calls that ask
 for none (a person's public role, a press office's email, the writer's own address, where
-animals are kept), which the spent sets hardly hold. The tuning set (``relevance_dev_chat``)
+animals are kept), which the spent sets hardly hold; and from the intent engine's training
+messages, as asking for nothing private (the service's ordinary work: a profile of a person
+in their public role is one). The tuning set (``relevance_dev_chat``)
 stays out: the threshold is chosen on it: 0.5 (more likely than not), or above the best score
 of its other messages when one reaches that. Five folds; L2 chosen out of fold (lowest log loss).
 
@@ -56,6 +58,23 @@ def _features(messages: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+def _requests_of_every_intent() -> list[Any]:
+    """The intent engine's training messages (``data/intents/train.jsonl``), as asking for
+    nothing private: the service's ordinary work, profiles of people in their public role
+    among it ("Give me a profile of Priya Raman from Brightwell Supermarkets"). One the rule
+    declines is left out (it may ask for a detail)."""
+    from common.datafiles import read_jsonl
+    from common.offline.intents import Example as Request
+    from functions.chat.assist import private_signals
+    from functions.chat.private import Example
+
+    return [
+        Example(message=row.text, private=False, source="intents/train.jsonl")
+        for row in read_jsonl(ROOT / "data" / "intents" / "train.jsonl", Request)
+        if not private_signals(row.text).rule
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     from common.datafiles import read_jsonl
     from functions.chat.private import MODEL_PATH, TRAINING_PATH, WRITTEN_PATH, Example, Model
@@ -63,11 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="report; write nothing")
     args = parser.parse_args(argv)
-    examples = [
+    spent = [
         Example(message=m, private=p, source=stem) for stem in SPENT for m, p in _messages(stem)
     ]
-    examples += read_jsonl(WRITTEN_PATH, Example)
-    examples = list({e.message: e for e in examples}.values())  # a message once
+    spent = list({e.message: e for e in spent}.values())  # a message once
+    examples = [*spent, *read_jsonl(WRITTEN_PATH, Example), *_requests_of_every_intent()]
+    examples = list({e.message: e for e in examples}.values())
     x, _, _ = _features([e.message for e in examples])
     y = np.asarray([1.0 if e.private else 0.0 for e in examples])
     folds = np.arange(len(y)) % FOLDS
@@ -115,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         MODEL_PATH.write_text(body.model_dump_json() + "\n", encoding="utf-8")
         TRAINING_PATH.write_text(
-            "".join(e.model_dump_json() + "\n" for e in examples), encoding="utf-8"
+            "".join(e.model_dump_json() + "\n" for e in spent), encoding="utf-8"
         )
         print(f"wrote {MODEL_PATH} and {TRAINING_PATH}", file=sys.stderr)
     return 0

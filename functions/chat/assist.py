@@ -277,10 +277,10 @@ def asks_private(message: str | Message) -> bool:
 
 @dataclass(frozen=True)
 class PrivateSignals:
-    """What the rule reads of a message: the spans of the names it holds written with capitals
-    (people's and organisations': the classifier masks them), whether it names a person (by name,
-    in any case, or role), whether it names a private detail, and whether it names one outside
-    a person's name (the rule)."""
+    """What the rule reads of a message: the spans of the names it holds (people's in any
+    case, and every run of capitalised words: the classifier masks them), whether it names a
+    person (by name, in any case, or role), whether it names a private detail, and whether it
+    names one outside a person's name (the rule)."""
 
     names: tuple[tuple[int, int], ...]
     person: bool
@@ -318,9 +318,8 @@ def private_signals(message: str | Message) -> PrivateSignals:
     outside = any(
         not any(start <= d.start() and d.end() <= end for start, end in persons) for d in details
     )
-    return PrivateSignals(
-        _written_names(annotated.text), bool(persons), bool(details), bool(persons) and outside
-    )
+    masked = sorted({*_written_names(annotated.text), *names})
+    return PrivateSignals(tuple(masked), bool(persons), bool(details), bool(persons) and outside)
 
 
 _CAPITALISED_WORD = re.compile(r"[^\W\d_][\w'\u2019&-]*")

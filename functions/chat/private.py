@@ -85,7 +85,13 @@ def masked(message: str, names: Sequence[tuple[int, int]]) -> str:
     """The message with each of its names (spans) read as ``MASK``: the classifier judges what
     is asked of a person, not of whom (a name seen in a private request while it learned would
     otherwise make a question about that person's public role look private)."""
-    for start, end in sorted(names, reverse=True):
+    merged: list[list[int]] = []  # overlapping spans as one
+    for start, end in sorted(names):
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
         message = f"{message[:start]}{MASK}{message[end:]}"
     return message
 
