@@ -87,6 +87,17 @@ def _scan(message: Message) -> _Scan:
     return _Scan(gazetteer.find(message), scored)
 
 
+def named_spans(text: str | Message) -> list[tuple[int, int]]:
+    """Where the message names something as a company might be named (the rules' candidates,
+    every run of capitalised words among them, and the gazetteer's name), read from its
+    annotation: the names the private-requests classifier masks."""
+    scan = annotate(text).read(_scan)
+    spans = [(-start, -start + len(name)) for _, start, name in scan.scored]
+    if scan.found is not None:
+        spans.append((scan.found.start, scan.found.start + len(scan.found.name)))
+    return spans
+
+
 def company_name(text: str | Message, known: gazetteer.Index | None = None) -> str | None:
     """The company the message names, or None: a company the gazetteer knows (the curated
     list, and ``known``: the caller's table names), unless a name the rules score as surely a

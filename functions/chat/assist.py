@@ -318,27 +318,8 @@ def private_signals(message: str | Message) -> PrivateSignals:
     outside = any(
         not any(start <= d.start() and d.end() <= end for start, end in persons) for d in details
     )
-    masked = sorted({*_written_names(annotated.text), *names})
+    masked = sorted({*companies.named_spans(annotated), *names})  # both read once per message
     return PrivateSignals(tuple(masked), bool(persons), bool(details), bool(persons) and outside)
-
-
-_CAPITALISED_WORD = re.compile(r"[^\W\d_][\w'\u2019&-]*")
-
-
-def _written_names(text: str) -> tuple[tuple[int, int], ...]:
-    """The spans of the runs of capitalised words of ``text``, a sentence's first word left out:
-    the people's and organisations' names as people write them (the classifier masks them)."""
-    from common.language.names import capitalised_runs
-
-    spans = []
-    for run in capitalised_runs(text, _CAPITALISED_WORD):
-        opening = not re.search(r"\w", text[: run[0].start]) or re.search(
-            r"[.!?]\s*$", text[: run[0].start]
-        )
-        words = run[1:] if opening or run[0].text == "I" else run
-        if words:
-            spans.append((words[0].start, words[-1].end))
-    return tuple(spans)
 
 
 def _passage_key(hit: dict[str, Any]) -> tuple[str, str]:
