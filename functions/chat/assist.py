@@ -261,8 +261,7 @@ def asks_private(message: str | Message) -> bool:
     personal contact details, family, health): by the rule (``private_signals``), or else, for
     a message that names a person or a private detail (one of the rule's halves), by the
     classifier of such requests (``functions.chat.private``), which reads the message, its
-    people's names masked, and the halves. A message naming neither ("can you help with my
-    kid's maths homework") asks of no one."""
+    names masked, and the halves. A message naming neither asks of no one."""
     from functions.chat import private
 
     annotated = annotate(message)
@@ -278,9 +277,9 @@ def asks_private(message: str | Message) -> bool:
 @dataclass(frozen=True)
 class PrivateSignals:
     """What the rule reads of a message: the spans of the names it holds (people's in any
-    case, and every run of capitalised words: the classifier masks them), whether it names a
-    person (by name, in any case, or role), whether it names a private detail, and whether it
-    names one outside a person's name (the rule)."""
+    case, and what the company scan takes for a name: the classifier masks them), whether it
+    names a person (by name, in any case, or role), whether it names a private detail, and
+    whether it names one outside a person's name (the rule)."""
 
     names: tuple[tuple[int, int], ...]
     person: bool

@@ -8,8 +8,10 @@ Grill") is read by a logistic regression on the message's MiniLM vector, its peo
 masked (``masked``), and the rule's two halves (a person named, a private detail named),
 trained by ``devtools/train_private_asks.py`` on ``data/offline/private_asks.jsonl`` (the
 spent held-apart chat sets' messages, private or not) and ``private_asks_written.jsonl``
-(close calls that ask for nothing private). Its threshold (``MODEL_PATH``'s ``threshold``) is
-0.5, more likely than not, unless a message of the tuning set that asks for none scores that.
+(close calls that ask for nothing private), with the intent engine's training messages as
+ordinary work. Its threshold (``MODEL_PATH``'s ``threshold``) is 0.5, more likely than not,
+unless a message of the tuning set that asks for nothing private scores that: then just
+above it.
 """
 
 from __future__ import annotations
@@ -96,12 +98,9 @@ def masked(message: str, names: Sequence[tuple[int, int]]) -> str:
     return message
 
 
-def probability(
-    message: str, person: bool, detail: bool, vector: list[float] | None = None
-) -> float:
-    """P(``message`` asks for a person's private details), given the rule's halves and its
-    MiniLM ``vector`` (embedded here when not given)."""
+def probability(message: str, person: bool, detail: bool) -> float:
+    """P(``message``, its names masked, asks for a person's private details), given the
+    rule's halves."""
     from common.language.minilm import get_model
 
-    vector = vector if vector is not None else get_model().embed([message])[0]
-    return model().probability(features(vector, person, detail))
+    return model().probability(features(get_model().embed([message])[0], person, detail))
