@@ -22,7 +22,8 @@ has them:
   - ``top_score_ge_0_5``: the share whose best hit scores 0.5 or more (the goal is 0).
   Each figure is given by ``kind`` too. ``billed``: the share of requests billed. Since
   decision 0067 a search answers the nearest results, free and with a message, when the judge
-  scores none 0.3 or more, and nothing only when no result holds a word of the query: the
+  scores none ``relevance.FLOOR`` or more, and nothing only when no result holds a word of the
+  query: the
   judged "nothing answers" is the share not billed (1 - ``billed``), and ``no_match`` counts
   only the empty answers.
 - **content**: ``POST /v1/content/generate`` (a social post).

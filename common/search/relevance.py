@@ -134,12 +134,12 @@ class Frequency(Row):
 
 
 @cache
-def _rarity() -> tuple[dict[str, float], float]:
-    """term -> how rarely the guides and records use it, 0 (everywhere) to 1 (nowhere), and the
-    rarity of a term they never use (1.0)."""
+def _rarity() -> dict[str, float]:
+    """term -> how rarely the guides and records use it: 0 (everywhere) to 1 (a term they never
+    use: ``weighted`` counts a term missing here as 1.0)."""
     table = _frequency()
     top = math.log(table.documents + 1)
-    return {t: math.log((table.documents + 1) / (n + 1)) / top for t, n in table.df.items()}, 1.0
+    return {t: math.log((table.documents + 1) / (n + 1)) / top for t, n in table.df.items()}
 
 
 @cache
@@ -163,9 +163,9 @@ def weighted(asked: Sequence[str], held: AbstractSet[str]) -> list[float]:
 
     if not asked:
         return [1.0, 0.0, 0.0]
-    rarity, unknown = _rarity()
+    rarity = _rarity()
     alike = related()
-    weights = [rarity.get(t, unknown) for t in asked]
+    weights = [rarity.get(t, 1.0) for t in asked]
     kept = [t in held or any(s in held for s in alike.get(t, ())) for t in asked]
     total = sum(weights) or 1.0
     return [
