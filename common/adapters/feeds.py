@@ -250,7 +250,6 @@ def _is_public(host: str) -> bool:
 
 
 def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: int) -> _Download:
-    import httpx
 
     client = _http_client()
     headers: dict[str, str] = {}
@@ -260,18 +259,7 @@ def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: 
         headers["If-Modified-Since"] = cached.last_modified
     request = client.build_request("GET", url, headers=headers)
     for _hop in range(MAX_REDIRECTS + 1):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise _FetchError("timeout")
-        request.extensions = {**request.extensions, "timeout": httpx.Timeout(remaining).as_dict()}
-        try:
-            response = client.send(request, stream=True, follow_redirects=False)
-        except httpx.TimeoutException as exc:
-            raise _FetchError("timeout") from exc
-        except httpx.UnsupportedProtocol as exc:
-            raise _FetchError("unsupported URL") from exc
-        except (httpx.TransportError, httpx.InvalidURL) as exc:
-            raise _FetchError(_transport_reason(deadline)) from exc
+        response = _send(client, request, deadline)
         try:
             if response.has_redirect_location and response.next_request is not None:
                 target = response.next_request
@@ -297,6 +285,37 @@ def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: 
         finally:
             response.close()
     raise _FetchError("too many redirects")
+
+
+def _send(client: httpx.Client, request: httpx.Request, deadline: float) -> httpx.Response:
+    """The response's head, for what is left of the deadline.
+
+    A kept-alive connection that the other end dropped while it sat in the pool (a source's idle
+    timeout, a proxy's reset) fails the request before a byte of the answer arrives: the request
+    is sent once more, on a new connection, as browsers do for a GET (decision 0074). Only a
+    dropped connection is retried; a refusal, a timeout or a bad URL is the source's answer.
+    """
+    import httpx
+
+    for attempt in range(2):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _FetchError("timeout")
+        request.extensions = {**request.extensions, "timeout": httpx.Timeout(remaining).as_dict()}
+        try:
+            return client.send(request, stream=True, follow_redirects=False)
+        except httpx.TimeoutException as exc:
+            raise _FetchError("timeout") from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise _FetchError("unsupported URL") from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            if attempt == 0 and time.monotonic() < deadline:
+                log.info("feed %s dropped the connection; sending again", request.url.host)
+                continue
+            raise _FetchError(_transport_reason(deadline)) from exc
+        except (httpx.TransportError, httpx.InvalidURL) as exc:
+            raise _FetchError(_transport_reason(deadline)) from exc
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
 def _read_body(response: httpx.Response, deadline: float, max_bytes: int) -> bytes:
@@ -341,6 +360,10 @@ class _Watchdog:
 
     def __init__(self, response: httpx.Response, deadline: float) -> None:
         self.fired = False
+        self._cancelled = False
+        # Held while firing and while cancelling: once cancel() returns, the socket is never shut
+        # down, so a connection whose body was read in time goes back to the pool intact.
+        self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         stream = response.extensions.get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
@@ -352,13 +375,18 @@ class _Watchdog:
             self._timer.start()
 
     def _fire(self, sock: socket.socket) -> None:
-        self.fired = True
-        # The base class method: SSLSocket.shutdown would also drop the TLS state under the
-        # reading thread's feet.
-        with contextlib.suppress(OSError):
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        with self._lock:
+            if self._cancelled:
+                return
+            self.fired = True
+            # The base class method: SSLSocket.shutdown would also drop the TLS state under the
+            # reading thread's feet.
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
     def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
         if self._timer is not None:
             self._timer.cancel()
 

@@ -585,3 +585,67 @@ def test_the_feed_client_quiets_httpx_even_before_logging_is_configured(
             logger.setLevel(level)
 
     assert "secret" not in json.dumps([r.__dict__ for r in caplog.records], default=str)
+
+
+class _DroppingServer:
+    """Answers the first request of each connection with a feed, kept alive, and closes the
+    connection on the second without answering: a source that dropped an idle connection just
+    as the client reused it."""
+
+    def __init__(self, body: bytes) -> None:
+        import threading
+
+        self.body = body
+        self.connections = 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        head = (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n"
+            f"Content-Length: {len(self.body)}\r\n\r\n"
+        ).encode()
+        with conn, conn.makefile("rb") as reader:
+            for answered in (True, False):
+                while reader.readline() not in (b"\r\n", b""):
+                    pass  # the request's head (a GET has no body)
+                if not answered:
+                    return  # closed without a word
+                conn.sendall(head + self.body)
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def test_a_connection_dropped_while_kept_alive_is_sent_again_on_a_new_one():
+    """The second fetch reuses the pooled connection, which the source closes unanswered: the
+    fetch is sent again on a new connection and gets its items."""
+    container.reset(feeds.CLIENT)  # a pool of its own, with no connection to the source yet
+    dropping = _DroppingServer(
+        rss_document(
+            [{"title": "Fur farm closes", "link": "https://news.example.org/a", "guid": "a"}]
+        )
+    )
+    try:
+        first = fetch_feed(f"{dropping.url}/one.xml")
+        second = fetch_feed(f"{dropping.url}/two.xml")
+    finally:
+        dropping.close()
+        container.reset(feeds.CLIENT)
+
+    assert first.error is None
+    assert second.error is None
+    assert [item.title for item in second.items] == ["Fur farm closes"]
+    assert dropping.connections == 2
