@@ -53,12 +53,15 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m devtools.run
 
+# Two workers, each taking whole files, the longest first (decision 0075).
+PYTEST_WORKERS ?= --numprocesses=2 --dist=loadfile --no-loadscope-reorder
+
 test: $(STAMP) $(TASKS_STAMP) chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) -m mypy
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_WORKERS)
 	terraform fmt -check -recursive terraform/
 	$(MAKE) terraform-gate
 	$(MAKE) checkov
