@@ -375,7 +375,7 @@ def main() -> None:
     parser.add_argument(
         "--set",
         default="holdout4",
-        choices=("holdout5", "holdout4", "holdout3", "holdout2", "holdout", "dev"),
+        choices=("holdout6", "holdout5", "holdout4", "holdout3", "holdout2", "holdout", "dev"),
         help="which sets",
     )
     args = parser.parse_args()
