@@ -44,11 +44,12 @@ has them:
 The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
 wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
 spent. ``relevance_holdout3_*``, written from the same brief, were measured before and after the
-judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*`` (the
-default), written the same way, were measured before and after its third training; a fifth set
-is needed before the judge changes again. ``relevance_holdout5_chat.jsonl`` (chat only, more
-requests for private details and close calls; ``--set holdout5 --only chat``) measures the
-classifier of such requests (``functions.chat.private``).
+judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*``, written the
+same way, were measured before and after its third training, and ``relevance_holdout6_*`` (the
+default) before and after its fourth; a seventh set is needed before the judge changes again.
+``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
+calls; ``--set holdout5 --only chat``) measures the classifier of such requests
+(``functions.chat.private``).
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
 by another helper): thresholds are chosen on them, never on the held-apart ones.
 
@@ -374,7 +375,7 @@ def main() -> None:
     parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
         "--set",
-        default="holdout4",
+        default="holdout6",
         choices=("holdout6", "holdout5", "holdout4", "holdout3", "holdout2", "holdout", "dev"),
         help="which sets",
     )

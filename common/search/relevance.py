@@ -14,6 +14,10 @@ Features of a (request, candidate) pair:
 - their pairwise products (the model is quadratic in them);
 - ``LENGTH``: the candidate's length in terms, alone and times the cosine and the term share (a
   sentence and a section answer with different strengths of the same signals);
+- ``WEIGHTED``: the request's words weighed by how rarely the corpus uses them;
+- ``PLACES`` and ``SPECIES``: the places and the animals the request names that the candidate
+  names neither itself nor by one within them (naming others, naming none, or naming only a
+  broader one: ``common.language.places``, ``common.language.species``);
 - the two MiniLM vectors' elementwise product (384 values: which directions of meaning agree
   matter more than others; strongly regularised).
 
@@ -40,7 +44,7 @@ A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
 judging a search's candidates embeds only the request. Every door asks it (decision 0067): the
 searches (``answers``: ``FLOOR``) and content's coverage ask ``judge()``,
-trained a second time with the spent held-apart sets' pairs (``devtools.spent_pairs``); the
+trained again with each spent held-apart set's pairs (``devtools.spent_pairs``); the
 assistant's sentences and legal guidance's recognition of an activity (decision 0068) ask
 ``first_judge()``, the first training's, which their thresholds were chosen with.
 """
@@ -50,7 +54,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
@@ -91,10 +95,12 @@ WEIGHTED = ("weighted_share", "missing_weight", "unknown_share")
 # neither itself nor by a place within it: naming other places, naming none, or naming only a
 # place they lie within
 PLACES = ("places_elsewhere", "places_unnamed", "places_broader")
+# ... and, the same way, the animals it names (``common.language.species``): since the fourth
+SPECIES = ("species_elsewhere", "species_unnamed", "species_broader")
 FREQUENCY_PATH = DATA / "relevance" / "frequency.json"
 DIMENSION = 384
 SHORT_TERMS = 3  # a request of at most this many search terms is judged by the short model
-FLOOR = 0.275  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
+FLOOR = 0.25  # a search is billed, and a lookup quotes, only what scores this (decision 0067)
 ANSWERS = f"a result scores {FLOOR} or more"  # ``answers``, as the API's texts say it
 JUDGED = 30  # a lookup that ranks by the judge judges at least this many candidates
 FEATURES = (
@@ -103,6 +109,7 @@ FEATURES = (
     *LENGTH,
     *WEIGHTED,
     *PLACES,
+    *SPECIES,
     *(f"product_{i}" for i in range(DIMENSION)),
 )
 SHORT_FEATURES = FEATURES[: len(FEATURES) - DIMENSION]  # the short judge's: no vectors' product
@@ -186,13 +193,31 @@ def placed(request: str, candidate: str) -> list[float]:
     Each a share of the request's places; all 0.0 when the request names none."""
     from common.language import places
 
-    asked = places.named(request)
+    return _unmatched(places.named, places.around, request, candidate)
+
+
+def animals(request: str, candidate: str) -> list[float]:
+    """``SPECIES`` of a pair: ``placed``'s three shares for the animals the request names (a
+    passage on broiler chickens for "turkeys": another animal; on poultry: a broader group;
+    a passage on laying hens answers "chickens" and "poultry")."""
+    from common.language import species
+
+    return _unmatched(species.named, species.around, request, candidate)
+
+
+def _unmatched(
+    named: Callable[[str], frozenset[str]],
+    around: Callable[[str], tuple[str, ...]],
+    request: str,
+    candidate: str,
+) -> list[float]:
+    asked = named(request)
     if not asked:
         return [0.0, 0.0, 0.0]
-    held = places.named(candidate)
-    covering = held.union(*(places.around(key) for key in held))
+    held = named(candidate)
+    covering = held.union(*(around(key) for key in held))
     missing = [key for key in asked if key not in covering]
-    broader = sum(1 for key in missing if held.intersection(places.around(key)))
+    broader = sum(1 for key in missing if held.intersection(around(key)))
     other = len(missing) - broader
     return [
         other / len(asked) if held else 0.0,
@@ -202,7 +227,8 @@ def placed(request: str, candidate: str) -> list[float]:
 
 
 def base_features(request: str, candidate: str, cosine: float) -> list[float]:
-    """``BASE``, ``LENGTH``, ``WEIGHTED`` and ``PLACES`` of one pair, ``cosine`` given."""
+    """``BASE``, ``LENGTH``, ``WEIGHTED``, ``PLACES`` and ``SPECIES`` of one pair, ``cosine``
+    given."""
     asked, held = terms(request), terms(candidate)
     held_set = set(held)
     names = [n.lower() for n in _NAME.findall(request)]
@@ -225,6 +251,7 @@ def base_features(request: str, candidate: str, cosine: float) -> list[float]:
         length * term_share,
         *weighted(asked, held_set),
         *placed(request, candidate),
+        *animals(request, candidate),
     ]
 
 

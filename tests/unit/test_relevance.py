@@ -88,7 +88,13 @@ def test_names_and_figures_asked_for_count() -> None:
     )
     named = dict(
         zip(
-            (*relevance.BASE, *relevance.LENGTH, *relevance.WEIGHTED, *relevance.PLACES),
+            (
+                *relevance.BASE,
+                *relevance.LENGTH,
+                *relevance.WEIGHTED,
+                *relevance.PLACES,
+                *relevance.SPECIES,
+            ),
             row,
             strict=True,
         )
