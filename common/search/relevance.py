@@ -57,7 +57,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -226,30 +226,59 @@ def _unmatched(
     ]
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What the features read of a text: its search terms (in order, as a set, in pairs), the
+    text lower-cased, its names (lower-cased) and its figures (in order, as a set)."""
+
+    terms: tuple[str, ...]
+    term_set: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+    lowered: str
+    names: tuple[str, ...]
+    figures: tuple[str, ...]
+    figure_set: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def _read(text: str) -> _Read:
+    """A text read once for every pair it is in: a search judges 10 to 50 candidates against
+    one request, and the same passages and records come back search after search (reading
+    their terms was two thirds of the judge's time)."""
+    found = tuple(terms(text))
+    figures = tuple(_FIGURE.findall(text))
+    return _Read(
+        found,
+        frozenset(found),
+        frozenset(pairwise(found)),
+        text.lower(),
+        tuple(n.lower() for n in _NAME.findall(text)),
+        figures,
+        frozenset(figures),
+    )
+
+
 def base_features(request: str, candidate: str, cosine: float) -> list[float]:
     """``BASE``, ``LENGTH``, ``WEIGHTED``, ``PLACES`` and ``SPECIES`` of one pair, ``cosine``
     given."""
-    asked, held = terms(request), terms(candidate)
-    held_set = set(held)
-    names = [n.lower() for n in _NAME.findall(request)]
-    lowered = candidate.lower()
-    found_names = [n for n in names if n in lowered]
-    figures = _FIGURE.findall(request)
-    term_share = _share(asked, held_set)
-    length = math.log1p(len(held))
+    asked, held = _read(request), _read(candidate)
+    names = asked.names
+    found_names = [n for n in names if n in held.lowered]
+    term_share = _share(asked.terms, held.term_set)
+    length = math.log1p(len(held.terms))
     return [
         cosine,
         term_share,
-        _share(list(pairwise(asked)), set(pairwise(held))) if len(asked) > 1 else term_share,
+        _share(list(pairwise(asked.terms)), held.pairs) if len(asked.terms) > 1 else term_share,
         len(found_names) / len(names) if names else 1.0,
         1.0 if names and not found_names else 0.0,
-        _share(figures, set(_FIGURE.findall(candidate))),
-        math.log1p(len(asked)),
+        _share(asked.figures, held.figure_set),
+        math.log1p(len(asked.terms)),
         cosine * term_share,
         length,
         length * cosine,
         length * term_share,
-        *weighted(asked, held_set),
+        *weighted(asked.terms, held.term_set),
         *placed(request, candidate),
         *animals(request, candidate),
     ]
