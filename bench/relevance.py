@@ -46,7 +46,8 @@ wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped wit
 spent. ``relevance_holdout3_*``, written from the same brief, were measured before and after the
 judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*``, written the
 same way, were measured before and after its third training, and ``relevance_holdout6_*`` (the
-default) before and after its fourth; a seventh set is needed before the judge changes again.
+default) before and after its fourth. ``relevance_holdout7_*`` (``--set holdout7``), written
+the same way after the fourth training, are unread and unmeasured: for the next change.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -376,7 +377,16 @@ def main() -> None:
     parser.add_argument(
         "--set",
         default="holdout6",
-        choices=("holdout6", "holdout5", "holdout4", "holdout3", "holdout2", "holdout", "dev"),
+        choices=(
+            "holdout7",
+            "holdout6",
+            "holdout5",
+            "holdout4",
+            "holdout3",
+            "holdout2",
+            "holdout",
+            "dev",
+        ),
         help="which sets",
     )
     args = parser.parse_args()

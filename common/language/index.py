@@ -57,6 +57,8 @@ def stem(word: str) -> str:
 
 def unaccented(text: str) -> str:
     """The text without accents (``café`` -> ``cafe``), its case kept."""
+    if text.isascii():
+        return text  # nothing to decompose
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
