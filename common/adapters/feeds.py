@@ -250,7 +250,6 @@ def _is_public(host: str) -> bool:
 
 
 def _download(url: str, cached: _CacheEntry | None, deadline: float, max_bytes: int) -> _Download:
-
     client = _http_client()
     headers: dict[str, str] = {}
     if cached is not None and cached.etag:

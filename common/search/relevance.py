@@ -95,7 +95,8 @@ WEIGHTED = ("weighted_share", "missing_weight", "unknown_share")
 # neither itself nor by a place within it: naming other places, naming none, or naming only a
 # place they lie within
 PLACES = ("places_elsewhere", "places_unnamed", "places_broader")
-# ... and, the same way, the animals it names (``common.language.species``): since the fourth
+# ... and, the same way, the animals it names (``common.language.species``), since the fourth
+# training
 SPECIES = ("species_elsewhere", "species_unnamed", "species_broader")
 FREQUENCY_PATH = DATA / "relevance" / "frequency.json"
 DIMENSION = 384
