@@ -46,8 +46,9 @@ wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped wit
 spent. ``relevance_holdout3_*``, written from the same brief, were measured before and after the
 judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*``, written the
 same way, were measured before and after its third training, and ``relevance_holdout6_*`` (the
-default) before and after its fourth. ``relevance_holdout7_*`` (``--set holdout7``), written
-the same way after the fourth training, are unread and unmeasured: for the next change.
+default) before and after its fourth. ``relevance_holdout7_*`` measured a fifth training that
+was not shipped (decision 0067) and are spent; ``relevance_holdout8_*`` (``--set holdout8``),
+written the same way after them, are unread and unmeasured: for the next change.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -378,6 +379,7 @@ def main() -> None:
         "--set",
         default="holdout6",
         choices=(
+            "holdout8",
             "holdout7",
             "holdout6",
             "holdout5",
