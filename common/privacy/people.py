@@ -269,6 +269,9 @@ _HANDLE = re.compile(
 )
 
 _REDDIT_USER = re.compile(r"(?<![\w/])u/[A-Za-z0-9_-]{3,20}\b")
+_SURNAME = re.compile(r"\b[A-Z][A-Za-z'\u2019-]+")
+_POSSESSIVE_END = re.compile(r"['\u2019]s?$")
+_APOSTROPHE = re.compile(r"['\u2019-]")
 
 
 def handles(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
@@ -277,9 +280,11 @@ def handles(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     surname the text or the records hold ("@danawhitfield"); and any Reddit user ("u/name":
     the platform's notation for a person, where a community is "r/name")."""
     given = given_names()
-    # ``_CAPITALISED`` is the pattern defined further down (for ``_has_title``): its words keep
-    # the whitespace after them, so today only ``extra`` gives surnames here, not the text.
-    surnames = extra | {w.lower() for w in _CAPITALISED.findall(text)}
+    # The text's capitalised words, as a handle writes them: lower case, no apostrophe, no
+    # possessive ("Whitfield's", "O'Brien" -> "whitfield", "obrien").
+    surnames = extra | {
+        _APOSTROPHE.sub("", _POSSESSIVE_END.sub("", w)).lower() for w in _SURNAME.findall(text)
+    }
     found = [
         Reference(m.start(), m.end(), m.group(0), "handle") for m in _REDDIT_USER.finditer(text)
     ]

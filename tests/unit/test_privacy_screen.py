@@ -545,3 +545,19 @@ def test_threads_screening_at_once_get_what_one_thread_gets():
         together = list(pool.map(lambda s: screen(s, DANA), sentences))
     assert together == alone
     assert alone[:6] == [None, "phone", None, "whereabouts", None, "phone"]
+
+
+def test_a_handle_of_a_given_name_and_a_surname_the_text_writes_is_a_persons() -> None:
+    """``people.handles``: "@danawhitfield" is Dana Whitfield's when the text writes her
+    surname, possessive and apostrophe as a handle leaves them out (the surnames the text
+    gave were never matched: they kept the space after them)."""
+    from common.privacy import people
+
+    def found(text: str) -> list[str]:
+        return [r.text for r in people.handles(text)]
+
+    assert found("Dana Whitfield posts as @danawhitfield every day.") == ["@danawhitfield"]
+    assert found("Whitfield's account: @danawhitfield") == ["@danawhitfield"]
+    assert found("Siobhan O'Brien is @siobhanobrien on X.") == ["@siobhanobrien"]
+    assert found("Follow @danawhitfield for updates.") == []  # no surname written: unknown
+    assert found("Open Barn Alliance is @openbarn on X.") == []
