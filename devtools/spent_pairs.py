@@ -46,16 +46,19 @@ OUT = ROOT / "data" / "relevance" / "train_pairs_spent.jsonl"
 NEAREST = 4
 HOLDING = 2
 UNCOVERED_CHAT = {"not_covered", "off_topic"}
+PARTS = ("search", "content", "chat")
 
 
 def _rows() -> list[tuple[str, str, str, bool, dict[str, int], str]]:
     """(request, mode, corpus, covered, relevant, kind) of every spent row."""
     found = []
     for stem in SPENT:
-        for part in ("search", "content", "chat"):
-            path = ROOT / "bench" / "data" / f"{stem}_{part}.jsonl"
+        paths = [ROOT / "bench" / "data" / f"{stem}_{part}.jsonl" for part in PARTS]
+        if not any(path.exists() for path in paths):
+            raise SystemExit(f"{stem}: no set of that name in bench/data")
+        for part, path in zip(PARTS, paths, strict=True):
             if not path.exists():
-                continue
+                continue  # a set of one part (set 5: chat)
             for line in path.read_text(encoding="utf-8").splitlines():
                 if not line.strip():
                     continue
