@@ -20,6 +20,8 @@ has them:
   Requests nothing covers:
   - ``no_match``: the share answered with no hit (the goal is >= 0.95);
   - ``top_score_ge_0_5``: the share whose best hit scores 0.5 or more (the goal is 0).
+  ``separation_auc``: the chance that a covered request's best hit scores above the best of
+  one nothing covers (whatever the threshold: compares two judges at no operating point).
   Each figure is given by ``kind`` too. ``billed``: the share of requests billed. Since
   decision 0067 a search answers the nearest results, free and with a message, when the judge
   scores none ``relevance.FLOOR`` or more, and nothing only when no result holds a word of the
@@ -30,7 +32,8 @@ has them:
   - ``covered_refused``: covered topics answered 422 ``topic_not_covered`` (the goal is
     <= 0.02);
   - ``uncovered_drafted``: uncovered topics drafted anyway;
-  - ``drafted_from_relevant``: the share of drafts on covered topics citing a relevant guide.
+  - ``drafted_from_relevant``: the share of drafts on covered topics citing a relevant guide;
+  - ``separation_auc``: as for search, on the topic's best passage judged as the door does.
 - **chat**: ``POST /v1/chat/message``, per ``expect``:
   - ``billed``: the share billed;
   - ``declined``: the share answered with the refusal of a request for private details;
@@ -143,6 +146,7 @@ class Service:
 def search(service: Service) -> dict[str, Any]:
     by_kind: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     scored: list[tuple[float, bool]] = []  # every hit's score, and whether it is labelled
+    best: list[tuple[float, bool]] = []  # each request's best score, and whether it is covered
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
         path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
@@ -160,6 +164,7 @@ def search(service: Service) -> dict[str, Any]:
         ]
         kind["status_ok"].append(answer.status_code == 200)
         kind["billed"].append(billed)
+        best.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
         if row["covered"]:
             gains = {item: int(grade) for item, grade in row["relevant"].items()}
             kind["refused"].append(not hits)
@@ -189,8 +194,21 @@ def search(service: Service) -> dict[str, Any]:
         "covered": summary(covered),
         "not_covered": summary(uncovered),
         "by_kind": {kind: summary([group]) for kind, group in sorted(by_kind.items())},
+        "separation_auc": separation(best),
         "calibration": calibration(scored),
     }
+
+
+def separation(best: list[tuple[float, bool]]) -> float | None:
+    """How well the judge's best score tells a covered request from one nothing covers,
+    whatever the threshold: the chance that a covered request's best scores above an
+    uncovered one's (ties half; the area under the ROC curve)."""
+    covered = [score for score, c in best if c]
+    others = [score for score, c in best if not c]
+    if not covered or not others:
+        return None
+    wins = sum((c > o) + 0.5 * (c == o) for c in covered for o in others)
+    return round(wins / (len(covered) * len(others)), 4)
 
 
 def calibration(scored: list[tuple[float, bool]]) -> list[dict[str, Any]]:
@@ -247,9 +265,20 @@ def cost(service: Service) -> dict[str, Any]:
     }
 
 
+def judged_topic(topic: str) -> float:
+    """A topic's best passage judged as content's door judges it: as a ``topic``, without the
+    names of its addressees (``functions.content.service``)."""
+    from functions.content.service import subject
+    from functions.knowledge.service import search_scored
+
+    return search_scored(subject(topic, None), 5, None, 0.0, "topic").best
+
+
 def content(service: Service) -> dict[str, Any]:
     covered_refused, uncovered_drafted, cited, statuses = [], [], [], defaultdict(int)
+    best: list[tuple[float, bool]] = []  # the topic judged as the door judges it, and covered
     for row in rows("content"):
+        best.append((judged_topic(row["topic"]), bool(row["covered"])))
         answer = service.post("/v1/content/generate", {"topic": row["topic"]})
         code = answer.get_json().get("code", "") if answer.status_code >= 400 else ""
         statuses[f"{answer.status_code} {code}".strip()] += 1
@@ -268,6 +297,7 @@ def content(service: Service) -> dict[str, Any]:
         "covered_refused": share(covered_refused),
         "uncovered_drafted": share(uncovered_drafted),
         "drafted_from_relevant": share(cited),
+        "separation_auc": separation(best),
     }
 
 
@@ -306,9 +336,6 @@ def sweep(service: Service) -> dict[str, Any]:
     search doors (the best hit's ``score``) and for content's coverage (the best passage as a
     ``topic``), and per threshold the share of covered requests under it (refused, or not
     billed) and of the others at or over it (answered, billed)."""
-    from functions.content.service import subject
-    from functions.knowledge.service import search_scored
-
     if SET != "dev":
         raise SystemExit("--only sweep chooses thresholds: on the tuning sets (--set dev) only")
     from common.search.relevance import shares_words
@@ -337,8 +364,7 @@ def sweep(service: Service) -> dict[str, Any]:
             )
         )
     topics = [  # judged as the door judges a topic: without the names of its addressees
-        (search_scored(subject(row["topic"], None), 5, None, 0.0, "topic").best, row["covered"])
-        for row in rows("content")
+        (judged_topic(row["topic"]), row["covered"]) for row in rows("content")
     ]
 
     def at(pairs: list[tuple[float, bool]], threshold: float) -> dict[str, Any]:
