@@ -48,15 +48,17 @@ The first held-apart sets (``relevance_holdout_*``) were measured after issue 44
 wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
 spent. ``relevance_holdout3_*``, written from the same brief, were measured before and after the
 judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*``, written the
-same way, were measured before and after its third training, and ``relevance_holdout6_*`` (the
-default) before and after its fourth. ``relevance_holdout7_*`` measured a fifth training that
-was not shipped (decision 0067) and are spent; ``relevance_holdout8_*`` (``--set holdout8``),
-written the same way after them, are unread and unmeasured: for the next change.
+same way, were measured before and after its third training, and ``relevance_holdout6_*``
+before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back and
+``relevance_holdout8_*`` (the default) measured it again before it shipped (decision 0067);
+both are spent. ``relevance_holdout9_*`` (``--set holdout9``), written the same way after
+them, are unread and unmeasured: for the next change.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
 ``--set dev`` measures the tuning sets (``relevance_dev_*.jsonl``, written from the same brief
-by another helper): thresholds are chosen on them, never on the held-apart ones.
+by another helper): thresholds are chosen on them (``--only sweep``), and on held-apart sets
+already measured that the judge did not learn (``--set dev+holdout7``), never on a fresh one.
 
 Run: ``.venv/bin/python bench/relevance.py [--only search,content,chat,cost] [--set dev]``.
 """
@@ -85,12 +87,31 @@ K = 10
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-SET = "holdout4"  # or the spent "holdout3", "holdout2", "holdout"; "dev" (--set): tuning
+# The held-apart sets already measured (spent for evaluation): a threshold may be chosen on
+# one of them that the judge did not learn (devtools.spent_pairs.SPENT), with dev.
+MEASURED = (
+    "holdout",
+    "holdout2",
+    "holdout3",
+    "holdout4",
+    "holdout5",
+    "holdout6",
+    "holdout7",
+    "holdout8",
+)
+SET = "holdout8"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:
-    with (DATA / f"relevance_{SET}_{name}.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    """The rows of part ``name`` ("search", "content", "chat") of the sets chosen (``SET``: one
+    name, or several joined by "+" for ``--only sweep``); a set without that part adds none."""
+    found: list[dict[str, Any]] = []
+    for one in SET.split("+"):
+        path = DATA / f"relevance_{one}_{name}.jsonl"
+        if path.exists() or "+" not in SET:
+            with path.open(encoding="utf-8") as handle:
+                found += [json.loads(line) for line in handle if line.strip()]
+    return found
 
 
 def ndcg(ranked: list[str], gains: dict[str, int], k: int = K) -> float:
@@ -336,8 +357,15 @@ def sweep(service: Service) -> dict[str, Any]:
     search doors (the best hit's ``score``) and for content's coverage (the best passage as a
     ``topic``), and per threshold the share of covered requests under it (refused, or not
     billed) and of the others at or over it (answered, billed)."""
-    if SET != "dev":
-        raise SystemExit("--only sweep chooses thresholds: on the tuning sets (--set dev) only")
+    from devtools.spent_pairs import SPENT
+
+    learned = {stem.removeprefix("relevance_") for stem in SPENT}
+    tuning = set(SET.split("+"))
+    if not tuning <= {"dev", *MEASURED} or tuning & learned:
+        raise SystemExit(
+            "--only sweep chooses thresholds: on the tuning sets (dev) and on sets already "
+            f"measured that the judge did not learn ({sorted(set(MEASURED) - learned)}) only"
+        )
     from common.search.relevance import shares_words
     from functions.search.tables import TABLES
 
@@ -349,12 +377,7 @@ def sweep(service: Service) -> dict[str, Any]:
         hits = service.post(path, {"query": row["query"], "limit": K}).get_json().get("data", [])
         searched.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
         table = None if knowledge else TABLES[row["corpus"]]
-        texts = [
-            h["passage"]
-            if table is None
-            else f"{table.title_of(h['record'])}\n{table.text_of(h['record'])}"
-            for h in hits
-        ]
+        texts = [h["passage"] if table is None else table.judged_text(h["record"]) for h in hits]
         held = [shares_words(row["query"], [text]) for text in texts]
         wordless.append(
             (
@@ -403,21 +426,16 @@ def main() -> None:
     parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
         "--set",
-        default="holdout6",
-        choices=(
-            "holdout8",
-            "holdout7",
-            "holdout6",
-            "holdout5",
-            "holdout4",
-            "holdout3",
-            "holdout2",
-            "holdout",
-            "dev",
-        ),
-        help="which sets",
+        default="holdout8",
+        help=f"which sets: holdout9 (fresh), dev or one of {MEASURED}; for --only sweep, dev "
+        "and those the judge did not learn, joined by '+' (dev+holdout7)",
     )
     args = parser.parse_args()
+    chosen = args.set.split("+")
+    if any(name not in {"holdout9", "dev", *MEASURED} for name in chosen) or (
+        len(chosen) > 1 and args.only != "sweep"
+    ):
+        parser.error(f"--set {args.set}: no such set (several only with --only sweep)")
     only = args.only.split(",")
     SET = args.set
     import tempfile

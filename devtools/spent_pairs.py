@@ -41,6 +41,7 @@ SPENT = (
     "relevance_holdout3",
     "relevance_holdout4",
     "relevance_holdout5",
+    "relevance_holdout6",
 )
 OUT = ROOT / "data" / "relevance" / "train_pairs_spent.jsonl"
 NEAREST = 4
@@ -85,7 +86,7 @@ def main() -> int:
     from common.search.relevance import embed
 
     guides = sections()
-    tables = records()
+    tables = records(judged=False)  # retrieval's text: the candidates it would find
     pools: dict[str, list[tuple[tuple[str, str], str]]] = {"knowledge": list(guides.items())}
     for (table, record_id), text in tables.items():
         pools.setdefault(table, []).append(((table, record_id), text))

@@ -76,7 +76,10 @@ def frequency() -> dict[str, Any]:
     return {"documents": len(texts), "df": dict(sorted(df.items())), "guides": used}
 
 
-def records() -> dict[tuple[str, str], str]:
+def records(judged: bool = True) -> dict[tuple[str, str], str]:
+    """(table, id) -> a sample record's text as the judge reads it (``Table.judged_text``), or
+    with ``judged=False`` as the index holds and embeds it (retrieval's text: the judge's
+    vector of a record is the one stored with it)."""
     from functions.search.tables import TABLES
 
     found: dict[tuple[str, str], str] = {}
@@ -85,7 +88,11 @@ def records() -> dict[tuple[str, str], str]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                found[(name, record["id"])] = f"{table.title_of(record)}\n{table.text_of(record)}"
+                found[(name, record["id"])] = (
+                    table.judged_text(record)
+                    if judged
+                    else f"{table.title_of(record)}\n{table.text_of(record)}"
+                )
     return found
 
 
@@ -185,12 +192,15 @@ def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, labels (relevant: 1 or 2) and each pair's request index, from ``paths``."""
     from common.search.relevance import Candidate, embed, rows
 
+    judged = records()
+    stored = dict(zip(judged.values(), records(judged=False).values(), strict=True))
     by_request: dict[str, list[tuple[str, int]]] = {}
-    for request, text, label in read_pairs(paths, {**sections(), **records()}):
+    for request, text, label in read_pairs(paths, {**sections(), **judged}):
         by_request.setdefault(request, []).append((text, label))
     requests = list(by_request)
     unique = sorted({text for pairs in by_request.values() for text, _ in pairs})
-    vector_of = dict(zip(unique, embed(unique), strict=True))
+    # a record's vector is embedded from the text the index holds, as the one stored with it
+    vector_of = dict(zip(unique, embed([stored.get(t, t) for t in unique]), strict=True))
     request_vectors = embed(requests)
     features, labels, groups = [], [], []
     for index, request in enumerate(requests):

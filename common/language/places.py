@@ -19,3 +19,4 @@ class Places(Tree):
 _PLACES = Taxonomy("text/places.toml", Places)
 named = _PLACES.named  # the keys of the places a text names
 around = _PLACES.around  # the places a place lies within, nearest first
+called = _PLACES.called  # a place's name by its key or abbreviation ("BR" -> "Brazil"), or None

@@ -83,6 +83,7 @@ class Taxonomy:
         self._index = cache(self._build)
         self.named: Callable[[str], frozenset[str]] = lru_cache(maxsize=8192)(self._named)
         self.around: Callable[[str], tuple[str, ...]] = cache(self._around)
+        self.called: Callable[[str], str | None] = cache(self._called)
 
     def _build(self) -> tuple[_Pattern, _Pattern, dict[str, str], dict[str, str]]:
         """(any-case pattern over lower-cased unaccented text, exact pattern over unaccented
@@ -117,6 +118,14 @@ class Taxonomy:
                 if not any(start < e and s < end for s, e in taken):
                     found.add(exact_key[match.group(1)])
         return frozenset(found)
+
+    def _called(self, code: str) -> str | None:
+        """The first name of the entry whose key or abbreviation ``code`` is ("BR" -> "Brazil",
+        "GB" -> "United Kingdom"), or None."""
+        for entry in self._tree().entries():
+            if entry.key == code.lower() or code in entry.abbreviations:
+                return entry.names[0]
+        return None
 
     def _around(self, key: str) -> tuple[str, ...]:
         """The entries ``key`` lies within, nearest first."""

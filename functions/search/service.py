@@ -36,6 +36,7 @@ logger = get_logger("ars.search")
 DEFAULT_HYBRID_WEIGHT = 0.5
 POOL = 3  # each part of a hybrid search finds this many times the wanted records
 WORKERS = 48  # parts of MAX_CONCURRENT_SEARCHES searches over five tables (2 x 5 each) at once
+SCORE_PLACES = 3  # a judged score is given, and `min_score` compared with it, to 3 places
 
 
 def table(name: str) -> Table:
@@ -155,7 +156,7 @@ def search_results(
         )
     # the results answered are judged; with min_score, every candidate, to fill the limit
     candidates = [item for item, _ in (ranked if min_score else ranked[:limit])]
-    read = [f"{t.title_of(hit.doc)}\n{t.text_of(hit.doc)}" for t, hit in candidates]
+    read = [t.judged_text(hit.doc) for t, hit in candidates]
     scores = relevance.judged(
         query,
         [
@@ -166,16 +167,23 @@ def search_results(
         early.result()[0] if early is not None else vector,
     )
     kept = [  # in the order found: the judge's order loses records worded unlike the query
-        (t, hit, score)
-        for (t, hit), score in zip(candidates, scores, strict=True)
-        if score >= (min_score or 0.0)
+        (t, hit, score, text)
+        for (t, hit), score, text in zip(candidates, scores, read, strict=True)
+        if round(score, SCORE_PLACES) >= (min_score or 0.0)  # as shown: a score given back keeps it
     ][:limit]
     hits = [
-        {"table": t.name, "id": hit.id, "score": round(score, 3), "record": _record(t, hit)}
-        for t, hit, score in kept
+        {
+            "table": t.name,
+            "id": hit.id,
+            "score": round(score, SCORE_PLACES),
+            "record": _record(t, hit),
+        }
+        for t, hit, score, _ in kept
     ]
     held = bool(texts) or relevance.shares_words(query, read)  # a record holds a query word
-    answered = relevance.answers([score for _, _, score in kept])
+    answered = relevance.answers(
+        query, [text for *_, text in kept], [score for _, _, score, _ in kept]
+    )
     return Results(hits, bool(failed), held, answered)
 
 

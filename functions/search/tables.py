@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from common.language import places
 from functions.search.models import (
     TABLE_NAMES,
     Action,
@@ -54,16 +55,25 @@ class Table:
                     keys.append(f"{name}={text}")
         return keys
 
-    def text_of(self, record: dict[str, Any]) -> str:
-        """The record's searchable text: its text fields, lists joined, dates as written."""
+    def text_of(self, record: dict[str, Any], *, countries_named: bool = False) -> str:
+        """The record's searchable text: its text fields, lists joined, dates as written
+        (``countries_named``: a country code by its name, as the judge reads it)."""
         parts = []
         for name in self.text:
             value = record.get(name)
             if isinstance(value, list):
                 value = ", ".join(str(item).replace("-", " ") for item in value)
+            elif countries_named and name == "country" and isinstance(value, str):
+                value = places.called(value) or value
             if value:
                 parts.append(str(value))
         return "\n".join(parts)
+
+    def judged_text(self, record: dict[str, Any]) -> str:
+        """The record as the relevance judge reads it: its title, then its searchable text with
+        its country by name ("BR" is "Brazil", which the judge's places read; decision 0067).
+        The index and the embeddings keep the code: retrieval is unchanged by it."""
+        return f"{self.title_of(record)}\n{self.text_of(record, countries_named=True)}"
 
 
 TABLES: dict[str, Table] = {

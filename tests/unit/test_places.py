@@ -32,6 +32,21 @@ def test_a_place_lies_within_the_places_that_contain_it() -> None:
     assert places.around("europe") == ()
 
 
+def test_the_judge_reads_a_records_country_by_name() -> None:
+    """A record's ``country`` is a code ("BR"); the judge reads it by name, so "cage-free
+    campaigns in Brazil" is not answered by one in Chile."""
+    from functions.search.tables import TABLES
+
+    assert places.called("BR") == "Brazil"
+    assert places.called("GB") == places.called("UK") == "United Kingdom"
+    assert places.called("XX") is None
+    record = {"title": "Cage-free", "country": "CL"}
+    text = TABLES["campaigns"].judged_text(record)
+    assert text.splitlines() == ["Cage-free", "Chile"]
+    assert TABLES["campaigns"].text_of(record) == "CL"  # the index keeps the code
+    assert relevance.placed("cage-free campaigns in Brazil", text) == [1.0, 0.0, 0.0]
+
+
 def test_the_judge_reads_a_candidate_about_another_place_as_elsewhere() -> None:
     """``PLACES``: the EU's rules for Canada's code (elsewhere), a passage naming no place
     (unnamed), England for a march in Manchester (broader), Iowa for US law (held)."""

@@ -56,14 +56,25 @@ def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() 
     for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
         found, unrelated = relevance.relevance(request, [wanted, other], "search")
         assert found > 0.9 > 0.3 > unrelated
-        assert relevance.answers([found])
-        assert not relevance.answers([unrelated])
+        assert relevance.answers(request, [wanted], [found])
+        assert not relevance.answers(request, [other], [unrelated])
     for request in ("xqzv plorf", "weather", "football results"):
         scores = relevance.relevance(request, [mink, stalls], "search")
-        assert max(scores) < relevance.FLOOR, request
-        assert not relevance.answers(scores)
+        assert max(scores) < relevance.BARE_FLOOR, request  # they hold none of its words
+        assert not relevance.answers(request, [mink, stalls], scores)
     for kind in ("search", "question", "topic"):
         assert relevance.relevance("???", [mink, stalls], kind) == [0.0, 0.0]
+
+
+def test_a_result_holding_none_of_the_query_words_answers_only_at_the_higher_floor() -> None:
+    """``answers``: a result holding a word of the query answers at ``FLOOR``; one holding none
+    (a synonym, or nothing to do with it) only at ``BARE_FLOOR``."""
+    text = "Fur farming — Mink\nMink farms keep a predator in wire cages."
+    between = (relevance.FLOOR + relevance.BARE_FLOOR) / 2
+    assert relevance.answers("mink cages", [text], [between])
+    assert not relevance.answers("weather", [text], [between])
+    assert relevance.answers("weather", [text], [relevance.BARE_FLOOR])
+    assert not relevance.answers("mink", [text], [relevance.FLOOR - 0.01])
 
 
 def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
@@ -94,6 +105,7 @@ def test_names_and_figures_asked_for_count() -> None:
                 *relevance.WEIGHTED,
                 *relevance.PLACES,
                 *relevance.SPECIES,
+                *relevance.ROLES,
             ),
             row,
             strict=True,
