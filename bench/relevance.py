@@ -42,7 +42,9 @@ has them:
     ``why`` gives.
 
 - **cost**: the judge's time for 50 stored passages, per search request (p50, p99 in ms).
-- **calibration** (in search): per decile of the hits' scores, the share labelled relevant.
+- **calibration** (in search): per decile of the hits' scores, the share labelled relevant
+  (a passage by its document's label: an overestimate); ``calibration_records``: the tables'
+  hits alone, each labelled itself.
 
 The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
 wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
@@ -50,9 +52,9 @@ spent. ``relevance_holdout3_*``, written from the same brief, were measured befo
 judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*``, written the
 same way, were measured before and after its third training, and ``relevance_holdout6_*``
 before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back and
-``relevance_holdout8_*`` (the default) measured it again before it shipped (decision 0067);
-both are spent. ``relevance_holdout9_*`` (``--set holdout9``), written the same way after
-them, are unread and unmeasured: for the next change.
+``relevance_holdout8_*`` and ``relevance_holdout9_*`` (the default) measured it again before
+it shipped (decision 0067); all are spent. ``relevance_holdout10_*`` (``--set holdout10``),
+written the same way after them, are unread and unmeasured: for the next change.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -98,8 +100,9 @@ MEASURED = (
     "holdout6",
     "holdout7",
     "holdout8",
+    "holdout9",
 )
-SET = "holdout8"  # ``--set``: which sets are read
+SET = "holdout9"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -167,6 +170,7 @@ class Service:
 def search(service: Service) -> dict[str, Any]:
     by_kind: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     scored: list[tuple[float, bool]] = []  # every hit's score, and whether it is labelled
+    records: list[tuple[float, bool]] = []  # the same, of the tables' hits (labelled each)
     best: list[tuple[float, bool]] = []  # each request's best score, and whether it is covered
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
@@ -180,9 +184,12 @@ def search(service: Service) -> dict[str, Any]:
             service.doc_by_title.get(h["title"], h["title"]) if knowledge else h["id"] for h in hits
         ]
         kind = by_kind[row["kind"]]
-        scored += [
+        labelled = [
             (h["score"], item in row["relevant"]) for h, item in zip(hits, ranked, strict=True)
         ]
+        scored += labelled
+        if not knowledge:
+            records += labelled
         kind["status_ok"].append(answer.status_code == 200)
         kind["billed"].append(billed)
         best.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
@@ -217,6 +224,7 @@ def search(service: Service) -> dict[str, Any]:
         "by_kind": {kind: summary([group]) for kind, group in sorted(by_kind.items())},
         "separation_auc": separation(best),
         "calibration": calibration(scored),
+        "calibration_records": calibration(records),
     }
 
 
@@ -234,8 +242,9 @@ def separation(best: list[tuple[float, bool]]) -> float | None:
 
 def calibration(scored: list[tuple[float, bool]]) -> list[dict[str, Any]]:
     """Per decile of the returned hits' scores: the mean score against the share labelled
-    relevant (a passage counts as relevant when its document is labelled: a slight
-    underestimate, since a relevant guide has passages that are not)."""
+    relevant. A passage counts as relevant when its document is labelled: an overestimate,
+    since a relevant guide has sections that do not answer (every hit of the tables is
+    labelled itself: ``calibration_records`` is those alone)."""
     deciles = []
     for low in range(10):
         inside = [
@@ -352,20 +361,26 @@ def chat(service: Service) -> dict[str, Any]:
     }
 
 
-def sweep(service: Service) -> dict[str, Any]:
-    """For choosing thresholds (``--set dev`` only): each request's best judged score, at the
-    search doors (the best hit's ``score``) and for content's coverage (the best passage as a
-    ``topic``), and per threshold the share of covered requests under it (refused, or not
-    billed) and of the others at or over it (answered, billed)."""
+def tuning_only(scenario: str) -> None:
+    """Stop unless the sets chosen are tuning data: dev, and held-apart sets already measured
+    that the judge did not learn (``devtools.spent_pairs.SPENT``)."""
     from devtools.spent_pairs import SPENT
 
     learned = {stem.removeprefix("relevance_") for stem in SPENT}
     tuning = set(SET.split("+"))
     if not tuning <= {"dev", *MEASURED} or tuning & learned:
         raise SystemExit(
-            "--only sweep chooses thresholds: on the tuning sets (dev) and on sets already "
-            f"measured that the judge did not learn ({sorted(set(MEASURED) - learned)}) only"
+            f"--only {scenario} tunes: on the tuning sets (dev) and on sets already measured "
+            f"that the judge did not learn ({sorted(set(MEASURED) - learned)}) only"
         )
+
+
+def sweep(service: Service) -> dict[str, Any]:
+    """For choosing thresholds (tuning sets only: ``tuning_only``): each request's best judged
+    score, at the search doors (the best hit's ``score``) and for content's coverage (the best
+    passage as a ``topic``), and per threshold the share of covered requests under it
+    (refused, or not billed) and of the others at or over it (answered, billed)."""
+    tuning_only("sweep")
     from common.search.relevance import shares_words
     from functions.search.tables import TABLES
 
@@ -426,13 +441,13 @@ def main() -> None:
     parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
         "--set",
-        default="holdout8",
-        help=f"which sets: holdout9 (fresh), dev or one of {MEASURED}; for --only sweep, dev "
+        default="holdout9",
+        help=f"which sets: holdout10 (fresh), dev or one of {MEASURED}; for --only sweep, dev "
         "and those the judge did not learn, joined by '+' (dev+holdout7)",
     )
     args = parser.parse_args()
     chosen = args.set.split("+")
-    if any(name not in {"holdout9", "dev", *MEASURED} for name in chosen) or (
+    if any(name not in {"holdout10", "dev", *MEASURED} for name in chosen) or (
         len(chosen) > 1 and args.only != "sweep"
     ):
         parser.error(f"--set {args.set}: no such set (several only with --only sweep)")
