@@ -23,11 +23,11 @@ has them:
   ``separation_auc``: the chance that a covered request's best hit scores above the best of
   one nothing covers (whatever the threshold: compares two judges at no operating point).
   Each figure is given by ``kind`` too. ``billed``: the share of requests billed. Since
-  decision 0067 a search answers the nearest results, free and with a message, when the judge
-  scores none ``relevance.FLOOR`` or more, and nothing only when no result holds a word of the
-  query: the
-  judged "nothing answers" is the share not billed (1 - ``billed``), and ``no_match`` counts
-  only the empty answers.
+  decision 0067 a search answers the nearest results, free and with a message, when no result
+  answers (``relevance.answers``: ``FLOOR``, or ``BARE_FLOOR`` for one holding no word of the
+  query), and nothing only when no result holds a word of the query: the judged "nothing
+  answers" is the share not billed (1 - ``billed``), and ``no_match`` counts only the empty
+  answers.
 - **content**: ``POST /v1/content/generate`` (a social post).
   - ``covered_refused``: covered topics answered 422 ``topic_not_covered`` (the goal is
     <= 0.02);
@@ -62,7 +62,8 @@ calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 by another helper): thresholds are chosen on them (``--only sweep``), and on held-apart sets
 already measured that the judge did not learn (``--set dev+holdout7``), never on a fresh one.
 
-Run: ``.venv/bin/python bench/relevance.py [--only search,content,chat,cost] [--set dev]``.
+Run: ``.venv/bin/python bench/relevance.py [--only search,content,chat,cost] [--set dev]``;
+thresholds: ``--only sweep --set dev+holdout7`` (tuning sets only).
 """
 
 from __future__ import annotations
@@ -296,12 +297,11 @@ def cost(service: Service) -> dict[str, Any]:
 
 
 def judged_topic(topic: str) -> float:
-    """A topic's best passage judged as content's door judges it: as a ``topic``, without the
-    names of its addressees (``functions.content.service``)."""
-    from functions.content.service import subject
-    from functions.knowledge.service import search_scored
+    """A topic's best passage judged as content's door judges it (a social post of the default
+    length: ``functions.content.service.covering``)."""
+    from functions.content.service import covering
 
-    return search_scored(subject(topic, None), 5, None, 0.0, "topic").best
+    return covering(topic).best
 
 
 def content(service: Service) -> dict[str, Any]:
@@ -380,7 +380,6 @@ def sweep(service: Service) -> dict[str, Any]:
     score, at the search doors (the best hit's ``score``) and for content's coverage (the best
     passage as a ``topic``), and per threshold the share of covered requests under it
     (refused, or not billed) and of the others at or over it (answered, billed)."""
-    tuning_only("sweep")
     from common.search.relevance import shares_words
     from functions.search.tables import TABLES
 
@@ -453,6 +452,8 @@ def main() -> None:
         parser.error(f"--set {args.set}: no such set (several only with --only sweep)")
     only = args.only.split(",")
     SET = args.set
+    if "sweep" in only:
+        tuning_only("sweep")  # before the emulator starts
     import tempfile
 
     from devtools.feedserver import search_template, serve, write_catalog

@@ -89,9 +89,7 @@ def records(judged: bool = True) -> dict[tuple[str, str], str]:
             if line.strip():
                 record = json.loads(line)
                 found[(name, record["id"])] = (
-                    table.judged_text(record)
-                    if judged
-                    else f"{table.title_of(record)}\n{table.text_of(record)}"
+                    table.judged_text(record) if judged else table.indexed_text(record)
                 )
     return found
 

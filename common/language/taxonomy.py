@@ -83,7 +83,7 @@ class Taxonomy:
         self._index = cache(self._build)
         self.named: Callable[[str], frozenset[str]] = lru_cache(maxsize=8192)(self._named)
         self.around: Callable[[str], tuple[str, ...]] = cache(self._around)
-        self.called: Callable[[str], str | None] = cache(self._called)
+        self.called: Callable[[str], str | None] = lru_cache(maxsize=1024)(self._called)
 
     def _build(self) -> tuple[_Pattern, _Pattern, dict[str, str], dict[str, str]]:
         """(any-case pattern over lower-cased unaccented text, exact pattern over unaccented
@@ -120,10 +120,11 @@ class Taxonomy:
         return frozenset(found)
 
     def _called(self, code: str) -> str | None:
-        """The first name of the entry whose key or abbreviation ``code`` is ("BR" -> "Brazil",
-        "GB" -> "United Kingdom"), or None."""
+        """The first name of the entry whose key or abbreviation ``code`` is, in any case ("BR"
+        -> "Brazil", "gb" -> "United Kingdom"), or None."""
+        folded = code.strip().casefold()
         for entry in self._tree().entries():
-            if entry.key == code.lower() or code in entry.abbreviations:
+            if entry.key == folded or folded in {a.casefold() for a in entry.abbreviations}:
                 return entry.names[0]
         return None
 

@@ -44,7 +44,7 @@ judged 0.0.
 A stored candidate carries its MiniLM vector (``judge_vector``, packed by ``pack``: float16
 bytes), written at import by the same code whatever the retrieval embedder (``vectors``), so
 judging a search's candidates embeds only the request. Every door asks it (decision 0067): the
-searches (``answers``: ``FLOOR``) and content's coverage ask ``judge()``,
+searches (``answers``: ``FLOOR``, ``BARE_FLOOR``) and content's coverage ask ``judge()``,
 trained again with each spent held-apart set's pairs (``devtools.spent_pairs``); the
 assistant's sentences and legal guidance's recognition of an activity (decision 0068) ask
 ``first_judge()``, the first training's, which their thresholds were chosen with.
@@ -116,6 +116,7 @@ ANSWERS = (  # ``answers``, as the API's texts say it
     f"a result scores {FLOOR} or more ({BARE_FLOOR} for one holding none of the query's words)"
 )
 JUDGED = 30  # a lookup that ranks by the judge judges at least this many candidates
+SCORE_PLACES = 3  # a score is given to 3 places, and compared with a threshold as given
 FEATURES = (
     *BASE,
     *(f"{a}*{b}" for a, b in combinations_with_replacement(BASE, 2)),
@@ -542,11 +543,12 @@ def answers(request: str, texts: Sequence[str], scores: Sequence[float]) -> bool
     """Whether a search's results (``texts``, judged ``scores``) answer ``request``: one scores
     ``FLOOR``, or ``BARE_FLOOR`` when it holds none of the request's search terms (decision
     0067: a one-word search's result sharing no word with it is a synonym about a sixth of
-    the time, and the short judge scores "weather" against a passage on mink about that)."""
+    the time, and the short judge scores "weather" against a passage on mink about that).
+    A score is compared as it is given (``SCORE_PLACES``): one shown as 0.15 answers at 0.15."""
     asked = set(terms(request))
     return any(
-        score >= BARE_FLOOR or (score >= FLOOR and bool(asked & _read(text).term_set))
-        for text, score in zip(texts, scores, strict=True)
+        shown >= BARE_FLOOR or (shown >= FLOOR and bool(asked & _read(text).term_set))
+        for text, shown in zip(texts, (round(s, SCORE_PLACES) for s in scores), strict=True)
     )
 
 

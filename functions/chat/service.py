@@ -42,6 +42,10 @@ KEEP_TURNS = 10  # recent turns sent as they are; older ones are summarised
 COMPRESS_ABOVE_CHARS = 12_000
 MEMORY_LIST_LIMIT = 20
 PROVIDER_PASSAGES = 4  # knowledge passages given to the provider as context
+# ... each judged at least this: the search doors' floor when the fourth training's judge
+# shipped, kept when the fifth lowered theirs to bill covered searches (decision 0067); a first
+# message with none gets the offline reply
+PROVIDER_FLOOR = 0.25
 
 Turn = dict[str, str]
 
@@ -169,7 +173,9 @@ def respond(
     hits: list[dict[str, Any]] = []
     asks_provider = provider is not None and intent in ("GENERAL_CHAT", "LEGAL_HELP") and not chat
     if asks_provider:  # only the passages the relevance judge passes are sent (decision 0067)
-        hits = knowledge.search(clip(message.text, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None)
+        hits = knowledge.search(
+            clip(message.text, assist.QUESTION_CHARS), PROVIDER_PASSAGES, None, PROVIDER_FLOOR
+        )
     # a first message no passage answers gets the offline reply (what the knowledge base does
     # not cover, unbilled); a conversation under way goes to the provider, which reads its
     # history ("and what should we ask them for now?" finds no passage of its own)

@@ -189,20 +189,26 @@ def names_of(topic: str) -> set[str]:
     return found
 
 
-def passages_for(spec: Spec) -> list[Passage]:
-    """The topic's knowledge passages, without their sentences that carry personal data: a
-    draft (or a provider) is never given any to quote (decision 0037). 422 when the corpus
-    does not cover the topic: a draft is never written from passages about something else
-    (decision 0039)."""
-    found = knowledge.search_scored(
-        subject(spec.topic, spec.audience),
-        PASSAGES[spec.length],
+def covering(topic: str, audience: str | None = None, length: str = "medium") -> knowledge.Found:
+    """The topic's passages as the door finds and judges them (``best``: the best judged, which
+    ``COVERAGE_MIN`` is compared with)."""
+    return knowledge.search_scored(
+        subject(topic, audience),
+        PASSAGES[length],
         None,
         COVERAGE_MIN,
         "topic",
         judge_order=False,
         judge_all=True,
     )
+
+
+def passages_for(spec: Spec) -> list[Passage]:
+    """The topic's knowledge passages, without their sentences that carry personal data: a
+    draft (or a provider) is never given any to quote (decision 0037). 422 when the corpus
+    does not cover the topic: a draft is never written from passages about something else
+    (decision 0039)."""
+    found = covering(spec.topic, spec.audience, spec.length)
     hits = found.hits
     if found.best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)

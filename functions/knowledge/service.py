@@ -112,7 +112,7 @@ def search_scored(
             "url": hit.doc.get("url"),
             "section": hit.doc.get("section") or hit.doc["title"],
             "sources": hit.doc.get("sources") or [],
-            "score": round(score, 3),
+            "score": round(score, relevance.SCORE_PLACES),
         }
         for hit, score in ranked
         if score >= floor

@@ -202,7 +202,7 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[
         changed.append((record, digest))
     if not changed:
         return 0, 0
-    texts = [_embedded_text(table, record) for record, _ in changed]
+    texts = [table.indexed_text(record) for record, _ in changed]
     vectors = embedder.embed(texts, "document")
     judged = retrieval.judge_vectors(texts, vectors, embedder)
     indexed = [
@@ -231,10 +231,6 @@ def _write(table: Table, records: list[dict[str, Any]], embedder: Any) -> tuple[
         )
     write_batched(documents)
     return len(changed), index_writes
-
-
-def _embedded_text(table: Table, record: dict[str, Any]) -> str:
-    return f"{table.title_of(record)}\n{table.text_of(record)}"
 
 
 def stale_terms(table: Table) -> tuple[int, list[str]]:

@@ -36,7 +36,6 @@ logger = get_logger("ars.search")
 DEFAULT_HYBRID_WEIGHT = 0.5
 POOL = 3  # each part of a hybrid search finds this many times the wanted records
 WORKERS = 48  # parts of MAX_CONCURRENT_SEARCHES searches over five tables (2 x 5 each) at once
-SCORE_PLACES = 3  # a judged score is given, and `min_score` compared with it, to 3 places
 
 
 def table(name: str) -> Table:
@@ -169,13 +168,14 @@ def search_results(
     kept = [  # in the order found: the judge's order loses records worded unlike the query
         (t, hit, score, text)
         for (t, hit), score, text in zip(candidates, scores, read, strict=True)
-        if round(score, SCORE_PLACES) >= (min_score or 0.0)  # as shown: a score given back keeps it
+        # compared as given: a score sent back as min_score keeps its result
+        if round(score, relevance.SCORE_PLACES) >= (min_score or 0.0)
     ][:limit]
     hits = [
         {
             "table": t.name,
             "id": hit.id,
-            "score": round(score, SCORE_PLACES),
+            "score": round(score, relevance.SCORE_PLACES),
             "record": _record(t, hit),
         }
         for t, hit, score, _ in kept

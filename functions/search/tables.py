@@ -69,6 +69,10 @@ class Table:
                 parts.append(str(value))
         return "\n".join(parts)
 
+    def indexed_text(self, record: dict[str, Any]) -> str:
+        """The record as the index holds and embeds it: its title, then its searchable text."""
+        return f"{self.title_of(record)}\n{self.text_of(record)}"
+
     def judged_text(self, record: dict[str, Any]) -> str:
         """The record as the relevance judge reads it: its title, then its searchable text with
         its country by name ("BR" is "Brazil", which the judge's places read; decision 0067).

@@ -40,6 +40,8 @@ def test_the_judge_reads_a_records_country_by_name() -> None:
     assert places.called("BR") == "Brazil"
     assert places.called("GB") == places.called("UK") == "United Kingdom"
     assert places.called("XX") is None
+    assert places.called(" gb ") == "United Kingdom"  # any case, spaces aside
+    assert places.called("us") == "United States"
     record = {"title": "Cage-free", "country": "CL"}
     text = TABLES["campaigns"].judged_text(record)
     assert text.splitlines() == ["Cage-free", "Chile"]

@@ -75,6 +75,7 @@ def test_a_result_holding_none_of_the_query_words_answers_only_at_the_higher_flo
     assert not relevance.answers("weather", [text], [between])
     assert relevance.answers("weather", [text], [relevance.BARE_FLOOR])
     assert not relevance.answers("mink", [text], [relevance.FLOOR - 0.01])
+    assert relevance.answers("mink", [text], [relevance.FLOOR - 0.0004])  # given as the floor
 
 
 def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
