@@ -384,12 +384,14 @@ def sweep(service: Service) -> dict[str, Any]:
     from functions.search.tables import TABLES
 
     searched: list[tuple[float, bool]] = []
+    by_door: dict[str, list[tuple[float, bool]]] = {"knowledge": [], "tables": []}
     wordless: list[tuple[float, float, bool]] = []  # best holding a query word, best without
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
         path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
         hits = service.post(path, {"query": row["query"], "limit": K}).get_json().get("data", [])
         searched.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
+        by_door["knowledge" if knowledge else "tables"].append(searched[-1])
         table = None if knowledge else TABLES[row["corpus"]]
         texts = [h["passage"] if table is None else table.judged_text(h["record"]) for h in hits]
         held = [shares_words(row["query"], [text]) for text in texts]
@@ -420,6 +422,9 @@ def sweep(service: Service) -> dict[str, Any]:
     }
     return {
         "search": {str(t): at(searched, t) for t in grid},
+        "search_by_door": {
+            door: {str(t): at(pairs, t) for t in grid} for door, pairs in by_door.items()
+        },
         "search_worded_bare": both,
         "content": {str(t): at(topics, t) for t in grid},
     }
