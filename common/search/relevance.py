@@ -534,9 +534,10 @@ def reusable(model_id: str, vector: Sequence[float]) -> Sequence[float] | None:
 
 def shares_words(request: str, texts: Sequence[str]) -> bool:
     """Whether any of ``texts`` holds one of the request's search terms (a search none of whose
-    words any candidate holds, and that the judge passes none of, found nothing)."""
-    asked = set(terms(request))
-    return any(asked & set(terms(text)) for text in texts)
+    words any candidate holds, and that the judge passes none of, found nothing). The texts'
+    terms as the judge read them (``_read``), not read again."""
+    asked = _read(request).term_set
+    return any(asked & _read(text).term_set for text in texts)
 
 
 def answers(request: str, texts: Sequence[str], scores: Sequence[float]) -> bool:
@@ -545,7 +546,7 @@ def answers(request: str, texts: Sequence[str], scores: Sequence[float]) -> bool
     0067: a one-word search's result sharing no word with it is a synonym about a sixth of
     the time, and the short judge scores "weather" against a passage on mink about that).
     A score is compared as it is given (``SCORE_PLACES``): one shown as 0.15 answers at 0.15."""
-    asked = set(terms(request))
+    asked = _read(request).term_set
     return any(
         shown >= BARE_FLOOR or (shown >= FLOOR and bool(asked & _read(text).term_set))
         for text, shown in zip(texts, (round(s, SCORE_PLACES) for s in scores), strict=True)

@@ -432,3 +432,28 @@ def test_a_first_message_no_passage_answers_is_not_sent_to_the_provider(fake, al
     assert "does not cover" in response.get_json()["response"]
     assert fake.requests == []
     assert usage_operations() == []
+
+
+def test_the_provider_is_given_only_passages_judged_at_its_floor(fake, alice, monkeypatch):
+    """Decision 0067: the passages a provider reads are judged ``PROVIDER_FLOOR`` or more (the
+    search doors' lower floor, chosen to bill covered searches, is not theirs)."""
+    from functions.chat import service
+    from functions.knowledge import service as knowledge
+
+    given: list[tuple[float, list[float]]] = []
+    real = knowledge.search
+
+    def spy(query, limit, tags=None, floor=knowledge.relevance.FLOOR, kind="question"):
+        hits = real(query, limit, tags, floor, kind)
+        given.append((floor, [h["score"] for h in hits]))
+        return hits
+
+    monkeypatch.setattr(knowledge, "search", spy)
+    fake.script(reply("Plan each phase around the company's deadline."))
+    response = post("message", {"message": "How do I run a cage-free campaign?"}, alice)
+    assert response.status_code == 200
+    assert response.headers["X-Chat-Engine"] == "openai:fake-1"
+    [(floor, scores)] = given
+    assert floor == service.PROVIDER_FLOOR > knowledge.relevance.FLOOR
+    assert scores
+    assert all(score >= service.PROVIDER_FLOOR for score in scores)
