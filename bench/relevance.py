@@ -52,9 +52,9 @@ spent. ``relevance_holdout3_*``, written from the same brief, were measured befo
 judge's second training (decision 0067) and are spent too. ``relevance_holdout4_*``, written the
 same way, were measured before and after its third training, and ``relevance_holdout6_*``
 before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back and
-``relevance_holdout8_*`` and ``relevance_holdout9_*`` (the default) measured it again before
-it shipped (decision 0067); all are spent. ``relevance_holdout10_*`` (``--set holdout10``),
-written the same way after them, are unread and unmeasured: for the next change.
+``relevance_holdout8_*`` and ``relevance_holdout9_*`` measured it again before
+it shipped (decision 0067); ``relevance_holdout10_*`` (the default) measured the records'
+recalibration and a floor per door. All are spent.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -102,8 +102,10 @@ MEASURED = (
     "holdout7",
     "holdout8",
     "holdout9",
+    "holdout10",
 )
-SET = "holdout9"  # ``--set``: which sets are read
+FRESH: tuple[str, ...] = ()  # written and not yet read or measured: for the next change
+SET = "holdout10"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -375,6 +377,28 @@ def tuning_only(scenario: str) -> None:
         )
 
 
+def hits(service: Service) -> dict[str, Any]:
+    """For recalibrating the judge's scores of records (tuning sets only: ``tuning_only``):
+    every hit of the searches of the tables (each labelled itself), with its score and its
+    request's judge (``short``: at most ``relevance.SHORT_TERMS`` search terms)."""
+    from common.language.index import terms
+    from common.search.relevance import SHORT_TERMS
+
+    tuning_only("hits")
+    found = []
+    for row in rows("search"):
+        if row["corpus"] == "knowledge":
+            continue
+        path = f"/v1/search/{row['corpus']}"
+        answer = service.post(path, {"query": row["query"], "limit": K}).get_json()
+        short = 0 < len(terms(row["query"])) <= SHORT_TERMS
+        found += [
+            {"score": h["score"], "relevant": h["id"] in row["relevant"], "short": short}
+            for h in answer.get("data", [])
+        ]
+    return {"hits": found}
+
+
 def sweep(service: Service) -> dict[str, Any]:
     """For choosing thresholds (tuning sets only: ``tuning_only``): each request's best judged
     score, at the search doors (the best hit's ``score``) and for content's coverage (the best
@@ -384,14 +408,14 @@ def sweep(service: Service) -> dict[str, Any]:
     from functions.search.tables import TABLES
 
     searched: list[tuple[float, bool]] = []
-    by_door: dict[str, list[tuple[float, bool]]] = {"knowledge": [], "tables": []}
     wordless: list[tuple[float, float, bool]] = []  # best holding a query word, best without
+    doors: list[str] = []  # each search's door, in order
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
         path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
         hits = service.post(path, {"query": row["query"], "limit": K}).get_json().get("data", [])
         searched.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
-        by_door["knowledge" if knowledge else "tables"].append(searched[-1])
+        doors.append("knowledge" if knowledge else "tables")
         table = None if knowledge else TABLES[row["corpus"]]
         texts = [h["passage"] if table is None else table.judged_text(h["record"]) for h in hits]
         held = [shares_words(row["query"], [text]) for text in texts]
@@ -413,6 +437,7 @@ def sweep(service: Service) -> dict[str, Any]:
         }
 
     grid = [round(0.1 + 0.025 * step, 3) for step in range(21)]
+    fine = [round(0.01 * step, 3) for step in range(2, 10)] + grid  # recalibrated records
     both = {  # a result holding a word of the query at ``worded``, one without at ``bare``
         f"{worded}/{bare}": at(
             [(1.0 if (w >= worded or n >= bare) else 0.0, c) for w, n, c in wordless], 0.5
@@ -422,8 +447,21 @@ def sweep(service: Service) -> dict[str, Any]:
     }
     return {
         "search": {str(t): at(searched, t) for t in grid},
-        "search_by_door": {
-            door: {str(t): at(pairs, t) for t in grid} for door, pairs in by_door.items()
+        "billed_by_door": {  # as ``answers`` bills: ``floor`` with a query word, else ``bare``
+            door: {
+                f"{floor}/{bare}": at(
+                    [
+                        (1.0 if (w >= floor or n >= bare) else 0.0, c)
+                        for (w, n, c), at_door in zip(wordless, doors, strict=True)
+                        if at_door == door
+                    ],
+                    0.5,
+                )
+                for floor in fine
+                for bare in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+                if bare >= floor
+            }
+            for door in ("knowledge", "tables")
         },
         "search_worded_bare": both,
         "content": {str(t): at(topics, t) for t in grid},
@@ -436,6 +474,7 @@ SCENARIOS: dict[str, Callable[[Service], dict[str, Any]]] = {
     "chat": chat,
     "cost": cost,
     "sweep": sweep,
+    "hits": hits,
 }
 
 
@@ -445,16 +484,16 @@ def main() -> None:
     parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
         "--set",
-        default="holdout9",
-        help=f"which sets: holdout10 (fresh), dev or one of {MEASURED}; for --only sweep, dev "
+        default=SET,
+        help=f"which sets: dev, one of {MEASURED}, or fresh: {FRESH}; for --only sweep, dev "
         "and those the judge did not learn, joined by '+' (dev+holdout7)",
     )
     args = parser.parse_args()
     chosen = args.set.split("+")
-    if any(name not in {"holdout10", "dev", *MEASURED} for name in chosen) or (
-        len(chosen) > 1 and args.only != "sweep"
+    if any(name not in {"dev", *MEASURED, *FRESH} for name in chosen) or (
+        len(chosen) > 1 and args.only not in ("sweep", "hits")
     ):
-        parser.error(f"--set {args.set}: no such set (several only with --only sweep)")
+        parser.error(f"--set {args.set}: no such set (several only with --only sweep or hits)")
     only = args.only.split(",")
     SET = args.set
     if "sweep" in only:

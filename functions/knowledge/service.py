@@ -118,7 +118,7 @@ def search_scored(
         if score >= floor
     ][:limit]
     held = bool(words) or relevance.shares_words(query, texts)  # a passage holds a query word
-    answered = relevance.answers(query, texts, scores)
+    answered = relevance.answers(query, texts, scores, relevance.PASSAGE_FLOOR)
     return Found(hits, max(scores, default=0.0), held, answered)
 
 

@@ -168,7 +168,7 @@ class SearchHit(BaseModel):
         description="The relevance judge's calibrated probability (0..1) that the record "
         "answers the query, whatever the search type (which decides how candidates are found: "
         "by words, by meaning or both). Results come in the order retrieval ranks them; a "
-        f"search is billed when {relevance.ANSWERS}."
+        f"search is billed when {relevance.RECORD_ANSWERS}."
     )
     record: dict[str, Any]
 

@@ -56,7 +56,7 @@ NOTHING = (
 )
 NEAREST = (
     "No record answers this closely (see score): a search answers when "
-    f"{relevance.ANSWERS}. These are the nearest found, and this search is not billed."
+    f"{relevance.RECORD_ANSWERS}. These are the nearest found, and this search is not billed."
 )
 
 
@@ -66,7 +66,7 @@ _DESCRIPTION = (
     "search); hybrid (default) fuses both rankings by reciprocal rank, weighted by "
     "hybrid_weight (0 words only, 1 meaning only). The relevance judge scores every result "
     "(score: the probability that it answers the query); results keep retrieval's order and "
-    f"min_score leaves out those below it. A search is billed when {relevance.ANSWERS}; "
+    f"min_score leaves out those below it. A search is billed when {relevance.RECORD_ANSWERS}; "
     "otherwise the nearest come with a message and it is free, and "
     "a query no record "
     "holds a word of and none answers gets data [] (free). A "

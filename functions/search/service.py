@@ -164,6 +164,7 @@ def search_results(
         ],
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
         early.result()[0] if early is not None else vector,
+        records=True,
     )
     kept = [  # in the order found: the judge's order loses records worded unlike the query
         (t, hit, score, text)
@@ -182,7 +183,10 @@ def search_results(
     ]
     held = bool(texts) or relevance.shares_words(query, read)  # a record holds a query word
     answered = relevance.answers(
-        query, [text for *_, text in kept], [score for _, _, score, _ in kept]
+        query,
+        [text for *_, text in kept],
+        [score for _, _, score, _ in kept],
+        relevance.RECORD_FLOOR,
     )
     return Results(hits, bool(failed), held, answered)
 

@@ -295,7 +295,7 @@ def test_a_search_is_billed_when_a_record_answers_and_says_so_when_none_does(
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
     nearest = search(auth, {"query": "caged rabbits on farms in Spain"}, "campaigns").get_json()
     assert nearest["data"]
-    assert all(hit["score"] < relevance.FLOOR for hit in nearest["data"])
+    assert all(hit["score"] < relevance.RECORD_FLOOR for hit in nearest["data"])
     assert "not billed" in nearest["message"]
     gibberish = search(auth, {"query": "qwzx plorf vvbn"}, "campaigns").get_json()
     assert (gibberish["data"], gibberish["total"]) == ([], 0)
@@ -416,7 +416,7 @@ def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_no
 
     nearest = ask("rabbit cages in Spanish farms")
     assert nearest["data"]
-    assert all(p["score"] < relevance.FLOOR for p in nearest["data"])
+    assert all(p["score"] < relevance.PASSAGE_FLOOR for p in nearest["data"])
     assert "not billed" in nearest["message"]
     gibberish = ask("qwzx plorf vvbn")
     assert (gibberish["data"], gibberish["total"]) == ([], 0)
@@ -424,7 +424,7 @@ def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_no
     assert list(usage.stream()) == []
     answered = ask("how much floor space does a hen get in a battery cage")
     assert answered["data"][0]["title"] == "Laying hen welfare"
-    assert answered["data"][0]["score"] >= relevance.FLOOR
+    assert answered["data"][0]["score"] >= relevance.PASSAGE_FLOOR
     assert answered["message"] is None
     assert [u.get("operation") for u in usage.stream()] == ["knowledge.search"]
 
@@ -481,9 +481,9 @@ def test_hybrid_weight_and_min_score_tune_the_ranking(campaigns, auth):
     words = search(auth, {"query": "mink fur", "hybrid_weight": 0}, "campaigns").get_json()
     assert ids_of(words)[0] == "camp-2"
     score = words["data"][0]["score"]
-    assert relevance.FLOOR <= score <= 1
+    assert relevance.RECORD_FLOOR <= score <= 1
     assert all(
-        hit["score"] < relevance.FLOOR for hit in words["data"][1:]
+        hit["score"] < relevance.RECORD_FLOOR for hit in words["data"][1:]
     )  # the others answer nothing
     meaning = search(auth, {"query": "mink fur", "hybrid_weight": 1}, "campaigns").get_json()
     assert ids_of(meaning)[0] == "camp-2"

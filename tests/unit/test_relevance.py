@@ -56,26 +56,29 @@ def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() 
     for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
         found, unrelated = relevance.relevance(request, [wanted, other], "search")
         assert found > 0.9 > 0.3 > unrelated
-        assert relevance.answers(request, [wanted], [found])
-        assert not relevance.answers(request, [other], [unrelated])
+        assert relevance.answers(request, [wanted], [found], relevance.PASSAGE_FLOOR)
+        assert not relevance.answers(request, [other], [unrelated], relevance.PASSAGE_FLOOR)
     for request in ("xqzv plorf", "weather", "football results"):
         scores = relevance.relevance(request, [mink, stalls], "search")
         assert max(scores) < relevance.BARE_FLOOR, request  # they hold none of its words
-        assert not relevance.answers(request, [mink, stalls], scores)
+        assert not relevance.answers(request, [mink, stalls], scores, relevance.PASSAGE_FLOOR)
     for kind in ("search", "question", "topic"):
         assert relevance.relevance("???", [mink, stalls], kind) == [0.0, 0.0]
 
 
 def test_a_result_holding_none_of_the_query_words_answers_only_at_the_higher_floor() -> None:
-    """``answers``: a result holding a word of the query answers at ``FLOOR``; one holding none
-    (a synonym, or nothing to do with it) only at ``BARE_FLOOR``."""
+    """``answers``: a result holding a word of the query answers at its door's floor (a
+    record's, ``RECORD_FLOOR``, is below ``BARE_FLOOR``); one holding none (a synonym, or
+    nothing to do with it) only at ``BARE_FLOOR``."""
     text = "Fur farming — Mink\nMink farms keep a predator in wire cages."
-    between = (relevance.FLOOR + relevance.BARE_FLOOR) / 2
-    assert relevance.answers("mink cages", [text], [between])
-    assert not relevance.answers("weather", [text], [between])
-    assert relevance.answers("weather", [text], [relevance.BARE_FLOOR])
-    assert not relevance.answers("mink", [text], [relevance.FLOOR - 0.01])
-    assert relevance.answers("mink", [text], [relevance.FLOOR - 0.0004])  # given as the floor
+    floor = relevance.RECORD_FLOOR
+    between = (floor + relevance.BARE_FLOOR) / 2
+    assert floor < between < relevance.BARE_FLOOR <= relevance.PASSAGE_FLOOR
+    assert relevance.answers("mink cages", [text], [between], floor)
+    assert not relevance.answers("weather", [text], [between], floor)
+    assert relevance.answers("weather", [text], [relevance.BARE_FLOOR], floor)
+    assert not relevance.answers("mink", [text], [floor - 0.01], floor)
+    assert relevance.answers("mink", [text], [floor - 0.0004], floor)  # given as the floor
 
 
 def test_an_answering_passage_is_judged_above_an_unrelated_one_and_gibberish() -> None:
@@ -159,3 +162,36 @@ def test_every_training_pair_is_labelled_and_its_candidate_exists() -> None:
     assert any(path.name == "train_pairs_spent.jsonl" for path in PAIRS)
     assert len(found) > 9000
     assert {label for _, _, label in found} == {0, 1, 2}
+
+
+def test_a_records_score_is_recalibrated_and_a_passages_is_not() -> None:
+    """``Judge.records``: a record's log-odds rescaled (Platt) as ``devtools.calibrate_relevance``
+    fitted them on the door's hits of the tables; a passage's as the regression gives them; the
+    calibration survives the model file, and the fit recovers a known scaling."""
+    import math
+    from dataclasses import replace
+
+    import numpy as np
+
+    from devtools.calibrate_relevance import platt
+
+    judges = relevance.judge()
+    assert judges.long.records is not None
+    assert judges.short.records is not None
+    plain = replace(judges.long, records=None)
+    rows = np.zeros((3, len(relevance.FEATURES)))
+    rows[:, 0] = [-1.0, 0.0, 1.0]
+    raw = plain.probabilities(rows)
+    scale, shift = judges.long.records
+    expected = 1 / (1 + np.exp(-(scale * np.log(raw / (1 - raw)) + shift)))
+    assert np.allclose(judges.long.probabilities(rows, records=True), expected)
+    assert np.allclose(judges.long.probabilities(rows), raw)
+    kept = relevance.ModelFile.model_validate_json(judges.to_json()).judge()
+    assert kept.records == judges.long.records
+    rng = np.random.default_rng(7)
+    scores = rng.uniform(0.01, 0.99, 4000)
+    truth = 1 / (1 + np.exp(-(2.0 * np.log(scores / (1 - scores)) - 1.0)))
+    labels = list(rng.uniform(size=4000) < truth)
+    fitted = platt(list(scores), labels)
+    assert math.isclose(fitted[0], 2.0, abs_tol=0.25)
+    assert math.isclose(fitted[1], -1.0, abs_tol=0.25)
