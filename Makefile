@@ -56,15 +56,28 @@ run: $(STAMP)
 # Two workers, each taking whole files, the longest first (decision 0075).
 PYTEST_WORKERS ?= --numprocesses=2 --dist=loadfile --no-loadscope-reorder
 
-test: $(STAMP) $(TASKS_STAMP) chromium
+# `make test` (decision 0076): the two test virtualenvs are built side by side; the static
+# checks (lint, import contracts, types, terraform fmt, checkov) run beside the suite, their
+# output kept in .local/static-checks.log and printed after the suite's; the Terraform gate
+# runs last, since the suite's gate tests build the provider schemas it reads. All must pass.
+test:
+	@$(MAKE) --no-print-directory -j2 $(STAMP) $(TASKS_STAMP) chromium
+	@mkdir -p .local
+	@$(MAKE) --no-print-directory static-checks > .local/static-checks.log 2>&1 & checks=$$!; \
+	  $(PY) -m pytest $(PYTEST_WORKERS); suite=$$?; \
+	  wait $$checks; static=$$?; \
+	  echo "--- static checks (.local/static-checks.log) ---"; cat .local/static-checks.log; \
+	  test $$suite -eq 0 && test $$static -eq 0
+	$(MAKE) --no-print-directory terraform-gate
+
+.PHONY: static-checks
+static-checks: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) -m mypy
-	$(PY) -m pytest $(PYTEST_WORKERS)
 	terraform fmt -check -recursive terraform/
-	$(MAKE) terraform-gate
-	$(MAKE) checkov
+	$(MAKE) --no-print-directory checkov
 
 # Offline `terraform validate` and `terraform test` (terraform/tests/) against the real google,
 # google-beta and archive schemas, served by a local schema-only provider (decision 0032). The
