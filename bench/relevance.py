@@ -53,9 +53,8 @@ judge's second training (decision 0067) and are spent too. ``relevance_holdout4_
 same way, were measured before and after its third training, and ``relevance_holdout6_*``
 before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back and
 ``relevance_holdout8_*`` and ``relevance_holdout9_*`` measured it again before
-it shipped (decision 0067); ``relevance_holdout10_*`` (the default) measured the records'
-recalibration and a floor per door. All are spent. ``relevance_holdout11_*`` (``--set
-holdout11``), written the same way after them, are unread and unmeasured: for the next change.
+it shipped (decision 0067); ``relevance_holdout10_*`` measured the records' recalibration and a
+floor per door, and ``relevance_holdout11_*`` (the default) its beta calibration. All are spent.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -104,9 +103,10 @@ MEASURED = (
     "holdout8",
     "holdout9",
     "holdout10",
+    "holdout11",
 )
-FRESH = ("holdout11",)  # written and not yet read or measured: for the next change
-SET = "holdout10"  # ``--set``: which sets are read
+FRESH: tuple[str, ...] = ()  # written and not yet read or measured: for the next change
+SET = "holdout11"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -486,7 +486,8 @@ def main() -> None:
     parser.add_argument(
         "--set",
         default=SET,
-        help=f"which sets: dev, one of {MEASURED}, or fresh: {FRESH}; for --only sweep, dev "
+        help=f"which sets: dev, one of {MEASURED}, or fresh: {', '.join(FRESH) or 'none'}; for "
+        "--only sweep, dev "
         "and those the judge did not learn, joined by '+' (dev+holdout7)",
     )
     args = parser.parse_args()

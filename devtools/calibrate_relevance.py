@@ -3,8 +3,11 @@ door's own hits of the tables, and write the calibration into ``data/relevance/m
 
 The judge learns from pairs chosen the way ``devtools.spent_pairs`` chooses them, and a record
 among the door's top ten for a searcher's query is another population: on the held-apart sets
-the judge said 0.14 of the records it scored 0.1-0.2 answered, and 0.02 to 0.04 did. So the
-log-odds of a record are rescaled, ``(scale, shift)`` per judge (short and full: Platt scaling),
+the judge said 0.14 of the records it scored 0.1-0.2 answered, and 0.02 to 0.04 did, while
+those it scored 0.9-1.0 answered about as often as it said. So a record's score ``p`` is mapped
+to ``sigmoid(a ln p - b ln(1 - p) + c)``, ``(a, b, c)`` per judge (short and full: beta
+calibration, which bends the low end and the high end apart; Platt's scaling of the log-odds,
+shipped first, is ``a == b`` and left the records scored 0.1-0.2 at 0.13 where 0.03 answered),
 fitted on the hits ``bench/relevance.py --only hits`` gives for tuning sets (dev, and
 held-apart sets already measured that the judge did not learn), each hit labelled itself.
 A passage is judged as before: the sets label documents, not sections, and a section is
@@ -13,9 +16,10 @@ relevant less often than its guide.
 The calibration belongs to the model it was fitted on: a training writes a model without one,
 and this refuses a model that has one (its hits would be scored by it).
 
-Run (the hits of an uncalibrated model):
-``PYTHONPATH=. .venv/bin/python bench/relevance.py --only hits --set holdout7+holdout8 > H.json``
-then ``.venv/bin/python -m devtools.calibrate_relevance H.json``. Then choose the thresholds again
+Run (the hits of an uncalibrated model, on the spent sets it did not learn):
+``PYTHONPATH=. .venv/bin/python bench/relevance.py --only hits``
+``--set holdout7+holdout8+holdout9+holdout10 > H.json``, then
+``.venv/bin/python -m devtools.calibrate_relevance H.json``. Then choose the thresholds again
 (``bench/relevance.py --only sweep``).
 """
 
@@ -23,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -33,32 +36,36 @@ import numpy as np
 EPSILON = 1e-6
 
 
-def platt(scores: list[float], labels: list[bool]) -> tuple[float, float]:
-    """(scale, shift) minimising the log loss of ``sigmoid(scale * logit(score) + shift)``
-    (Newton's method on the two parameters)."""
+def _columns(scores: list[float]) -> np.ndarray:
+    """``[ln p, -ln(1 - p), 1]`` of each score: beta calibration's design."""
     p = np.clip(np.asarray(scores, dtype=float), EPSILON, 1 - EPSILON)
-    x = np.log(p / (1 - p))
+    return np.column_stack([np.log(p), -np.log(1 - p), np.ones_like(p)])
+
+
+def beta(scores: list[float], labels: list[bool]) -> tuple[float, float, float]:
+    """``(a, b, c)`` minimising the log loss of ``sigmoid(a ln p - b ln(1 - p) + c)`` (beta
+    calibration, Kull et al. 2017: Platt's scaling of the log-odds is ``a == b``; apart, the
+    map bends differently near 0 and near 1), by Newton's method."""
+    design = _columns(scores)
     y = np.asarray(labels, dtype=float)
-    design = np.column_stack([x, np.ones_like(x)])
-    theta = np.array([1.0, 0.0])
+    theta = np.array([1.0, 1.0, 0.0])
     for _ in range(100):
         q = 1 / (1 + np.exp(-(design @ theta)))
         gradient = design.T @ (q - y)
-        hessian = design.T @ (design * (q * (1 - q))[:, None]) + 1e-9 * np.eye(2)
+        hessian = design.T @ (design * (q * (1 - q))[:, None]) + 1e-9 * np.eye(3)
         step = np.linalg.solve(hessian, gradient)
         theta -= step
         if np.abs(step).max() < 1e-10:
             break
-    return round(float(theta[0]), 6), round(float(theta[1]), 6)
+    a, b, c = (round(float(t), 6) for t in theta)
+    return a, b, c
 
 
-def log_loss(scores: list[float], labels: list[bool], fitted: tuple[float, float]) -> float:
-    total = 0.0
-    for score, label in zip(scores, labels, strict=True):
-        p = min(max(score, EPSILON), 1 - EPSILON)
-        q = 1 / (1 + math.exp(-(fitted[0] * math.log(p / (1 - p)) + fitted[1])))
-        total -= math.log(q if label else 1 - q)
-    return total / len(scores)
+def log_loss(scores: list[float], labels: list[bool], fitted: tuple[float, float, float]) -> float:
+    q = 1 / (1 + np.exp(-(_columns(scores) @ np.asarray(fitted))))
+    q = np.clip(q, EPSILON, 1 - EPSILON)
+    y = np.asarray(labels, dtype=float)
+    return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,12 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         labels = [bool(h["relevant"]) for h in mine]
         if sum(labels) < 20 or len(labels) - sum(labels) < 20:
             sys.exit(f"{name}: {sum(labels)} relevant of {len(labels)} hits: too few to fit")
-        fitted[name] = platt(scores, labels)
+        fitted[name] = beta(scores, labels)
+        if fitted[name][0] < 0 or fitted[name][1] < 0:
+            sys.exit(f"{name}: {fitted[name]}: a map that is not monotonic; not written")
         report[name] = {
             "hits": len(mine),
             "relevant": sum(labels),
-            "scale_shift": fitted[name],
-            "log_loss_before": round(log_loss(scores, labels, (1.0, 0.0)), 4),
+            "a_b_c": fitted[name],
+            "log_loss_before": round(log_loss(scores, labels, (1.0, 1.0, 0.0)), 4),
             "log_loss_after": round(log_loss(scores, labels, fitted[name]), 4),
         }
     calibrated = Judges(

@@ -165,15 +165,15 @@ def test_every_training_pair_is_labelled_and_its_candidate_exists() -> None:
 
 
 def test_a_records_score_is_recalibrated_and_a_passages_is_not() -> None:
-    """``Judge.records``: a record's log-odds rescaled (Platt) as ``devtools.calibrate_relevance``
-    fitted them on the door's hits of the tables; a passage's as the regression gives them; the
-    calibration survives the model file, and the fit recovers a known scaling."""
-    import math
+    """``Judge.records``: a record's score p mapped to sigmoid(a ln p - b ln(1 - p) + c) as
+    ``devtools.calibrate_relevance`` fitted it on the door's hits of the tables (beta
+    calibration); a passage's as the regression gives it; the calibration survives the model
+    file, and the fit recovers a known map, Platt's (a == b) among them."""
     from dataclasses import replace
 
     import numpy as np
 
-    from devtools.calibrate_relevance import platt
+    from devtools.calibrate_relevance import beta
 
     judges = relevance.judge()
     assert judges.long.records is not None
@@ -182,16 +182,20 @@ def test_a_records_score_is_recalibrated_and_a_passages_is_not() -> None:
     rows = np.zeros((3, len(relevance.FEATURES)))
     rows[:, 0] = [-1.0, 0.0, 1.0]
     raw = plain.probabilities(rows)
-    scale, shift = judges.long.records
-    expected = 1 / (1 + np.exp(-(scale * np.log(raw / (1 - raw)) + shift)))
+    a, b, c = judges.long.records
+    expected = 1 / (1 + np.exp(-(a * np.log(raw) - b * np.log(1 - raw) + c)))
     assert np.allclose(judges.long.probabilities(rows, records=True), expected)
     assert np.allclose(judges.long.probabilities(rows), raw)
     kept = relevance.ModelFile.model_validate_json(judges.to_json()).judge()
     assert kept.records == judges.long.records
     rng = np.random.default_rng(7)
-    scores = rng.uniform(0.01, 0.99, 4000)
-    truth = 1 / (1 + np.exp(-(2.0 * np.log(scores / (1 - scores)) - 1.0)))
-    labels = list(rng.uniform(size=4000) < truth)
-    fitted = platt(list(scores), labels)
-    assert math.isclose(fitted[0], 2.0, abs_tol=0.25)
-    assert math.isclose(fitted[1], -1.0, abs_tol=0.25)
+    scores = rng.uniform(0.01, 0.99, 8000)
+    grid = np.linspace(0.01, 0.99, 99)
+
+    def mapped(abc: tuple[float, float, float], p: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-(abc[0] * np.log(p) - abc[1] * np.log(1 - p) + abc[2])))
+
+    for truth in ((2.0, 2.0, -1.0), (2.5, 0.8, 0.5)):  # Platt's (a == b), and one bent apart
+        labels = list(rng.uniform(size=len(scores)) < mapped(truth, scores))
+        fitted = beta(list(scores), labels)
+        assert np.abs(mapped(fitted, grid) - mapped(truth, grid)).max() < 0.03, (fitted, truth)
