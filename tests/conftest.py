@@ -15,6 +15,12 @@ import pytest
 os.environ["ENVIRONMENT"] = "test"
 os.environ["GOOGLE_CLOUD_PROJECT"] = "demo-ars-test"
 os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+# One BLAS thread per process (decision 0076), set before NumPy loads and inherited by the
+# workers and the servers they start: the two workers and their servers encode at once, and
+# OpenBLAS's threads in two processes on two cores fought: 150 passages took 140 s in each of
+# two processes at once, 18 s with one thread each (16 s alone).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from common import container
 from common.accounts import keys
