@@ -55,6 +55,8 @@ before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back
 ``relevance_holdout8_*`` and ``relevance_holdout9_*`` measured it again before
 it shipped (decision 0067); ``relevance_holdout10_*`` measured the records' recalibration and a
 floor per door, and ``relevance_holdout11_*`` (the default) its beta calibration. All are spent.
+``relevance_holdout12_*`` (``--set holdout12``), written the same way after them, are unread
+and unmeasured: for the next change.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -105,7 +107,7 @@ MEASURED = (
     "holdout10",
     "holdout11",
 )
-FRESH: tuple[str, ...] = ()  # written and not yet read or measured: for the next change
+FRESH: tuple[str, ...] = ("holdout12",)  # written, not yet read or measured: the next change
 SET = "holdout11"  # ``--set``: which sets are read
 
 
