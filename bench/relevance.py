@@ -54,9 +54,9 @@ same way, were measured before and after its third training, and ``relevance_hol
 before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back and
 ``relevance_holdout8_*`` and ``relevance_holdout9_*`` measured it again before
 it shipped (decision 0067); ``relevance_holdout10_*`` measured the records' recalibration and a
-floor per door, and ``relevance_holdout11_*`` (the default) its beta calibration. All are spent.
-``relevance_holdout12_*`` (``--set holdout12``), written the same way after them, are unread
-and unmeasured: for the next change.
+floor per door, ``relevance_holdout11_*`` its beta calibration and ``relevance_holdout12_*``
+(the default) content's coverage chosen with a margin. All are spent: a helper writes the next
+set from the brief before the next change is measured.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -106,9 +106,10 @@ MEASURED = (
     "holdout9",
     "holdout10",
     "holdout11",
+    "holdout12",
 )
-FRESH: tuple[str, ...] = ("holdout12",)  # written, not yet read or measured: the next change
-SET = "holdout11"  # ``--set``: which sets are read
+FRESH: tuple[str, ...] = ()  # written, not yet read or measured: the next change
+SET = "holdout12"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:
