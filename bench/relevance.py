@@ -24,10 +24,10 @@ has them:
   one nothing covers (whatever the threshold: compares two judges at no operating point).
   Each figure is given by ``kind`` too. ``billed``: the share of requests billed. Since
   decision 0067 a search answers the nearest results, free and with a message, when no result
-  answers (``relevance.answers``: ``FLOOR``, or ``BARE_FLOOR`` for one holding no word of the
-  query), and nothing only when no result holds a word of the query: the judged "nothing
-  answers" is the share not billed (1 - ``billed``), and ``no_match`` counts only the empty
-  answers.
+  answers (``relevance.answers``: its door's floor, ``PASSAGE_FLOOR`` or ``RECORD_FLOOR``, or
+  ``BARE_FLOOR`` for one holding no word of the query), and nothing only when no result holds
+  a word of the query: the judged "nothing answers" is the share not billed (1 - ``billed``),
+  and ``no_match`` counts only the empty answers.
 - **content**: ``POST /v1/content/generate`` (a social post).
   - ``covered_refused``: covered topics answered 422 ``topic_not_covered`` (the goal is
     <= 0.02);
@@ -389,7 +389,6 @@ def hits(service: Service) -> dict[str, Any]:
     from common.language.index import terms
     from common.search.relevance import SHORT_TERMS
 
-    tuning_only("hits")
     found = []
     for row in rows("search"):
         if row["corpus"] == "knowledge":
@@ -405,21 +404,20 @@ def hits(service: Service) -> dict[str, Any]:
 
 
 def sweep(service: Service) -> dict[str, Any]:
-    """For choosing thresholds (tuning sets only: ``tuning_only``): each request's best judged
-    score, at the search doors (the best hit's ``score``) and for content's coverage (the best
-    passage as a ``topic``), and per threshold the share of covered requests under it
-    (refused, or not billed) and of the others at or over it (answered, billed)."""
+    """For choosing thresholds (tuning sets only: ``tuning_only``): per door of the searches
+    and per threshold, as ``relevance.answers`` bills (``floor`` for a result holding a word of
+    the query, ``bare`` for one holding none), the share of covered searches not billed and of
+    the others billed; for content's coverage (each topic's best passage, judged as the door
+    judges it), per threshold the share of covered topics refused and of the others drafted."""
     from common.search.relevance import shares_words
     from functions.search.tables import TABLES
 
-    searched: list[tuple[float, bool]] = []
     wordless: list[tuple[float, float, bool]] = []  # best holding a query word, best without
     doors: list[str] = []  # each search's door, in order
     for row in rows("search"):
         knowledge = row["corpus"] == "knowledge"
         path = "/v1/knowledge/search" if knowledge else f"/v1/search/{row['corpus']}"
         hits = service.post(path, {"query": row["query"], "limit": K}).get_json().get("data", [])
-        searched.append((max((h["score"] for h in hits), default=0.0), bool(row["covered"])))
         doors.append("knowledge" if knowledge else "tables")
         table = None if knowledge else TABLES[row["corpus"]]
         texts = [h["passage"] if table is None else table.judged_text(h["record"]) for h in hits]
@@ -443,15 +441,7 @@ def sweep(service: Service) -> dict[str, Any]:
 
     grid = [round(0.1 + 0.025 * step, 3) for step in range(21)]
     fine = [round(0.01 * step, 3) for step in range(2, 10)] + grid  # recalibrated records
-    both = {  # a result holding a word of the query at ``worded``, one without at ``bare``
-        f"{worded}/{bare}": at(
-            [(1.0 if (w >= worded or n >= bare) else 0.0, c) for w, n, c in wordless], 0.5
-        )
-        for worded in (0.15, 0.2, 0.25, 0.275, 0.3)
-        for bare in (0.2, 0.25, 0.275, 0.3, 0.35, 0.4, 0.5)
-    }
     return {
-        "search": {str(t): at(searched, t) for t in grid},
         "billed_by_door": {  # as ``answers`` bills: ``floor`` with a query word, else ``bare``
             door: {
                 f"{floor}/{bare}": at(
@@ -468,7 +458,6 @@ def sweep(service: Service) -> dict[str, Any]:
             }
             for door in ("knowledge", "tables")
         },
-        "search_worded_bare": both,
         "content": {str(t): at(topics, t) for t in grid},
     }
 
@@ -502,8 +491,8 @@ def main() -> None:
         parser.error(f"--set {args.set}: no such set (several only with --only sweep or hits)")
     only = args.only.split(",")
     SET = args.set
-    if "sweep" in only:
-        tuning_only("sweep")  # before the emulator starts
+    for tunes in {"sweep", "hits"} & set(only):
+        tuning_only(tunes)  # before the emulator starts
     import tempfile
 
     from devtools.feedserver import search_template, serve, write_catalog

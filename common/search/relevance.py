@@ -161,6 +161,8 @@ class Candidate:
 
     text: str
     vector: Any = None  # a unit vector (sequence of DIMENSION floats), or None: embedded here
+    # ... from this text when given (a record's vector is its indexed text's, as at import)
+    embedded: str | None = None
 
 
 def _share(wanted: Sequence[Hashable], present: AbstractSet[Hashable]) -> float:
@@ -542,7 +544,7 @@ def judged(
     if not candidates:
         return []
     missing = [i for i, c in enumerate(candidates) if c.vector is None]
-    texts = [candidates[i].text for i in missing]
+    texts = [candidates[i].embedded or candidates[i].text for i in missing]
     if vector is None:
         fresh = embed([request, *texts])
         asked, embedded = fresh[0], list(fresh[1:])

@@ -212,25 +212,23 @@ def covering(topic: str, audience: str | None = None, length: str = "medium") ->
 
 
 def passages_for(spec: Spec) -> list[Passage]:
-    """The topic's knowledge passages judged ``QUOTED_MIN`` or more (or the best alone when
-    none is), without their sentences that carry personal data: a draft (or a provider) is
-    never given any to quote (decision 0037). 422 when the corpus does not cover the topic: a
-    draft is never written from passages about something else (decision 0039)."""
+    """The topic's knowledge passages a draft quotes (``quoted``), without their sentences that
+    carry personal data: a draft (or a provider) is never given any to quote (decision 0037).
+    422 when the corpus does not cover the topic: a draft is never written from passages about
+    something else (decision 0039)."""
     found = covering(spec.topic, spec.audience, spec.length)
     if found.best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
-    hits = found.hits or best_passage(spec)[:1]
+    hits = quoted(found)
     known = optout.screen_known()
     passages = [Passage.of(h, privacy.screen_text(h["passage"], known).text) for h in hits]
     return [p for p in passages if p.text.strip()]
 
 
-def best_passage(spec: Spec) -> list[dict[str, Any]]:
-    """The passages of a topic covered below ``QUOTED_MIN``, best judged first (``covering``'s
-    candidates, judged in the judge's order)."""
-    return knowledge.search_scored(
-        subject(spec.topic, spec.audience), PASSAGES[spec.length], None, COVERAGE_MIN, "topic"
-    ).hits
+def quoted(found: knowledge.Found) -> list[dict[str, Any]]:
+    """The passages a draft of a covered topic quotes: ``covering``'s, judged ``QUOTED_MIN``
+    or more, or, when none is, the best judged alone (``found.top``)."""
+    return found.hits or ([found.top] if found.top is not None else [])
 
 
 def generate(spec: Spec) -> Generated:

@@ -32,12 +32,14 @@ FIELDS = (  # what is used
 class Found:
     """A knowledge search's passages, the judged relevance of the best candidate (0 with none),
     whether a passage holds one of the query's words (the words ranking found one, or a
-    candidate does), and whether a candidate answers it as a search (``relevance.answers``)."""
+    candidate does), whether a candidate answers it as a search (``relevance.answers``), and
+    the best judged candidate (``top``)."""
 
     hits: list[dict[str, Any]]
     best: float
     words: bool
     answered: bool = False
+    top: dict[str, Any] | None = None  # the best judged candidate as a hit, whatever ``floor``
 
 
 def search(
@@ -105,21 +107,25 @@ def search_scored(
     ranked = list(zip(candidates, scores, strict=True))
     if judge_order:
         ranked.sort(key=lambda pair: -pair[1])
-    hits = [
-        {
-            "passage": hit.doc["passage"],
-            "title": hit.doc["title"],
-            "url": hit.doc.get("url"),
-            "section": hit.doc.get("section") or hit.doc["title"],
-            "sources": hit.doc.get("sources") or [],
-            "score": round(score, relevance.SCORE_PLACES),
-        }
-        for hit, score in ranked
-        if score >= floor
-    ][:limit]
+    hits = [_hit(hit, score) for hit, score in ranked if score >= floor][:limit]
     held = bool(words) or relevance.shares_words(query, texts)  # a passage holds a query word
     answered = relevance.answers(query, texts, scores, relevance.PASSAGE_FLOOR)
-    return Found(hits, max(scores, default=0.0), held, answered)
+    top = max(ranked, key=lambda pair: pair[1], default=None)
+    return Found(
+        hits, max(scores, default=0.0), held, answered, None if top is None else _hit(*top)
+    )
+
+
+def _hit(hit: Any, score: float) -> dict[str, Any]:
+    """A passage as a knowledge search gives it."""
+    return {
+        "passage": hit.doc["passage"],
+        "title": hit.doc["title"],
+        "url": hit.doc.get("url"),
+        "section": hit.doc.get("section") or hit.doc["title"],
+        "sources": hit.doc.get("sources") or [],
+        "score": round(score, relevance.SCORE_PLACES),
+    }
 
 
 def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:

@@ -159,8 +159,12 @@ def search_results(
     scores = relevance.judged(
         query,
         [
-            relevance.Candidate(text, relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)))
-            for text, (_, hit) in zip(read, candidates, strict=True)
+            relevance.Candidate(
+                text,
+                relevance.unpack(hit.doc.get(relevance.VECTOR_FIELD)),
+                t.indexed_text(hit.doc),  # embedded, if not stored, as the import embeds it
+            )
+            for text, (t, hit) in zip(read, candidates, strict=True)
         ],
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
         early.result()[0] if early is not None else vector,

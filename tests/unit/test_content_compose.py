@@ -240,3 +240,17 @@ def test_the_names_a_topic_addresses_are_not_what_its_facts_are_about() -> None:
     ):
         assert subject(kept, None) == kept
     assert subject("Harlow & Finch", None) == "Harlow & Finch"  # nothing else is left
+
+
+def test_a_draft_quotes_the_passages_judged_quoted_min_or_else_the_best_alone() -> None:
+    """Decision 0067: a topic is covered at ``COVERAGE_MIN``; its draft quotes the passages
+    ``covering`` found at ``QUOTED_MIN`` or more, and of a topic covered below that, the best
+    judged passage alone (``Found.top``), not the others under ``QUOTED_MIN``."""
+    from functions.content import service
+    from functions.knowledge.service import Found
+
+    assert service.COVERAGE_MIN < service.QUOTED_MIN
+    kept = [{"passage": "a", "score": 0.9}, {"passage": "b", "score": service.QUOTED_MIN}]
+    top = {"passage": "c", "score": service.COVERAGE_MIN}
+    assert service.quoted(Found(kept, 0.9, True, True, kept[0])) == kept
+    assert service.quoted(Found([], service.COVERAGE_MIN, True, False, top)) == [top]

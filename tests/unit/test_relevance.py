@@ -4,6 +4,8 @@ would."""
 
 from __future__ import annotations
 
+import pytest
+
 from common.search import relevance
 
 
@@ -199,3 +201,19 @@ def test_a_records_score_is_recalibrated_and_a_passages_is_not() -> None:
         labels = list(rng.uniform(size=len(scores)) < mapped(truth, scores))
         fitted = beta(list(scores), labels)
         assert np.abs(mapped(fitted, grid) - mapped(truth, grid)).max() < 0.03, (fitted, truth)
+
+
+def test_a_candidate_without_a_stored_vector_is_embedded_from_the_text_given_for_it() -> None:
+    """``Candidate.embedded``: a record judged by its judged text (country by name) but stored
+    without a vector is embedded from its indexed text, as the import would have embedded it."""
+    indexed = "Stop the mink farms\nA campaign against fur farming in BR."
+    judged_text = "Stop the mink farms\nA campaign against fur farming in Brazil."
+    [stored] = relevance.embed([indexed])
+    request = "mink farms in Brazil"
+    as_stored = relevance.judged(request, [relevance.Candidate(judged_text, stored)], "search")
+    as_missing = relevance.judged(
+        request, [relevance.Candidate(judged_text, None, indexed)], "search"
+    )
+    from_judged = relevance.judged(request, [relevance.Candidate(judged_text)], "search")
+    assert as_missing == pytest.approx(as_stored, abs=1e-6)
+    assert from_judged != pytest.approx(as_stored, abs=1e-6)  # the text embedded matters
