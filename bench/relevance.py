@@ -55,11 +55,11 @@ before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back
 ``relevance_holdout8_*`` and ``relevance_holdout9_*`` measured it again before
 it shipped (decision 0067); ``relevance_holdout10_*`` measured the records' recalibration and a
 floor per door, ``relevance_holdout11_*`` its beta calibration, ``relevance_holdout12_*``
-content's coverage chosen with a margin and ``relevance_holdout13_*`` (the default; larger: 374
-searches, 173 topics) a judge that learned sets 7 to 10 too (not shipped). All are spent.
-``relevance_holdout14_*`` (``--set holdout14``), written the same way after them (388 searches,
-140 covered table searches; 186 topics; 170 chat messages), are unread and unmeasured: for the
-next change.
+content's coverage chosen with a margin, ``relevance_holdout13_*`` (larger: 374 searches, 173
+topics) a judge that learned sets 7 to 10 too (not shipped) and ``relevance_holdout14_*`` (the
+default; 388 searches, 186 topics, 170 chat messages) the gate on the field (decision 0077).
+All are spent; ``bench/data/relevance_sets.json`` lists them (``measured``) and any set written
+since and not yet read (``fresh``), for the trainers too.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -97,23 +97,12 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 # The held-apart sets already measured (spent for evaluation): a threshold may be chosen on
 # one of them that the judge did not learn (devtools.spent_pairs.SPENT), with dev.
-MEASURED = (
-    "holdout",
-    "holdout2",
-    "holdout3",
-    "holdout4",
-    "holdout5",
-    "holdout6",
-    "holdout7",
-    "holdout8",
-    "holdout9",
-    "holdout10",
-    "holdout11",
-    "holdout12",
-    "holdout13",
-)
-FRESH: tuple[str, ...] = ("holdout14",)  # written, not yet read or measured: the next change
-SET = "holdout13"  # ``--set``: which sets are read
+# (bench/data/relevance_sets.json: which sets are spent and which are fresh, read by the
+# trainers too)
+_SETS = json.loads((DATA / "relevance_sets.json").read_text(encoding="utf-8"))
+MEASURED: tuple[str, ...] = tuple(_SETS["measured"])
+FRESH: tuple[str, ...] = tuple(_SETS["fresh"])  # written, not yet read or measured: the next change
+SET = "holdout14"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:

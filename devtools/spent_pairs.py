@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -50,10 +51,11 @@ UNCOVERED_CHAT = {"not_covered", "off_topic"}
 PARTS = ("search", "content", "chat")
 
 
-def _rows() -> list[tuple[str, str, str, bool, dict[str, int], str]]:
-    """(request, mode, corpus, covered, relevant, kind) of every spent row."""
+def rows(stems: Sequence[str] = SPENT) -> list[tuple[str, str, str, bool, dict[str, int], str]]:
+    """(request, mode, corpus, covered, relevant, kind) of every row of the held-apart sets
+    ``stems`` (``relevance_holdout2``; the spent sets by default)."""
     found = []
-    for stem in SPENT:
+    for stem in stems:
         paths = [ROOT / "bench" / "data" / f"{stem}_{part}.jsonl" for part in PARTS]
         if not any(path.exists() for path in paths):
             raise SystemExit(f"{stem}: no set of that name in bench/data")
@@ -94,7 +96,7 @@ def main() -> int:
     held_terms = {
         corpus: [set(terms(text)) for _, text in items] for corpus, items in pools.items()
     }
-    spent = _rows()
+    spent = rows()
     asked_vectors = embed([request for request, *_ in spent])
     out = []
     for (request, mode, corpus, covered, relevant, kind), asked in zip(

@@ -14,13 +14,18 @@ def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     data = [Passage.model_validate(hit) for hit in found.hits]
     answered = found.answered
     call.billed = answered  # billed when a passage answers (decisions 0039, 0067)
-    message = None if answered else NEAREST if data else NOTHING
+    message = OUTSIDE if found.outside else None if answered else NEAREST if data else NOTHING
     return KnowledgeResults(data=data, total=len(data), message=message)
 
 
 NOTHING = (
     "No passage of the knowledge base holds a word of this query or answers it; this search is "
     "not billed. Try other words, or a topic the guides cover."
+)
+OUTSIDE = (
+    "This query is about another field than animal advocacy, which the knowledge base covers: "
+    "nothing is returned and this search is not billed. Ask about an animal, a practice, a law "
+    "or a campaign."
 )
 NEAREST = (
     "No passage answers this closely (see score): a search answers when "
@@ -46,7 +51,8 @@ ROUTES = (
         f"it answers). A search is billed when {relevance.ANSWERS}; "
         "otherwise the "
         "nearest passages come with a message and it is free, and a query no passage holds a "
-        "word of and none answers gets data [] (free). Word "
+        "word of and none answers, or one about another field altogether (a recipe, a mortgage), "
+        "gets data [] with a message (free). Word "
         "search counts an everyday word as the corpus's word for the same "
         'thing ("jail" finds "imprisonment"). Each passage cites its document\'s title, URL and '
         "section.",

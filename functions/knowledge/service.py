@@ -10,7 +10,7 @@ from typing import Any
 
 from common.adapters.firestore import KNOWLEDGE
 from common.language import synonyms
-from common.search import relevance, retrieval
+from common.search import domain, relevance, retrieval
 from common.search.embeddings import get_embedder
 from functions.knowledge.ids import document_of, passage_text
 
@@ -40,6 +40,8 @@ class Found:
     words: bool
     answered: bool = False
     top: dict[str, Any] | None = None  # the best judged candidate as a hit, whatever ``floor``
+    asked: Any = None  # the query's MiniLM vector, as the judge read it
+    outside: bool = False  # the query is about another field (``common.search.domain``)
 
 
 def search(
@@ -95,6 +97,9 @@ def search_scored(
     every = judge_order if judge_all is None else judge_all
     candidates = [hit for hit, _ in fused][: None if every else limit]
     texts = [passage_text(hit.doc) for hit in candidates]
+    asked = relevance.reusable(embedder.model_id, vector)
+    if asked is None:
+        asked = relevance.embed([query])[0]
     scores = relevance.judged(
         query,
         [
@@ -102,7 +107,7 @@ def search_scored(
             for text, hit in zip(texts, candidates, strict=True)
         ],
         kind,
-        relevance.reusable(embedder.model_id, vector),
+        asked,
     )
     ranked = list(zip(candidates, scores, strict=True))
     if judge_order:
@@ -112,7 +117,7 @@ def search_scored(
     answered = relevance.answers(query, texts, scores, relevance.PASSAGE_FLOOR)
     top = max(ranked, key=lambda pair: pair[1], default=None)
     return Found(
-        hits, max(scores, default=0.0), held, answered, None if top is None else _hit(*top)
+        hits, max(scores, default=0.0), held, answered, None if top is None else _hit(*top), asked
     )
 
 
@@ -131,8 +136,12 @@ def _hit(hit: Any, score: float) -> dict[str, Any]:
 def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
     """What ``POST /v1/knowledge/search`` answers (decision 0067): the passages in retrieval's
     order, each scored by the judge as a search, none left out by score; nothing when no
-    passage holds a word of the query (gibberish) and the judge passes none."""
+    passage holds a word of the query (gibberish) and the judge passes none, or when the query
+    is about another field altogether (``common.search.domain``, decision 0077)."""
     found = search_scored(query, limit, tags, floor=0.0, kind="search", judge_order=False)
+    titles = [hit["title"] for hit in found.hits]
+    if domain.outside(query, titles, found.asked):  # another field: nothing, free (0077)
+        return Found([], found.best, found.words, False, outside=True)
     if found.words or found.answered:
         return found
     return Found([], found.best, found.words, found.answered)

@@ -46,13 +46,18 @@ def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
         total=len(data),
         searchType=body.search_type,
         degraded=found.degraded,
-        message=None if answered else NEAREST if data else NOTHING,
+        message=OUTSIDE if found.outside else None if answered else NEAREST if data else NOTHING,
     )
 
 
 NOTHING = (
     "No record holds a word of this query or answers it (or none scores min_score); this "
     "search is not billed. Try other words or fewer filters."
+)
+OUTSIDE = (
+    "This query is about another field than animal advocacy, which the records cover: nothing "
+    "is returned and this search is not billed. Name the company, person, campaign or issue "
+    "you are looking for."
 )
 NEAREST = (
     "No record answers this closely (see score): a search answers when "
@@ -69,7 +74,9 @@ _DESCRIPTION = (
     f"min_score leaves out those below it. A search is billed when {relevance.RECORD_ANSWERS}; "
     "otherwise the nearest come with a message and it is free, and "
     "a query no record "
-    "holds a word of and none answers gets data [] (free). A "
+    "holds a word of and none answers, or one about another field altogether (a recipe, a "
+    "mortgage) that names no animal and no word of a record's name, gets data [] with a "
+    "message (free). A "
     "search that runs out of its time budget answers with what finished (degraded: true). "
     "Results carry the whole record."
 )

@@ -28,7 +28,7 @@ from common.adapters.firestore import backend_unavailable, is_backend_error
 from common.config import get_settings
 from common.errors import AppError, BackendUnavailable, FieldError, InvalidRequest, NotFound
 from common.logging import get_logger
-from common.search import relevance, retrieval
+from common.search import domain, relevance, retrieval
 from common.search.embeddings import get_embedder
 from functions.search.tables import TABLES, Table
 
@@ -51,6 +51,7 @@ class Results:
     degraded: bool = False
     words: bool = True  # a record holds one of the query's words (judged searches)
     answered: bool = False  # a result answers the query (``relevance.answers``)
+    outside: bool = False  # the query is about another field (``common.search.domain``)
 
 
 def search(
@@ -156,6 +157,7 @@ def search_results(
     # the results answered are judged; with min_score, every candidate, to fill the limit
     candidates = [item for item, _ in (ranked if min_score else ranked[:limit])]
     read = [t.judged_text(hit.doc) for t, hit in candidates]
+    asked = early.result()[0] if early is not None else vector
     scores = relevance.judged(
         query,
         [
@@ -167,9 +169,11 @@ def search_results(
             for text, (t, hit) in zip(read, candidates, strict=True)
         ],
         "search",  # a searcher's query ("mink", "sow stalls"): decision 0067
-        early.result()[0] if early is not None else vector,
+        asked,
         records=True,
     )
+    if domain.outside(query, [t.title_of(hit.doc) for t, hit in candidates], asked):
+        return Results([], bool(failed), False, False, outside=True)  # another field (0077)
     kept = [  # in the order found: the judge's order loses records worded unlike the query
         (t, hit, score, text)
         for (t, hit), score, text in zip(candidates, scores, read, strict=True)

@@ -307,6 +307,38 @@ def test_a_search_is_billed_when_a_record_answers_and_says_so_when_none_does(
     assert [u.get("operation") for u in usage.stream()] == ["search.query"]
 
 
+def test_a_search_about_another_field_gets_nothing_free_and_a_name_or_animal_is_kept(
+    campaigns, auth, alice
+):
+    """Decision 0077: a query about another field altogether gets data [] with a message, free,
+    even when a record holds one of its words ("plan"); one that names an animal or a word of
+    what a record is called is searched and judged as before."""
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+    for query in ("best sourdough starter recipe for beginners", "premier league fixtures plan"):
+        body = search(auth, {"query": query}, "campaigns").get_json()
+        assert (body["data"], body["total"]) == ([], 0)
+        assert "another field" in body["message"]
+        assert "not billed" in body["message"]
+    assert list(usage.stream()) == []
+
+    animal = search(auth, {"query": "mink"}, "campaigns").get_json()  # the encoder: "outside"
+    assert ids_of(animal)[0] == "camp-2"
+    named = search(auth, {"query": "QuickBite"}, "campaigns").get_json()  # the same
+    assert ids_of(named)[0] == "camp-3"
+    assert "another field" not in (named["message"] or "")
+
+
+def test_a_knowledge_search_about_another_field_gets_nothing_free(corpus, auth, alice):
+    usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
+    response = client().post(
+        "/v1/knowledge/search", json={"query": "cheapest flights to Lisbon in March"}, headers=auth
+    )
+    assert response.status_code == 200
+    assert response.get_json()["data"] == []
+    assert "another field" in response.get_json()["message"]
+    assert list(usage.stream()) == []
+
+
 def test_every_table_is_searched_and_filters_apply(campaigns, auth, tmp_path):
     orgs = [{"id": "org-1", "name": "Hope for Hens", "description": "Cage-free campaigners."}]
     import_records(TABLES["organizations"], write_jsonl(tmp_path / "o.jsonl", orgs))

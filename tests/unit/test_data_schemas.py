@@ -16,7 +16,7 @@ from common.offline import classifier as intent_classifier
 from common.offline.intents import INTENTS, Example, Intent
 from common.privacy import classifier as privacy_classifier
 from common.privacy.rules import LABELS
-from common.search import relevance
+from common.search import domain, relevance
 from devtools.train_privacy import Sentence
 from devtools.train_privacy import load as load_privacy_set
 from devtools.train_relevance import Pair, read_pairs
@@ -45,6 +45,7 @@ MODELS: dict[str, Any] = {
     "relevance/model.json": relevance.read,
     "relevance/model_first.json": relevance.read,
     "relevance/frequency.json": lambda path: read_json(path, relevance.Frequency),
+    "relevance/domain.json": lambda path: read_json(path, domain.DomainFile),
     "offline/private_asks.json": lambda path: read_json(path, private_asks.Model),
 }
 
