@@ -59,7 +59,9 @@ content's coverage chosen with a margin, ``relevance_holdout13_*`` (larger: 374 
 topics) a judge that learned sets 7 to 10 too (not shipped) and ``relevance_holdout14_*`` (the
 default; 388 searches, 186 topics, 170 chat messages) the gate on the field (decision 0077).
 All are spent; ``bench/data/relevance_sets.json`` lists them (``measured``) and any set written
-since and not yet read (``fresh``), for the trainers too.
+since and not yet read (``fresh``), for the trainers too: ``relevance_holdout15_*`` (438
+searches, 210 of them covered table searches; 180 topics; 160 chat messages), written the same
+way after them, unread.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
