@@ -56,12 +56,12 @@ before and after its fourth. ``relevance_holdout7_*`` kept a fifth training back
 it shipped (decision 0067); ``relevance_holdout10_*`` measured the records' recalibration and a
 floor per door, ``relevance_holdout11_*`` its beta calibration, ``relevance_holdout12_*``
 content's coverage chosen with a margin, ``relevance_holdout13_*`` (larger: 374 searches, 173
-topics) a judge that learned sets 7 to 10 too (not shipped) and ``relevance_holdout14_*`` (the
-default; 388 searches, 186 topics, 170 chat messages) the gate on the field (decision 0077).
-All are spent; ``bench/data/relevance_sets.json`` lists them (``measured``) and any set written
-since and not yet read (``fresh``), for the trainers too: ``relevance_holdout15_*`` (438
-searches, 210 of them covered table searches; 180 topics; 160 chat messages), written the same
-way after them, unread.
+topics) a judge that learned sets 7 to 10 too (not shipped), ``relevance_holdout14_*`` (388
+searches, 186 topics, 170 chat messages) the gate on the field (decision 0077) and
+``relevance_holdout15_*`` (the default; 438 searches, 210 of them covered table searches) the
+records' calibration fitted on sets 7 to 14. All are spent; ``bench/data/relevance_sets.json``
+lists them (``measured``) and any set written since and not yet read (``fresh``), for the
+trainers too.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
@@ -104,7 +104,7 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _SETS = json.loads((DATA / "relevance_sets.json").read_text(encoding="utf-8"))
 MEASURED: tuple[str, ...] = tuple(_SETS["measured"])
 FRESH: tuple[str, ...] = tuple(_SETS["fresh"])  # written, not yet read or measured: the next change
-SET = "holdout14"  # ``--set``: which sets are read
+SET = "holdout15"  # ``--set``: which sets are read
 
 
 def rows(name: str) -> list[dict[str, Any]]:

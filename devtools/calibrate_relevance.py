@@ -18,7 +18,7 @@ and this refuses a model that has one (its hits would be scored by it).
 
 Run (the hits of an uncalibrated model, on the spent sets it did not learn):
 ``PYTHONPATH=. .venv/bin/python bench/relevance.py --only hits``
-``--set holdout7+holdout8+holdout9+holdout10 > H.json``, then
+``--set holdout7+holdout8+...+holdout14 > H.json`` (the shipped calibration: sets 7 to 14), then
 ``.venv/bin/python -m devtools.calibrate_relevance H.json``. Then choose the thresholds again
 (``bench/relevance.py --only sweep``).
 """
