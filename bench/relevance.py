@@ -61,7 +61,8 @@ searches, 186 topics, 170 chat messages) the gate on the field (decision 0077) a
 ``relevance_holdout15_*`` (the default; 438 searches, 210 of them covered table searches) the
 records' calibration fitted on sets 7 to 14. All are spent; ``bench/data/relevance_sets.json``
 lists them (``measured``) and any set written since and not yet read (``fresh``), for the
-trainers too.
+trainers too: ``relevance_holdout16_*`` (435 searches, 166 of them covered table searches; 200
+topics; 170 chat messages), written the same way after them, unread, for the next change.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
