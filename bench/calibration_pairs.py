@@ -1,0 +1,156 @@
+"""Sample the search doors' own results for a calibration set (issue 44: "observed relevance
+within 0.05 of predicted in every decile"): pairs of a searcher's query and one result the door
+returned, drawn evenly from each tenth of the judge's score, for helpers to label one by one.
+
+The held-apart sets label documents (a guide) and records, so the share of a decile's passages
+whose guide is relevant is not the share of passages that answer: a guide's other sections are
+about something else. A calibration set labels each result itself. Its queries are those of
+spent held-apart sets the judge did not learn (``SETS``); each is run through the door as
+``bench/relevance.py`` runs it (``limit`` 10), and every result is a candidate pair with the
+score the door gave. From each door (knowledge, tables) and each tenth of the score, up to
+``PER_DECILE`` pairs are drawn (seeded), so the middle tenths, which hold few of a search's
+results, are measured as closely as the ends.
+
+Written:
+- ``bench/data/calibration_pairs.jsonl``: ``{id, door, request, candidate, text, score}``; the
+  candidate is ``{doc, section}`` (a guide's passage) or ``{table, id}``; ``text``: the result
+  as the searcher reads it (a passage under its guide's title and section, a record's name and
+  text); ``score``: the door's, by the model of ``model`` (its SHA-256, in the first line).
+- ``OUT/to_label_N.jsonl``: the same pairs without door, candidate or score, split in
+  ``--parts`` files for the labelling helpers, who see only the query and the result.
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/calibration_pairs.py [--parts 2] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import emulated  # noqa: E402
+from devtools.emulator import Emulator, free_port  # noqa: E402
+
+PAIRS_PATH = ROOT / "bench" / "data" / "calibration_pairs.jsonl"
+SETS = ("holdout13", "holdout14", "holdout15")  # spent, and the judge learned none of them
+PER_DECILE = 60
+SEED = 44
+LIMIT = 10
+
+
+def _rows() -> list[dict[str, Any]]:
+    rows = []
+    for name in SETS:
+        path = ROOT / "bench" / "data" / f"relevance_{name}_search.jsonl"
+        rows += [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return rows
+
+
+def _results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every result the doors return for the rows' queries, with the door's score."""
+    from functions.knowledge import service as knowledge
+    from functions.knowledge.importer import read_documents
+    from functions.search import service as tables
+
+    doc_of = {
+        document.title: document.id
+        for _, document in read_documents([ROOT / "data" / "knowledge"])
+        if not isinstance(document, str)
+    }
+    found = []
+    for row in rows:
+        query = row["query"]
+        if row["corpus"] == "knowledge":
+            for hit in knowledge.searched(query, LIMIT).hits:
+                found.append(
+                    {
+                        "door": "knowledge",
+                        "request": query,
+                        "candidate": {"doc": doc_of[hit["title"]], "section": hit["section"]},
+                        "text": f"{hit['section']}\n{hit['passage']}",
+                        "score": hit["score"],
+                    }
+                )
+            continue
+        table = tables.table(row["corpus"])
+        for hit in tables.search_results([table], query, "hybrid", LIMIT).hits:
+            record = hit["record"]
+            found.append(
+                {
+                    "door": "tables",
+                    "request": query,
+                    "candidate": {"table": row["corpus"], "id": hit["id"]},
+                    "text": table.indexed_text(record),
+                    "score": hit["score"],
+                }
+            )
+    return found
+
+
+def _drawn(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Up to ``PER_DECILE`` distinct pairs from each door's tenths of the score."""
+    rng = random.Random(SEED)
+    strata: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    seen = set()
+    for pair in found:
+        key = (pair["request"], json.dumps(pair["candidate"], sort_keys=True))
+        if key in seen:
+            continue
+        seen.add(key)
+        strata.setdefault((pair["door"], min(9, int(pair["score"] * 10))), []).append(pair)
+    drawn = []
+    for stratum in sorted(strata):
+        pairs = strata[stratum]
+        drawn += rng.sample(pairs, min(PER_DECILE, len(pairs)))
+    rng.shuffle(drawn)
+    return [{"id": f"c{n:04d}", **pair} for n, pair in enumerate(drawn, 1)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--parts", type=int, default=2, help="files for the labelling helpers")
+    parser.add_argument("--out", type=Path, required=True, help="where their files go")
+    args = parser.parse_args(argv)
+    model = hashlib.sha256((ROOT / "data" / "relevance" / "model.json").read_bytes()).hexdigest()
+    emulator = Emulator("127.0.0.1", free_port(), "demo-calibration-pairs").start()
+    try:
+        emulated.environment(emulator, LOG_LEVEL="ERROR")
+        from functions.knowledge.importer import import_knowledge
+        from functions.search.importer import import_records
+        from functions.search.tables import TABLES
+
+        import_knowledge([ROOT / "data" / "knowledge"])
+        for name, table in TABLES.items():
+            import_records(table, ROOT / "data" / "sample" / f"{name}.jsonl")
+        drawn = _drawn(_results(_rows()))
+    finally:
+        emulator.stop()
+    lines = [json.dumps({"model": model, "sets": list(SETS), "per_decile": PER_DECILE})]
+    lines += [json.dumps(pair, ensure_ascii=False) for pair in drawn]
+    PAIRS_PATH.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args.out.mkdir(parents=True, exist_ok=True)
+    for part in range(args.parts):
+        shown = [
+            json.dumps(
+                {"id": p["id"], "request": p["request"], "result": p["text"]}, ensure_ascii=False
+            )
+            for p in drawn[part :: args.parts]
+        ]
+        (args.out / f"to_label_{part + 1}.jsonl").write_text("\n".join(shown) + "\n", "utf-8")
+    counts: dict[str, int] = {}
+    for pair in drawn:
+        key = f"{pair['door']} {min(9, int(pair['score'] * 10)) / 10:.1f}"
+        counts[key] = counts.get(key, 0) + 1
+    print(json.dumps({"pairs": len(drawn), "by_door_and_decile": dict(sorted(counts.items()))}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
