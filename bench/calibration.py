@@ -1,9 +1,10 @@
 """The relevance judge's calibration on the search doors' own results, labelled one by one
 (issue 44: "observed relevance within 0.05 of predicted in every decile with >= 30 pairs").
 
-``bench/data/calibration_pairs.jsonl`` (``bench/calibration_pairs.py``: results the doors
+``bench/data/calibration_pairs.jsonl`` (or ``--sample calibration2``: ``calibration2_*``;
+``bench/calibration_pairs.py``: results the doors
 returned for the queries of spent held-apart sets the judge did not learn, drawn evenly from
-each tenth of the score) and ``bench/data/calibration_labels*.jsonl`` (each pair labelled 1 or
+each tenth of the score) and ``bench/data/calibration_labels_part*.jsonl`` (each pair labelled 1 or
 0 by helpers who read only ``bench/data/calibration.brief.md`` and the pairs' query and result,
 never the score). Printed, as JSON, per door (knowledge: a guide's passages; tables: records)
 and for both: per tenth of the score, the pairs, the mean score, the share labelled 1, how far
@@ -14,11 +15,12 @@ The scores are those of the model the pairs were drawn with (its SHA-256 in the 
 line); with another model the pairs are drawn again (their labels hold for the same query and
 result).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/calibration.py``.
+Run: ``PYTHONPATH=. .venv/bin/python bench/calibration.py [--sample calibration2]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import math
@@ -28,7 +30,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data"
-PAIRS = DATA / "calibration_pairs.jsonl"
 Z = 1.96
 
 
@@ -75,14 +76,18 @@ def deciles(pairs: list[tuple[float, int]]) -> dict[str, Any]:
 
 
 def main() -> int:
-    lines = [json.loads(line) for line in PAIRS.read_text("utf-8").splitlines() if line.strip()]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", default="calibration", help="calibration or calibration2")
+    sample = parser.parse_args().sample
+    path = DATA / f"{sample}_pairs.jsonl"
+    lines = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     head, drawn = lines[0], lines[1:]
     model = hashlib.sha256((ROOT / "data" / "relevance" / "model.json").read_bytes()).hexdigest()
     if head["model"] != model:
-        sys.exit("calibration_pairs.jsonl was drawn with another model: draw it again")
+        sys.exit(f"{path.name} was drawn with another model: draw it again")
     labels: dict[str, int] = {}
-    for path in sorted(DATA.glob("calibration_labels*.jsonl")):
-        for line in path.read_text("utf-8").splitlines():
+    for labelled in sorted(DATA.glob(f"{sample}_labels_*.jsonl")):
+        for line in labelled.read_text("utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
                 labels[row["id"]] = int(row["label"])

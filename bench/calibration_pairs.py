@@ -5,21 +5,23 @@ returned, drawn evenly from each tenth of the judge's score, for helpers to labe
 The held-apart sets label documents (a guide) and records, so the share of a decile's passages
 whose guide is relevant is not the share of passages that answer: a guide's other sections are
 about something else. A calibration set labels each result itself. Its queries are those of
-spent held-apart sets the judge did not learn (``SETS``); each is run through the door as
+spent held-apart sets the judge did not learn (``SAMPLES``); each is run through the door as
 ``bench/relevance.py`` runs it (``limit`` 10), and every result is a candidate pair with the
 score the door gave. From each door (knowledge, tables) and each tenth of the score, up to
 ``PER_DECILE`` pairs are drawn (seeded), so the middle tenths, which hold few of a search's
 results, are measured as closely as the ends.
 
 Written:
-- ``bench/data/calibration_pairs.jsonl``: ``{id, door, request, candidate, text, score}``; the
+- ``bench/data/<sample>_pairs.jsonl`` (``--sample``: ``calibration``, the first, or
+  ``calibration2``): ``{id, door, request, candidate, text, score}``; the
   candidate is ``{doc, section}`` (a guide's passage) or ``{table, id}``; ``text``: the result
   as the searcher reads it (a passage under its guide's title and section, a record's name and
   text); ``score``: the door's, by the model of ``model`` (its SHA-256, in the first line).
 - ``OUT/to_label_N.jsonl``: the same pairs without door, candidate or score, split in
   ``--parts`` files for the labelling helpers, who see only the query and the result.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/calibration_pairs.py [--parts 2] [--out DIR]``.
+Run: ``PYTHONPATH=. .venv/bin/python bench/calibration_pairs.py --out DIR [--parts 2]
+[--sample calibration2]``.
 """
 
 from __future__ import annotations
@@ -38,16 +40,22 @@ sys.path.insert(0, str(ROOT))
 from bench import emulated  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
-PAIRS_PATH = ROOT / "bench" / "data" / "calibration_pairs.jsonl"
-SETS = ("holdout13", "holdout14", "holdout15")  # spent, and the judge learned none of them
+DATA = ROOT / "bench" / "data"
+# the samples drawn: name -> the spent sets the judge did not learn whose queries it reads (a
+# second sample, on other queries and labelled by other helpers, measures a calibration fitted on
+# the first)
+SAMPLES = {
+    "calibration": ("holdout13", "holdout14", "holdout15"),
+    "calibration2": ("holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12"),
+}
 PER_DECILE = 60
 SEED = 44
 LIMIT = 10
 
 
-def _rows() -> list[dict[str, Any]]:
+def _rows(sets: tuple[str, ...]) -> list[dict[str, Any]]:
     rows = []
-    for name in SETS:
+    for name in sets:
         path = ROOT / "bench" / "data" / f"relevance_{name}_search.jsonl"
         rows += [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     return rows
@@ -117,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--parts", type=int, default=2, help="files for the labelling helpers")
     parser.add_argument("--out", type=Path, required=True, help="where their files go")
+    parser.add_argument("--sample", choices=sorted(SAMPLES), default="calibration")
     args = parser.parse_args(argv)
+    sets = SAMPLES[args.sample]
     model = hashlib.sha256((ROOT / "data" / "relevance" / "model.json").read_bytes()).hexdigest()
     emulator = Emulator("127.0.0.1", free_port(), "demo-calibration-pairs").start()
     try:
@@ -129,12 +139,12 @@ def main(argv: list[str] | None = None) -> int:
         import_knowledge([ROOT / "data" / "knowledge"])
         for name, table in TABLES.items():
             import_records(table, ROOT / "data" / "sample" / f"{name}.jsonl")
-        drawn = _drawn(_results(_rows()))
+        drawn = _drawn(_results(_rows(sets)))
     finally:
         emulator.stop()
-    lines = [json.dumps({"model": model, "sets": list(SETS), "per_decile": PER_DECILE})]
+    lines = [json.dumps({"model": model, "sets": list(sets), "per_decile": PER_DECILE})]
     lines += [json.dumps(pair, ensure_ascii=False) for pair in drawn]
-    PAIRS_PATH.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (DATA / f"{args.sample}_pairs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     args.out.mkdir(parents=True, exist_ok=True)
     for part in range(args.parts):
         shown = [
