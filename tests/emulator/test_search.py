@@ -311,10 +311,14 @@ def test_a_search_about_another_field_gets_nothing_free_and_a_name_or_animal_is_
     campaigns, auth, alice
 ):
     """Decision 0077: a query about another field altogether gets data [] with a message, free,
-    even when a record holds one of its words ("plan"); one that names an animal or a word of
-    what a record is called is searched and judged as before."""
+    even when a record's text holds its words (camp-3: "restaurant chain", "space"); one that
+    names an animal or a word of what a record is called is searched and judged as before."""
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
-    for query in ("best sourdough starter recipe for beginners", "premier league fixtures plan"):
+    for query in (
+        "best sourdough starter recipe for beginners",
+        "best restaurant chain for a birthday dinner",
+        "cheap storage space to rent near me",
+    ):
         body = search(auth, {"query": query}, "campaigns").get_json()
         assert (body["data"], body["total"]) == ([], 0)
         assert "another field" in body["message"]
