@@ -56,7 +56,7 @@ LIMIT = 10
 def _rows(sets: tuple[str, ...]) -> list[dict[str, Any]]:
     rows = []
     for name in sets:
-        path = ROOT / "bench" / "data" / f"relevance_{name}_search.jsonl"
+        path = DATA / f"relevance_{name}_search.jsonl"
         rows += [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     return rows
 
