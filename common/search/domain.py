@@ -70,13 +70,26 @@ def model() -> DomainFile:
     return read_json(DOMAIN_PATH, DomainFile)
 
 
-def probability(vector: Sequence[float] | Any, gate: DomainFile | None = None) -> float:
+@cache
+def _arrays() -> tuple[Any, Any, Any]:
+    """The model's mean, scale and weights as arrays, made once and read-only: every request's
+    thread reads the same ones."""
+    import numpy as np
+
+    found = model()
+    mean, scale, weights = (np.array(v) for v in (found.mean, found.scale, found.weights))
+    for array in (mean, scale, weights):
+        array.setflags(write=False)
+    return mean, scale, weights
+
+
+def probability(vector: Sequence[float] | Any) -> float:
     """P(the request whose MiniLM ``vector`` this is lies outside the field)."""
     import numpy as np
 
-    found = gate or model()
-    z = (np.asarray(vector, dtype=np.float64) - np.asarray(found.mean)) / np.asarray(found.scale)
-    return float(1.0 / (1.0 + np.exp(-(z @ np.asarray(found.weights) + found.bias))))
+    mean, scale, weights = _arrays()
+    z = (np.asarray(vector, dtype=np.float64) - mean) / scale
+    return float(1.0 / (1.0 + np.exp(-(z @ weights + model().bias))))
 
 
 def names_an_animal(request: str) -> bool:
@@ -102,11 +115,12 @@ def names_a_title(request: str, titles: Sequence[str]) -> bool:
 def outside(request: str, titles: Sequence[str] = (), vector: Sequence[float] | Any = None) -> bool:
     """Whether ``request`` is about another field altogether: the gate says so, and it names
     neither an animal (``names_an_animal``) nor what a candidate found is called
-    (``names_a_title``). Its MiniLM ``vector``, when the caller has it, or embedded here."""
-    if names_an_animal(request) or names_a_title(request, titles):
+    (``names_a_title``). Its MiniLM ``vector``, when the caller has it, or embedded here. The
+    names are read only of a request the gate puts outside (few are)."""
+    if names_an_animal(request):
         return False
     if vector is None:
         from common.search.relevance import embed
 
         vector = embed([request])[0]
-    return probability(vector) >= model().threshold
+    return probability(vector) >= model().threshold and not names_a_title(request, titles)

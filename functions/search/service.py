@@ -156,8 +156,10 @@ def search_results(
         )
     # the results answered are judged; with min_score, every candidate, to fill the limit
     candidates = [item for item, _ in (ranked if min_score else ranked[:limit])]
-    read = [t.judged_text(hit.doc) for t, hit in candidates]
     asked = early.result()[0] if early is not None else vector
+    if domain.outside(query, [t.title_of(hit.doc) for t, hit in candidates], asked):
+        return Results([], bool(failed), False, False, outside=True)  # another field (0077)
+    read = [t.judged_text(hit.doc) for t, hit in candidates]
     scores = relevance.judged(
         query,
         [
@@ -172,8 +174,6 @@ def search_results(
         asked,
         records=True,
     )
-    if domain.outside(query, [t.title_of(hit.doc) for t, hit in candidates], asked):
-        return Results([], bool(failed), False, False, outside=True)  # another field (0077)
     kept = [  # in the order found: the judge's order loses records worded unlike the query
         (t, hit, score, text)
         for (t, hit), score, text in zip(candidates, scores, read, strict=True)

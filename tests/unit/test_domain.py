@@ -32,6 +32,13 @@ def test_the_vector_given_is_the_one_judged():
     assert domain.outside("how to fix a leaking kitchen tap", [], vector) is False
 
 
+def test_the_shared_arrays_cannot_be_changed_by_a_request():
+    """Every request's thread reads the same arrays (``domain._arrays``): none can write them."""
+    for array in domain._arrays():
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0.0
+
+
 def test_a_model_file_of_another_shape_is_refused(tmp_path):
     body = json.loads(domain.DOMAIN_PATH.read_text(encoding="utf-8"))
     path = tmp_path / "domain.json"
