@@ -13,7 +13,9 @@ size); and the expected calibration error (pairs weighted as drawn).
 
 The scores are those of the model the pairs were drawn with (its SHA-256 in the file's first
 line); with another model the pairs are drawn again (their labels hold for the same query and
-result).
+result). A passage's is the judge's: ``knowledge`` reports it as the door shows it, recalibrated
+(``common.search.relevance.passages``, fitted on the first sample's labels:
+``devtools.calibrate_relevance --passages calibration``), and ``knowledge_judged`` as drawn.
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/calibration.py [--sample calibration2]``.
 """
@@ -76,6 +78,8 @@ def deciles(pairs: list[tuple[float, int]]) -> dict[str, Any]:
 
 
 def main() -> int:
+    from common.search.relevance import passages
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", default="calibration", help="calibration or calibration2")
     sample = parser.parse_args().sample
@@ -97,8 +101,12 @@ def main() -> int:
     by_door: dict[str, list[tuple[float, int]]] = {}
     for pair in drawn:
         by_door.setdefault(pair["door"], []).append((float(pair["score"]), labels[pair["id"]]))
+    judged = by_door.get("knowledge", [])
+    shown = passages([score for score, _ in judged])  # as the door shows a passage's score
+    by_door["knowledge"] = [(s, y) for s, (_, y) in zip(shown, judged, strict=True)]
+    by_door["knowledge_judged"] = judged
     report = {door: deciles(pairs) for door, pairs in sorted(by_door.items())}
-    report["both"] = deciles([p for pairs in by_door.values() for p in pairs])
+    report["both"] = deciles(by_door["knowledge"] + by_door.get("tables", []))
     print(json.dumps({"pairs": len(drawn), "sets": head["sets"], **report}, indent=2))
     return 0
 

@@ -16,7 +16,9 @@ Written:
   ``calibration2``): ``{id, door, request, candidate, text, score}``; the
   candidate is ``{doc, section}`` (a guide's passage) or ``{table, id}``; ``text``: the result
   as the searcher reads it (a passage under its guide's title and section, a record's name and
-  text); ``score``: the door's, by the model of ``model`` (its SHA-256, in the first line).
+  text); ``score``: the door's, by the model of ``model`` (its SHA-256, in the first line),
+  and of a passage the judge's before the door recalibrates it (``relevance.passages``, fitted
+  on these labels: ``bench/calibration.py`` maps it as the door shows it).
 - ``OUT/to_label_N.jsonl``: the same pairs without door, candidate or score, split in
   ``--parts`` files for the labelling helpers, who see only the query and the result.
 
@@ -76,7 +78,7 @@ def _results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         query = row["query"]
         if row["corpus"] == "knowledge":
-            for hit in knowledge.searched(query, LIMIT).hits:
+            for hit in knowledge.searched(query, LIMIT, shown=False).hits:
                 found.append(
                     {
                         "door": "knowledge",

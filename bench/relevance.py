@@ -43,8 +43,9 @@ has them:
 
 - **cost**: the judge's time for 50 stored passages, per search request (p50, p99 in ms).
 - **calibration** (in search): per decile of the hits' scores, the share labelled relevant
-  (a passage by its document's label: an overestimate); ``calibration_records``: the tables'
-  hits alone, each labelled itself.
+  (a passage by its document's label: an overestimate, since a guide's other sections answer
+  less often; ``bench/calibration.py`` measures passages labelled one by one);
+  ``calibration_records``: the tables' hits alone, each labelled itself.
 
 The first held-apart sets (``relevance_holdout_*``) were measured after issue 44's judge was
 wired (decision 0067), the second (``relevance_holdout2_*``) on what shipped with it; both are
@@ -448,7 +449,8 @@ def sweep(service: Service) -> dict[str, Any]:
                     0.5,
                 )
                 for floor in fine
-                for bare in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+                # the knowledge door's bare floor is its floor (``relevance.passages``' scale)
+                for bare in sorted({floor, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5})
                 if bare >= floor
             }
             for door in ("knowledge", "tables")

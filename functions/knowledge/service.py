@@ -64,6 +64,8 @@ def search_scored(
     kind: relevance.Kind = "question",
     judge_order: bool = True,
     judge_all: bool | None = None,
+    door: bool = False,
+    shown: bool = True,
 ) -> Found:
     """``search``'s hits, the best judged relevance, and whether a candidate shares a word.
 
@@ -77,7 +79,9 @@ def search_scored(
     topic's own words first). The judge reads at least ``relevance.JUDGED`` candidates, or with
     ``judge_order=False`` only the first ``limit`` unless ``judge_all``. ``kind``: what the query is
     (``relevance.Judges``): a searcher's (``POST /v1/knowledge/search``), a topic to draft, or
-    a question to answer."""
+    a question to answer. ``door``: the scores are the search door's (``relevance.passages``:
+    recalibrated on its own passages; the judge's with ``shown=False``), and ``answered`` says
+    whether one answers it as a search (on the door's scale)."""
     embedder = get_embedder()
     retrieval.check_index([KNOWLEDGE], embedder)
     wanted = set(tags or ())
@@ -109,12 +113,16 @@ def search_scored(
         kind,
         asked,
     )
+    at_door = relevance.passages(scores) if door else scores
+    floor_at_door = relevance.PASSAGE_FLOOR  # a passage's, holding a word of the query or not
+    answered = door and relevance.answers(query, texts, at_door, floor_at_door, floor_at_door)
+    if shown:
+        scores = at_door
     ranked = list(zip(candidates, scores, strict=True))
     if judge_order:
         ranked.sort(key=lambda pair: -pair[1])
     hits = [_hit(hit, score) for hit, score in ranked if score >= floor][:limit]
     held = bool(words) or relevance.shares_words(query, texts)  # a passage holds a query word
-    answered = relevance.answers(query, texts, scores, relevance.PASSAGE_FLOOR)
     top = max(ranked, key=lambda pair: pair[1], default=None)
     return Found(
         hits, max(scores, default=0.0), held, answered, None if top is None else _hit(*top), asked
@@ -133,12 +141,16 @@ def _hit(hit: Any, score: float) -> dict[str, Any]:
     }
 
 
-def searched(query: str, limit: int, tags: list[str] | None = None) -> Found:
+def searched(query: str, limit: int, tags: list[str] | None = None, shown: bool = True) -> Found:
     """What ``POST /v1/knowledge/search`` answers (decision 0067): the passages in retrieval's
-    order, each scored by the judge as a search, none left out by score; nothing when no
-    passage holds a word of the query (gibberish) and the judge passes none, or when the query
-    is about another field altogether (``common.search.domain``, decision 0077)."""
-    found = search_scored(query, limit, tags, floor=0.0, kind="search", judge_order=False)
+    order, each scored by the judge as a search and recalibrated on the door's own passages
+    (``relevance.passages``; with ``shown=False`` the judge's score, for
+    ``bench/calibration_pairs.py``), none left out by score; nothing when no passage holds a
+    word of the query (gibberish) and the judge passes none, or when the query is about another
+    field altogether (``common.search.domain``, decision 0077)."""
+    found = search_scored(
+        query, limit, tags, floor=0.0, kind="search", judge_order=False, door=True, shown=shown
+    )
     titles = [hit["title"] for hit in found.hits]
     if domain.outside(query, titles, found.asked):  # another field: nothing, free (0077)
         return Found([], found.best, found.words, False, outside=True)

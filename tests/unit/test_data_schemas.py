@@ -46,6 +46,7 @@ MODELS: dict[str, Any] = {
     "relevance/model_first.json": relevance.read,
     "relevance/frequency.json": lambda path: read_json(path, relevance.Frequency),
     "relevance/domain.json": lambda path: read_json(path, domain.DomainFile),
+    "relevance/passages.json": lambda path: read_json(path, relevance.PassageCalibration),
     "offline/private_asks.json": lambda path: read_json(path, private_asks.Model),
 }
 

@@ -4,8 +4,11 @@ would."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from common.datafiles import ContentError
 from common.search import relevance
 
 
@@ -55,15 +58,20 @@ def test_a_keyword_search_is_judged_by_its_words_and_nonsense_is_not_relevant() 
         "several countries have closed their mink farms."
     )
     stalls = "Pig welfare — Sow stalls\nA sow stall is a metal crate too narrow to turn in."
+    floor = relevance.PASSAGE_FLOOR  # on the door's scale, holding a query word or not
+
+    def door(request: str, texts: list[str], scores: list[float]) -> bool:
+        return relevance.answers(request, texts, relevance.passages(scores), floor, floor)
+
     for request, wanted, other in (("mink", mink, stalls), ("sow stalls", stalls, mink)):
         found, unrelated = relevance.relevance(request, [wanted, other], "search")
         assert found > 0.9 > 0.3 > unrelated
-        assert relevance.answers(request, [wanted], [found], relevance.PASSAGE_FLOOR)
-        assert not relevance.answers(request, [other], [unrelated], relevance.PASSAGE_FLOOR)
+        assert door(request, [wanted], [found])
+        assert not door(request, [other], [unrelated])
     for request in ("xqzv plorf", "weather", "football results"):
         scores = relevance.relevance(request, [mink, stalls], "search")
         assert max(scores) < relevance.BARE_FLOOR, request  # they hold none of its words
-        assert not relevance.answers(request, [mink, stalls], scores, relevance.PASSAGE_FLOOR)
+        assert not door(request, [mink, stalls], scores)
     for kind in ("search", "question", "topic"):
         assert relevance.relevance("???", [mink, stalls], kind) == [0.0, 0.0]
 
@@ -75,7 +83,7 @@ def test_a_result_holding_none_of_the_query_words_answers_only_at_the_higher_flo
     text = "Fur farming — Mink\nMink farms keep a predator in wire cages."
     floor = relevance.RECORD_FLOOR
     between = (floor + relevance.BARE_FLOOR) / 2
-    assert floor < between < relevance.BARE_FLOOR <= relevance.PASSAGE_FLOOR
+    assert floor < between < relevance.BARE_FLOOR
     assert relevance.answers("mink cages", [text], [between], floor)
     assert not relevance.answers("weather", [text], [between], floor)
     assert relevance.answers("weather", [text], [relevance.BARE_FLOOR], floor)
@@ -217,3 +225,33 @@ def test_a_candidate_without_a_stored_vector_is_embedded_from_the_text_given_for
     from_judged = relevance.judged(request, [relevance.Candidate(judged_text)], "search")
     assert as_missing == pytest.approx(as_stored, abs=1e-6)
     assert from_judged != pytest.approx(as_stored, abs=1e-6)  # the text embedded matters
+
+
+def test_the_knowledge_door_shows_a_passage_s_score_recalibrated_with_its_floor_mapped() -> None:
+    """``passages`` (decision 0067): the door's map of the judge's score is monotonic, keeps 0
+    and 1, and lowers the middle (of the passages the judge scored 0.3 to 0.7, 7% to 33%
+    answered); ``PASSAGE_FLOOR`` is the floor chosen on the judge's scale (0.3), mapped, so a
+    new calibration that moves it fails here until the constant and the API's texts say so."""
+    judged = [0.0, 0.05, 0.15, 0.3, 0.5, 0.7, 0.9, 1.0]
+    shown = relevance.passages(judged)
+    assert shown == sorted(shown)
+    assert len(set(shown)) == len(shown)
+    assert [round(shown[i], relevance.SCORE_PLACES) for i in (0, -1)] == [0.0, 1.0]
+    assert all(s < j for s, j in zip(shown[1:-1], judged[1:-1], strict=True))
+    assert round(relevance.passages([0.3])[0], relevance.SCORE_PLACES) == relevance.PASSAGE_FLOOR
+    assert f"a passage scores {relevance.PASSAGE_FLOOR} or more" == relevance.ANSWERS
+
+
+def test_a_passage_calibration_fitted_for_another_model_is_refused(tmp_path, monkeypatch) -> None:
+    """A calibration belongs to the model it was fitted on: ``passages.json`` names the SHA-256
+    of ``model.json``, and another model's scores are not mapped by it."""
+    document = json.loads(relevance.PASSAGES_PATH.read_text("utf-8"))
+    stale = tmp_path / "passages.json"
+    stale.write_text(json.dumps(document | {"model": "0" * 64}), "utf-8")
+    monkeypatch.setattr(relevance, "PASSAGES_PATH", stale)
+    relevance._passages.cache_clear()
+    try:
+        with pytest.raises(ContentError, match=r"another model\.json"):
+            relevance.passages([0.5])
+    finally:
+        relevance._passages.cache_clear()  # the shipped file is read again after the test
