@@ -1,14 +1,14 @@
 """The relevance judge's calibration on the search doors' own results, labelled one by one
 (issue 44: "observed relevance within 0.05 of predicted in every decile with >= 30 pairs").
 
-``bench/data/calibration_pairs.jsonl`` (or ``--sample calibration2``: ``calibration2_*``;
-``bench/calibration_pairs.py``: results the doors
-returned for the queries of spent held-apart sets the judge did not learn, drawn evenly from
-each tenth of the score) and ``bench/data/calibration_labels_part*.jsonl`` (each pair labelled 1 or
-0 by helpers who read only ``bench/data/calibration.brief.md`` and the pairs' query and result,
-never the score). Printed, as JSON, per door (knowledge: a guide's passages; tables: records)
-and for both: per tenth of the score, the pairs, the mean score, the share labelled 1, how far
-apart they are, and the 95% Wilson interval of the share (whether 0.05 can be told at that
+``bench/data/calibration_pairs.jsonl`` (or ``--sample calibration2``, ``calibration3``:
+``calibration2_*``, ...; ``bench/calibration_pairs.py``: results the doors returned for the
+queries of held-apart sets the judge did not learn, drawn evenly from each tenth of the score)
+and ``bench/data/calibration_labels_part*.jsonl`` (each pair labelled 1 or 0 by helpers who
+read only ``bench/data/calibration.brief.md`` and the pairs' query and result, never the
+score). Printed, as JSON, per door (knowledge: a guide's passages; tables: records) and for
+both: per tenth of the score, the pairs, the mean score, the share labelled 1, how far apart
+they are, and the 95% Wilson interval of the share (whether 0.05 can be told at that
 size); and the expected calibration error (pairs weighted as drawn).
 
 The scores are those of the model the pairs were drawn with (its SHA-256 in the file's first
@@ -81,7 +81,7 @@ def main() -> int:
     from common.search.relevance import passages
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sample", default="calibration", help="calibration or calibration2")
+    parser.add_argument("--sample", default="calibration", help="calibration, calibration2, ...")
     sample = parser.parse_args().sample
     path = DATA / f"{sample}_pairs.jsonl"
     lines = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]

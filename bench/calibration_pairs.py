@@ -7,9 +7,9 @@ whose guide is relevant is not the share of passages that answer: a guide's othe
 about something else. A calibration set labels each result itself. Its queries are those of
 spent held-apart sets the judge did not learn (``SAMPLES``); each is run through the door as
 ``bench/relevance.py`` runs it (``limit`` 10), and every result is a candidate pair with the
-score the door gave. From each door (knowledge, tables) and each tenth of the score, up to
-``PER_DECILE`` pairs are drawn (seeded), so the middle tenths, which hold few of a search's
-results, are measured as closely as the ends.
+score the door gave. From each door (knowledge, tables) and each tenth of the score, up to 60
+pairs (120 for the third sample) are drawn (seeded), so the middle tenths, which hold few of a
+search's results, are measured as closely as the ends.
 
 Written:
 - ``bench/data/<sample>_pairs.jsonl`` (``--sample``: ``calibration``, the first, or
@@ -43,14 +43,18 @@ from bench import emulated  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
-# the samples drawn: name -> the spent sets the judge did not learn whose queries it reads (a
-# second sample, on other queries and labelled by other helpers, measures a calibration fitted on
-# the first)
+# the samples drawn: name -> the sets the judge did not learn whose queries it reads, and how
+# many pairs per door and tenth of the score (a second sample, on other queries and labelled by
+# other helpers, measured the passages' calibration fitted on the first; a third, on the
+# searches of set 17, written for it, and larger, the one fitted on both)
 SAMPLES = {
-    "calibration": ("holdout13", "holdout14", "holdout15"),
-    "calibration2": ("holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12"),
+    "calibration": (("holdout13", "holdout14", "holdout15"), 60),
+    "calibration2": (
+        ("holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12"),
+        60,
+    ),
+    "calibration3": (("holdout17",), 120),
 }
-PER_DECILE = 60
 SEED = 44
 LIMIT = 10
 
@@ -104,8 +108,8 @@ def _results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def _drawn(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Up to ``PER_DECILE`` distinct pairs from each door's tenths of the score."""
+def _drawn(found: list[dict[str, Any]], per_decile: int) -> list[dict[str, Any]]:
+    """Up to ``per_decile`` distinct pairs from each door's tenths of the score."""
     rng = random.Random(SEED)
     strata: dict[tuple[str, int], list[dict[str, Any]]] = {}
     seen = set()
@@ -118,7 +122,7 @@ def _drawn(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     drawn = []
     for stratum in sorted(strata):
         pairs = strata[stratum]
-        drawn += rng.sample(pairs, min(PER_DECILE, len(pairs)))
+        drawn += rng.sample(pairs, min(per_decile, len(pairs)))
     rng.shuffle(drawn)
     return [{"id": f"c{n:04d}", **pair} for n, pair in enumerate(drawn, 1)]
 
@@ -129,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where their files go")
     parser.add_argument("--sample", choices=sorted(SAMPLES), default="calibration")
     args = parser.parse_args(argv)
-    sets = SAMPLES[args.sample]
+    sets, per_decile = SAMPLES[args.sample]
     model = hashlib.sha256((ROOT / "data" / "relevance" / "model.json").read_bytes()).hexdigest()
     emulator = Emulator("127.0.0.1", free_port(), "demo-calibration-pairs").start()
     try:
@@ -141,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         import_knowledge([ROOT / "data" / "knowledge"])
         for name, table in TABLES.items():
             import_records(table, ROOT / "data" / "sample" / f"{name}.jsonl")
-        drawn = _drawn(_results(_rows(sets)))
+        drawn = _drawn(_results(_rows(sets)), per_decile)
     finally:
         emulator.stop()
-    lines = [json.dumps({"model": model, "sets": list(sets), "per_decile": PER_DECILE})]
+    lines = [json.dumps({"model": model, "sets": list(sets), "per_decile": per_decile})]
     lines += [json.dumps(pair, ensure_ascii=False) for pair in drawn]
     (DATA / f"{args.sample}_pairs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     args.out.mkdir(parents=True, exist_ok=True)
