@@ -39,7 +39,8 @@ has them:
   - ``declined``: the share answered with the refusal of a request for private details;
   - ``cites_relevant``: for answers, the share whose sources include a relevant guide;
   - ``says_the_figure``: for "number", the share of replies that hold a number the row's
-    ``why`` gives.
+    ``why`` gives (a figure in words from "two" counts as in digits: "six" is "6"; before, a
+    ``why`` that spelled its figure out counted as not said, whatever the reply).
 
 - **cost**: the judge's time for 50 stored passages, per search request (p50, p99 in ms).
 - **calibration** (in search): per decile of the hits' scores, the share labelled relevant
@@ -97,6 +98,23 @@ from devtools.emulator import Emulator, free_port  # noqa: E402
 DATA = ROOT / "bench" / "data"
 K = 10
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# a figure written in words is the same figure ("six clear days", "6 clear days"); not "one",
+# which most replies hold in another sense ("one of the")
+_UNITS = "two three four five six seven eight nine ten eleven twelve thirteen fourteen \
+fifteen sixteen seventeen eighteen nineteen twenty"
+_TENS = "thirty forty fifty sixty seventy eighty ninety"
+WORDS = (
+    {word: n for n, word in enumerate(_UNITS.split(), 2)}
+    | {word: 10 * n for n, word in enumerate(_TENS.split(), 3)}
+    | {"hundred": 100, "thousand": 1000}
+)
+NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(WORDS)})\b", re.IGNORECASE)
+
+
+def figures(text: str) -> set[str]:
+    """The figures of ``text``, in digits: "six" is "6"."""
+    spelled = {str(WORDS[m.group(0).lower()]) for m in NUMBER_WORD.finditer(text)}
+    return set(NUMBER.findall(text)) | spelled
 
 
 # The held-apart sets already measured (spent for evaluation): a threshold may be chosen on
@@ -353,9 +371,8 @@ def chat(service: Service) -> dict[str, Any]:
         if row["expect"] in ("answer", "number"):
             kind["cites_relevant"].append(bool(docs & set(row["relevant"])))
         if row["expect"] == "number":
-            figures = set(NUMBER.findall(row["why"]))
             kind["says_the_figure"].append(
-                bool(figures & set(NUMBER.findall(body.get("response", ""))))
+                bool(figures(row["why"]) & figures(body.get("response", "")))
             )
     return {
         expect: {"messages": len(kind["billed"])}

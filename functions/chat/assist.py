@@ -45,6 +45,8 @@ ANSWER_FACTS = 4
 # answered and billed: at 0.45 answers are billed for 0.811 of the questions the guides answer,
 # off-topic 0 of 26; at 0.4, 0.865 and 2 of 26.
 SENTENCE_MIN = 0.45
+COUNTED_WITHIN = 3  # a count's figure stands this many words or fewer before what it counts
+_WORD = re.compile(r"[a-z][\w'-]*")
 RECORDS = 8
 FINDINGS = 5
 FINDING_CHARS = 300
@@ -60,6 +62,11 @@ class AnswerShape(Content):
     asks: Pattern
     holds: Pattern
     required: bool = False  # asked for a figure: answered with one or not at all
+    # the figure counts what the question asks how many of: ``asks`` captures it (``counted``,
+    # a word or two), and when those name animals a figure of ``holds`` answers only when the
+    # next ``COUNTED_WITHIN`` words name animals too ("1.4 million people" is not how many
+    # hens; other things are counted under other names: shareholders as members)
+    counts: bool = False
 
 
 class Texts(Content):
@@ -223,7 +230,8 @@ def answering(
 
     if shape is not None and shape.required:
         holds = _compiled(shape.holds)
-        found = [f for f in found if holds.search(f.text.lower())]
+        animals = _counts_animals(question, shape)
+        found = [f for f in found if _gives(f.text.lower(), holds, animals)]
     runs = _runs(found)
     joined = [run for run in runs if len(run) > 1]
     scores = relevance.relevance(  # the judge this threshold was chosen with (decision 0067)
@@ -236,6 +244,31 @@ def answering(
         if score >= SENTENCE_MIN:
             kept.update(run)
     return [f for i, f in enumerate(found) if i in kept]
+
+
+def _counts_animals(question: str, shape: AnswerShape) -> bool:
+    """Whether a question of a ``counts`` shape asks how many of an animal (``common.language
+    .species``: "how many hens", "how many sows")."""
+    if not shape.counts:
+        return False
+    from common.language import species
+
+    match = re.search(shape.asks, question.lower())
+    asked_of = match.groupdict().get("counted") if match else None
+    return bool(asked_of and species.named(asked_of))
+
+
+def _gives(sentence: str, holds: re.Pattern[str], animals: bool) -> bool:
+    """Whether a sentence (lower case) holds a figure of the shape; when the question counts
+    animals (``animals``), one followed within ``COUNTED_WITHIN`` words by words naming an
+    animal."""
+    from common.language import species
+
+    for figure in holds.finditer(sentence):
+        following = _WORD.findall(sentence, figure.end())[:COUNTED_WITHIN]
+        if not animals or species.named(" ".join(following)):
+            return True
+    return False
 
 
 def _runs(found: list[compose.Fact]) -> list[list[int]]:

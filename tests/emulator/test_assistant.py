@@ -250,7 +250,20 @@ def test_what_the_guides_do_not_answer_is_said_plainly_and_not_billed(auth, bill
     figure = ask(auth, "How many ducks are farmed for foie gras in Hungary each year?")
     assert "no figure" in figure["response"]
     assert figure["sources"] == []
+    # a count asked: the guides' sizes of a hen's cage are figures, but not how many hens
+    count = ask(auth, "How many hens in the EU are still kept in cages?")
+    assert "no figure" in count["response"]
+    assert count["sources"] == []
     assert billed() == []
+
+
+def test_a_count_asked_is_answered_with_a_count(auth, billed):
+    """A "how many" question is answered with the sentence that gives the count ("1.4 million
+    verified signatures" for how many people signed), and billed."""
+    body = ask(auth, "How many people signed the End the Cage Age initiative?")
+    assert "1.4 million" in body["response"]
+    assert body["sources"]
+    assert billed() == ["chat.message"]
 
 
 def test_a_request_for_someones_private_details_is_declined_and_not_billed(auth, billed):
