@@ -68,7 +68,5 @@ def test_a_question_asks_for_its_kind_of_answer(question: str, shape: str) -> No
         ("how much space does a hen get", "Each hen gets 750 square centimetres.", True),
     ],
 )
-def test_a_count_asked_is_answered_by_a_count(
-    question: str, sentence: str, answers: bool
-) -> None:
+def test_a_count_asked_is_answered_by_a_count(question: str, sentence: str, answers: bool) -> None:
     assert gives(question, sentence) is answers
