@@ -35,7 +35,10 @@ from common.privacy.rules import (
 # A name's words (``names``): capitalised words, not inside a handle, a path or a domain, and
 # a particle between two of them, one alone ("Jan van Dyke"; "Maria de la Cruz" gives "Maria"
 # and "Cruz"). The lower-case words are found only to break a run.
-_WORD = re.compile(r"(?<![@\w/.])[A-Z][\w\u2019'-]*|[a-z]+")
+# A capital of Latin-1 counts ("Élise Fournier", "Øyvind").
+_WORD = re.compile(
+    r"(?<![@\w/.])[A-Z\u00c0-\u00d6\u00d8-\u00de][\w\u2019'-]*|[a-z\u00df-\u00f6\u00f8-\u00ff]+"
+)
 _PARTICLES = frozenset(["de", "van", "von", "der", "da", "di", "le", "la", "bin", "al", "ap"])
 _AFTER_NAME = re.compile(r"\s*(?:,|['\u2019]s\b|\()")
 
