@@ -6,7 +6,9 @@ what was misread; every set here is spent).
 ``bench/data/private_asks_holdout18.jsonl`` (the default; ``{"message", "expect", "why"}``,
 ``expect`` ``private`` or ``public``) was written by a helper from the label definitions and the
 sample records alone, in new styles and five languages, and measured once before and after
-decision 0078's rule: it is spent. ``--spent`` reads the held-apart chat sets of
+decision 0078's rule: it is spent. ``private_asks_holdout19.jsonl``, written the same way with
+more requests in German, Spanish, French and Portuguese and more close calls for work
+contacts, measured the rule's second round: spent too. ``--spent`` reads the held-apart chat sets of
 ``bench/relevance.py`` (``expect`` ``private`` against every other kind), all spent.
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/private_asks.py [--set FILE | --spent] [--misses]``.

@@ -81,6 +81,7 @@ class Texts(Content):
     private_asks: Pattern
     first_person: Pattern
     protest_at: Pattern
+    work_contact: Pattern
     person_roles: Pattern
     animal_before: Pattern
     writer_is: Pattern
@@ -326,8 +327,9 @@ def private_signals(message: str | Message) -> PrivateSignals:
     more words in any case, a title and a name, or a role: "the Crestline Eggs MD"; not the
     writer: "I'm the founder"), whether it names a private detail (``private_asks``) that is
     neither the writer's own ("my address": ``first_person``) nor an animal's ("broiler
-    chickens live") nor the home where a protest would be (``protest_at``), and whether it
-    names one outside a person's name."""
+    chickens live") nor the home where a protest would be (``protest_at``) nor a workplace's
+    (``work_contact``: "her work address"), and whether it names one outside a person's
+    name."""
     from common.privacy.people import references
 
     annotated = annotate(message)
@@ -349,6 +351,7 @@ def private_signals(message: str | Message) -> PrivateSignals:
         if not re.search(texts().first_person, lowered[: d.start()])
         and not re.search(texts().animal_before, lowered[: d.start()])
         and not re.search(texts().protest_at, lowered[: d.end()])
+        and not re.search(texts().work_contact, lowered[: d.end()])
     ]
     outside = any(
         not any(start <= d.start() and d.end() <= end for start, end in persons) for d in details
