@@ -63,8 +63,12 @@ searches, 186 topics, 170 chat messages) the gate on the field (decision 0077) a
 ``relevance_holdout15_*`` (the default; 438 searches, 210 of them covered table searches) the
 records' calibration fitted on sets 7 to 14. All are spent; ``bench/data/relevance_sets.json``
 lists them (``measured``) and any set written since and not yet read (``fresh``), for the
-trainers too: ``relevance_holdout16_*`` (435 searches, 166 of them covered table searches; 200
-topics; 170 chat messages), written the same way after them, unread, for the next change.
+trainers too. ``relevance_holdout16_*`` (435 searches, 166 of them covered table searches; 200
+topics; 170 chat messages) measured the count rule (chat) and then the judge's bars on the final
+main of this round (search, content, cost): spent. ``relevance_holdout17_search.jsonl``
+(searches only) gave the queries of the third calibration sample (``bench/calibration.py``),
+and ``relevance_holdout20_content.jsonl`` (content only, 236 topics) is fresh, unread, for the
+next change to content's coverage.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
