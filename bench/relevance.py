@@ -68,8 +68,7 @@ topics; 170 chat messages) measured the count rule (chat) and then the judge's b
 main of this round (search, content, cost): spent. ``relevance_holdout17_search.jsonl``
 (searches only) gave the queries of the third calibration sample (``bench/calibration.py``),
 and ``relevance_holdout20_content.jsonl`` (content only, 236 topics; ``--set holdout20 --only
-content``) is fresh, unread, for the
-next change to content's coverage.
+content``) is fresh, unread, for the next change to content's coverage.
 ``relevance_holdout5_chat.jsonl`` (chat only, more requests for private details and close
 calls; ``--set holdout5 --only chat``) measures the classifier of such requests
 (``functions.chat.private``).
