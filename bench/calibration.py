@@ -23,7 +23,6 @@ Run: ``PYTHONPATH=. .venv/bin/python bench/calibration.py [--sample calibration2
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -86,7 +85,9 @@ def main() -> int:
     path = DATA / f"{sample}_pairs.jsonl"
     lines = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     head, drawn = lines[0], lines[1:]
-    model = hashlib.sha256((ROOT / "data" / "relevance" / "model.json").read_bytes()).hexdigest()
+    from common.search.relevance import model_digest
+
+    model = model_digest()
     if head["model"] != model:
         sys.exit(f"{path.name} was drawn with another model: draw it again")
     labels: dict[str, int] = {}

@@ -29,7 +29,6 @@ Run: ``PYTHONPATH=. .venv/bin/python bench/calibration_pairs.py --out DIR [--par
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -134,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", choices=sorted(SAMPLES), default="calibration")
     args = parser.parse_args(argv)
     sets, per_decile = SAMPLES[args.sample]
-    model = hashlib.sha256((ROOT / "data" / "relevance" / "model.json").read_bytes()).hexdigest()
+    from common.search.relevance import model_digest
+
+    model = model_digest()
     emulator = Emulator("127.0.0.1", free_port(), "demo-calibration-pairs").start()
     try:
         emulated.environment(emulator, LOG_LEVEL="ERROR")

@@ -32,7 +32,6 @@ For records (the hits of an uncalibrated model, on the spent sets it did not lea
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from dataclasses import replace
@@ -100,11 +99,11 @@ def _report(
 
 def passages(sample: str) -> int:
     """Fit the knowledge door's map on ``sample``'s labelled passages; write ``PASSAGES_PATH``."""
-    from common.search.relevance import MODEL_PATH, PASSAGES_PATH
+    from common.search.relevance import MODEL_PATH, PASSAGES_PATH, model_digest
 
     lines = (SAMPLES / f"{sample}_pairs.jsonl").read_text("utf-8").splitlines()
     head, drawn = json.loads(lines[0]), [json.loads(line) for line in lines[1:] if line.strip()]
-    model = hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest()
+    model = model_digest()
     if head["model"] != model:
         sys.exit(f"{sample} was drawn with another {MODEL_PATH.name}: draw and label it again")
     labels = {

@@ -626,12 +626,17 @@ class PassageCalibration(Row):
 PASSAGES_PATH = DATA / "relevance" / "passages.json"
 
 
-@cache
-def _passages() -> tuple[float, float, float]:
+def model_digest() -> str:
+    """``MODEL_PATH``'s SHA-256: what a calibration or a labelled sample was made with."""
     import hashlib
 
+    return hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest()
+
+
+@cache
+def _passages() -> tuple[float, float, float]:
     document = read_json(PASSAGES_PATH, PassageCalibration)
-    if document.model != hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest():
+    if document.model != model_digest():
         raise ContentError(
             f"{PASSAGES_PATH.name}: fitted for another {MODEL_PATH.name}: label the door's "
             "passages again and run devtools.calibrate_relevance --passages"
