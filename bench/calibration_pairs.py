@@ -12,8 +12,9 @@ pairs (120 for the third sample) are drawn (seeded), so the middle tenths, which
 search's results, are measured as closely as the ends.
 
 Written:
-- ``bench/data/<sample>_pairs.jsonl`` (``--sample``: ``calibration``, the first, or
-  ``calibration2``): ``{id, door, request, candidate, text, score}``; the
+- ``bench/data/<sample>_pairs.jsonl`` (``--sample``: ``calibration``, the first, to
+  ``calibration4``, drawn by the score as the door shows it): ``{id, door, request, candidate,
+  text, score}``; the
   candidate is ``{doc, section}`` (a guide's passage) or ``{table, id}``; ``text``: the result
   as the searcher reads it (a passage under its guide's title and section, a record's name and
   text); ``score``: the door's, by the model of ``model`` (its SHA-256, in the first line),
@@ -53,7 +54,12 @@ SAMPLES = {
         60,
     ),
     "calibration3": (("holdout17",), 120),
+    # a fourth, on the searches of set 21 (written for it, about 1,000), drawn evenly from the
+    # tenths of the score as the door shows it (a passage's recalibrated: the third sample's
+    # middle tenths of the shown scale held 16 to 60 pairs), to measure every tenth closely
+    "calibration4": (("holdout21",), 200),
 }
+SHOWN = frozenset({"calibration4"})  # drawn by the shown score, not the judge's
 SEED = 44
 LIMIT = 10
 
@@ -107,17 +113,28 @@ def _results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def _drawn(found: list[dict[str, Any]], per_decile: int) -> list[dict[str, Any]]:
-    """Up to ``per_decile`` distinct pairs from each door's tenths of the score."""
+def _drawn(found: list[dict[str, Any]], per_decile: int, shown: bool) -> list[dict[str, Any]]:
+    """Up to ``per_decile`` distinct pairs from each door's tenths of the score (``shown``: of
+    the score as the door shows it, a passage's recalibrated)."""
+    from common.search.relevance import passages
+
+    scores = [pair["score"] for pair in found]
+    if shown:  # a record's score is shown as it is; a passage's recalibrated
+        mapped = passages(scores)
+        doors = [pair["door"] for pair in found]
+        scores = [
+            m if door == "knowledge" else s
+            for door, s, m in zip(doors, scores, mapped, strict=True)
+        ]
     rng = random.Random(SEED)
     strata: dict[tuple[str, int], list[dict[str, Any]]] = {}
     seen = set()
-    for pair in found:
+    for pair, score in zip(found, scores, strict=True):
         key = (pair["request"], json.dumps(pair["candidate"], sort_keys=True))
         if key in seen:
             continue
         seen.add(key)
-        strata.setdefault((pair["door"], min(9, int(pair["score"] * 10))), []).append(pair)
+        strata.setdefault((pair["door"], min(9, int(score * 10))), []).append(pair)
     drawn = []
     for stratum in sorted(strata):
         pairs = strata[stratum]
@@ -146,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         import_knowledge([ROOT / "data" / "knowledge"])
         for name, table in TABLES.items():
             import_records(table, ROOT / "data" / "sample" / f"{name}.jsonl")
-        drawn = _drawn(_results(_rows(sets)), per_decile)
+        drawn = _drawn(_results(_rows(sets)), per_decile, args.sample in SHOWN)
     finally:
         emulator.stop()
     lines = [json.dumps({"model": model, "sets": list(sets), "per_decile": per_decile})]
@@ -165,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     for pair in drawn:
         key = f"{pair['door']} {min(9, int(pair['score'] * 10)) / 10:.1f}"
         counts[key] = counts.get(key, 0) + 1
-    print(json.dumps({"pairs": len(drawn), "by_door_and_decile": dict(sorted(counts.items()))}))
+    print(
+        json.dumps({"pairs": len(drawn), "by_door_and_judged_tenth": dict(sorted(counts.items()))})
+    )
     return 0
 
 

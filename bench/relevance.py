@@ -129,6 +129,7 @@ _SETS = json.loads((DATA / "relevance_sets.json").read_text(encoding="utf-8"))
 MEASURED: tuple[str, ...] = tuple(_SETS["measured"])
 FRESH: tuple[str, ...] = tuple(_SETS["fresh"])  # written, not yet read or measured: the next change
 SET = "holdout15"  # ``--set``: which sets are read
+MISSES = False  # ``--misses``: list content's misses
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -332,12 +333,16 @@ def judged_topic(topic: str) -> float:
 def content(service: Service) -> dict[str, Any]:
     covered_refused, uncovered_drafted, cited, statuses = [], [], [], defaultdict(int)
     best: list[tuple[float, bool]] = []  # the topic judged as the door judges it, and covered
+    misses: list[dict[str, Any]] = []
     for row in rows("content"):
-        best.append((judged_topic(row["topic"]), bool(row["covered"])))
+        judged = judged_topic(row["topic"])
+        best.append((judged, bool(row["covered"])))
         answer = service.post("/v1/content/generate", {"topic": row["topic"]})
         code = answer.get_json().get("code", "") if answer.status_code >= 400 else ""
         statuses[f"{answer.status_code} {code}".strip()] += 1
         drafted = answer.status_code == 200
+        if MISSES and drafted != bool(row["covered"]):
+            misses.append({"topic": row["topic"], "covered": row["covered"], "best": judged})
         if row["covered"]:
             covered_refused.append(not drafted)
             if drafted:
@@ -353,6 +358,7 @@ def content(service: Service) -> dict[str, Any]:
         "uncovered_drafted": share(uncovered_drafted),
         "drafted_from_relevant": share(cited),
         "separation_auc": separation(best),
+        **({"misses": misses} if MISSES else {}),
     }
 
 
@@ -491,7 +497,7 @@ SCENARIOS: dict[str, Callable[[Service], dict[str, Any]]] = {
 
 
 def main() -> None:
-    global SET
+    global SET, MISSES
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="search,content,chat,cost", help=f"of {list(SCENARIOS)}")
     parser.add_argument(
@@ -501,6 +507,12 @@ def main() -> None:
         "--only sweep, dev "
         "and those the judge did not learn, joined by '+' (dev+holdout7)",
     )
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="list content's misses (covered topics refused, others drafted) with their best "
+        "judged passage: reading them spends the set",
+    )
     args = parser.parse_args()
     chosen = args.set.split("+")
     if any(name not in {"dev", *MEASURED, *FRESH} for name in chosen) or (
@@ -508,7 +520,7 @@ def main() -> None:
     ):
         parser.error(f"--set {args.set}: no such set (several only with --only sweep or hits)")
     only = args.only.split(",")
-    SET = args.set
+    SET, MISSES = args.set, args.misses
     for tunes in {"sweep", "hits"} & set(only):
         tuning_only(tunes)  # before the emulator starts
     import tempfile

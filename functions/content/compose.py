@@ -6,7 +6,8 @@ so a draft says nothing its sources do not say; what the engine adds is the fram
 only the author knows). Facts are ranked by how many of the topic's terms they hold, whether
 they carry a figure or a date, the passage's rank, and whether they stand on their own (a
 sentence opening with "It" or "These" needs the one before it). Platform limits are met by
-choosing facts that fit, never by cutting a sentence.
+choosing facts that fit, never by cutting a sentence, unless no whole sentence fits a post
+or a thread: then it quotes a sentence's main clause (decision 0079).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 import unicodedata
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from common.catalog.topics import name_of
@@ -24,7 +25,15 @@ from common.language import citations
 from common.language.index import terms
 from common.language.sentences import split
 from common.offline.entities import topics_in
-from functions.content.texts import Drafts, advice, drafts, generic_terms, not_facts, related
+from functions.content.texts import (
+    Drafts,
+    advice,
+    drafts,
+    generic_terms,
+    not_facts,
+    related,
+    trailing_clauses,
+)
 
 MIN_FACT_CHARS = 40
 MAX_FACT_CHARS = 450
@@ -177,6 +186,7 @@ def facts(
     focus: str | None = None,
     shape: re.Pattern[str] | None = None,
     public: bool = False,
+    guidance: bool = False,
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
@@ -190,7 +200,8 @@ def facts(
     escalating too quickly"): alone, it does not say what it is about; public copy
     (``public``: a draft) quotes one only when nothing else is left. Public copy never
     quotes advice written for campaigners ("Close with one clear ask and a date for a
-    reply")."""
+    reply"), unless ``guidance``: a topic that is itself campaign practice, whose passages
+    say nothing else about it (``compose``)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -203,7 +214,9 @@ def facts(
     found: list[Fact] = []
     for rank, passage in enumerate(passages):
         for position, sentence in enumerate(split(passage.text)):
-            if not _usable(sentence) or (public and advice().search(sentence.lower())):
+            if not _usable(sentence) or (
+                public and not guidance and advice().search(sentence.lower())
+            ):
                 continue
             dependence = _dependence(sentence, texts)
             if require_overlap and dependence >= POINTS_BACK:
@@ -305,22 +318,58 @@ def _facts_wanted(spec: Spec) -> int:
 
 
 def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
-    """The draft, or None when no passage says anything about the topic."""
-    found = facts(spec.topic, passages, public=True)
-    if not found:
-        return None
+    """The draft, or None when no passage says anything about the topic (decision 0079).
+
+    A topic whose passages hold nothing about it but advice for campaigners that a draft can
+    quote ("a volunteer briefing for a supermarket demo") is campaign practice: its draft
+    quotes that advice, what its sources say of it. A post or a thread that no whole sentence
+    fits quotes sentences' main clauses (``main_clause``)."""
+    for guidance in (False, True):
+        found = facts(spec.topic, passages, public=True, guidance=guidance)
+        draft = _drafted(spec, found, passages) if found else None
+        if draft is not None:
+            return draft
+    return None
+
+
+def _drafted(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Draft | None:
     tags = hashtags(spec.topic)
     if spec.content_type == "thread":
-        return _thread(spec, found, tags)
+        return _thread(spec, found, tags) or _thread(spec, _main_clauses(spec, found), tags)
     if spec.content_type == "social_post":
-        return _post(spec, found, tags)
+        return _post(spec, found, tags) or _post(spec, _main_clauses(spec, found), tags)
     return _long_form(spec, found, tags, passages)
+
+
+def main_clause(sentence: str) -> str | None:
+    """The sentence up to a trailing clause that adds to what it says without limiting it
+    (drafts.toml ``trailing_clauses``: ", while upholding...", ", reasoning that...", ",
+    which..."), as a sentence: the longest such head that is a usable fact; None when there
+    is none. A clause that limits the claim (", but", ", unless", ", except") is never cut
+    off: the head alone would say more than the source."""
+    heads = [sentence[: m.start()].rstrip() + "." for m in trailing_clauses().finditer(sentence)]
+    usable = [h for h in heads if _usable(h)]
+    return usable[-1] if usable else None
+
+
+def _main_clauses(spec: Spec, found: list[Fact]) -> list[Fact]:
+    """``found``'s facts as their main clauses, each still holding a word of the topic."""
+    asked = set(terms(spec.topic))
+    wanted = asked | {other for term in asked for other in related().get(term, ())}
+    clauses = [(fact, main_clause(fact.text)) for fact in found]
+    return [
+        replace(fact, text=clause)
+        for fact, clause in clauses
+        if clause is not None and wanted & set(terms(clause))
+    ]
 
 
 def _post(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
     """One post: opening, facts, call to action and hashtags, as much as fits. Given up first
     when space is short: hashtags beyond one, then the opening, then the best facts for
     shorter ones, then facts beyond one."""
+    if not found:
+        return None
     rules = drafts().platform[spec.platform]
     opening, ask = hook(spec), cta(spec)
     in_post = min(max(1, rules.hashtags_in_post), len(tags))

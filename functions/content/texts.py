@@ -96,6 +96,7 @@ class Drafts(Content):
     frame: Frame
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
+    trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
     anaphora: LowerWords
     dangling: LowerWords
     addressing: LowerWords
@@ -121,6 +122,17 @@ def advice() -> re.Pattern[str]:
     """Sentences written for campaigners (data/content/drafts.toml ``advice``), matched in
     lower case: public copy never quotes them."""
     return re.compile("|".join(f"(?:{p})" for p in drafts().advice))
+
+
+@cache
+def trailing_clauses() -> re.Pattern[str]:
+    """Where a sentence's trailing clause that adds to it begins (data/content/drafts.toml
+    ``trailing_clauses``), matched as written: a post quotes the head before it when the
+    whole sentence does not fit (``compose.main_clause``). A trailing clause runs to the
+    sentence's end: no comma follows its opener ("The Act, which took effect in 2022, bans
+    cages" has none)."""
+    openers = "|".join(f"(?:{p})" for p in drafts().trailing_clauses)
+    return re.compile(f"(?:{openers})(?=[^,]*$)")
 
 
 @cache

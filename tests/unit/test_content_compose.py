@@ -1,12 +1,21 @@
 """The offline content engine without I/O: counting as platforms count, sentence splitting,
-fact choice, and fitting posts and threads within their limits without cutting a sentence."""
+fact choice, and fitting posts and threads within their limits without cutting a sentence
+(but to its main clause when no whole sentence fits, decision 0079)."""
 
 from __future__ import annotations
 
 import pytest
 
 from common.language.sentences import split
-from functions.content.compose import Passage, Spec, compose, count, facts, hashtags
+from functions.content.compose import (
+    Passage,
+    Spec,
+    compose,
+    count,
+    facts,
+    hashtags,
+    main_clause,
+)
 
 HENS = Passage(
     text=(
@@ -119,6 +128,95 @@ def test_public_copy_never_quotes_advice_written_for_campaigners():
     ]
     answer = facts("cage-free egg pledges", [guide], require_overlap=True)
     assert len(answer) > 1  # a campaigner asking how to do it still gets the advice
+
+
+def test_a_topic_that_is_campaign_practice_is_drafted_from_the_advice_it_is_about():
+    """Decision 0079: advice stays out of public copy while the passages say anything else
+    about the topic; when advice is all they say of it, the topic is campaign practice."""
+    briefing = Passage(
+        "Brief volunteers before every public action, and explain what is part of the plan. "
+        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide.",
+        "Demonstrations",
+        None,
+        "Briefing",
+    )
+    draft = compose(Spec("volunteer briefing", "social_post", "x"), [briefing])
+    assert draft is not None
+    assert [f.text for f in draft.facts] == [
+        "Brief volunteers before every public action, and explain what is part of the plan."
+    ]
+    guide = Passage(
+        "Check every claim about cage-free pledges against a source you can produce. "
+        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide.",
+        "Corporate campaigns",
+        None,
+        "Asks",
+    )
+    draft = compose(Spec("cage-free pledges", "social_post", "x"), [guide])
+    assert draft is not None
+    assert "Check every claim" not in draft.content  # something else is said of the topic
+
+
+WASDEN = (
+    "In Animal Legal Defense Fund v. Wasden, 878 F.3d 1184 (9th Cir. 2018), the Ninth Circuit "
+    "struck down Idaho's bans on entering an agricultural facility by misrepresentation, "
+    "while upholding the provisions on obtaining records by misrepresentation and obtaining "
+    "employment by misrepresentation with intent to cause economic or other injury to the "
+    "facility's operations and staff."
+)
+
+
+def test_a_post_no_whole_sentence_fits_quotes_a_sentences_main_clause():
+    """Decision 0079: cut only before a trailing clause that adds to the claim and runs to
+    the sentence's end; only when no whole sentence fits."""
+    ruling = Passage(WASDEN, "Ag-gag laws", None, "Courts")
+    draft = compose(Spec("Idaho ag-gag ruling", "social_post", "x"), [ruling])
+    assert draft is not None
+    head = WASDEN[: WASDEN.index(", while")] + "."
+    assert [f.text for f in draft.facts] == [head]
+    assert count(draft.content, "x") <= 280
+    thread = compose(Spec("Idaho ag-gag ruling", "thread", "x"), [ruling])
+    assert thread is not None
+    assert head in thread.content
+    letter = compose(Spec("Idaho ag-gag ruling", "letter", "email"), [ruling])
+    assert letter is not None
+    assert WASDEN in letter.content
+    assert compose(Spec("Idaho ag-gag ruling", "social_post", "x"), [_UNCUT]) is None
+    # a post a whole sentence fits is not cut
+    both = compose(Spec("Idaho ag-gag ruling", "social_post", "x"), [ruling, _IDAHO])
+    assert both is not None
+    assert [f.text for f in both.facts] == [_IDAHO.text]
+
+
+_UNCUT = Passage(
+    WASDEN.replace("operations and staff", "operations, property or staff"), "", None, ""
+)
+_IDAHO = Passage(
+    "Idaho's ag-gag statute was challenged in the federal courts by several groups.",
+    "Ag-gag laws",
+    None,
+    "Idaho",
+)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a clause that limits the claim is never cut off
+        "Cages of every kind remain legal across the whole country, but only with a licence "
+        "from the council.",
+        "Cages of every kind remain legal across the whole country, unless the hens are kept "
+        "for commercial egg production.",
+        # a clause inside the sentence, not trailing it
+        "The Animal Welfare (Kept Animals) Act of the land, which took effect in 2022, bans "
+        "cages for laying hens.",
+        # what is left would not stand as a fact
+        "It was upheld, reasoning that the requirement of intent made the provisions "
+        "viewpoint-discriminatory.",
+    ],
+)
+def test_a_sentence_is_never_cut_where_its_head_would_say_more_or_less_than_a_claim(sentence):
+    assert main_clause(sentence) is None
 
 
 def test_facts_are_cited_to_their_own_listed_source_and_a_writers_words_to_none():
