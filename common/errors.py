@@ -28,6 +28,7 @@ the classes and checks this drawing, so it cannot drift:
         UnsupportedMediaType        415 unsupported_media_type
         IdempotencyKeyReused        422 idempotency_key_reused
         NotCovered                  422 topic_not_covered
+            DraftDoesNotFit         422 draft_does_not_fit     no draft of a covered topic fits
         NotAnOrganization           422 not_an_organization
         ActivityNotRecognised       422 activity_not_recognised
         JurisdictionNotRecognised   422 jurisdiction_not_recognised
@@ -249,6 +250,13 @@ class NotCovered(AppError):
     """The request is valid but the service has nothing to ground an answer on (not billed)."""
 
     status, code, title = 422, "topic_not_covered", "Topic not covered"
+
+
+class DraftDoesNotFit(NotCovered):
+    """The topic is covered, but no sentence its sources give fits the content type on that
+    platform, and a draft never cuts a claim short (content, decision 0079); not billed."""
+
+    status, code, title = 422, "draft_does_not_fit", "Draft does not fit"
 
 
 class NotAnOrganization(AppError):

@@ -22,7 +22,13 @@ from typing import Annotated, Any
 
 from common import privacy
 from common.datafiles import Content, Line, LowerWords, Pattern, Prose, Template, load
-from common.errors import InvalidRequest, NotAnOrganization, NotCovered, SubjectOptedOut
+from common.errors import (
+    DraftDoesNotFit,
+    InvalidRequest,
+    NotAnOrganization,
+    NotCovered,
+    SubjectOptedOut,
+)
 from common.language import clip, gazetteer
 from common.language.message import Message, annotate
 from common.language.sentences import split
@@ -74,6 +80,7 @@ class Texts(Content):
     draft_other_platform: Annotated[Line, Template("asked", "used")]
     draft_needs_topic: Annotated[Prose, Template("kind")]
     not_covered: Annotated[Prose, Template("topic")]
+    draft_does_not_fit: Annotated[Prose, Template("topic", "kind", "where")]
     knowledge_intro: Line
     knowledge_none: Prose
     figure_none: Prose
@@ -149,11 +156,14 @@ def draft(info: dict[str, Any]) -> Answer:
             texts().draft_needs_topic.format(kind=kind), helped=False, asks_for_topic=True
         )
     spec = compose.Spec(topic=clip(topic, 500), content_type=content_type, platform=platform)
+    where = f" for {_label(platform)}" if platform not in ("email", "web") else ""
     try:
         generated = content.generate(spec)
+    except DraftDoesNotFit:
+        unfit = texts().draft_does_not_fit
+        return Answer(unfit.format(topic=topic, kind=kind, where=where), helped=False)
     except NotCovered:
         return Answer(texts().not_covered.format(topic=topic), helped=False)
-    where = f" for {_label(platform)}" if platform not in ("email", "web") else ""
     head = texts().draft.format(kind=kind, where=where)
     parts = [head + (f" {note}" if note else ""), generated.content]
     cited = generated.citations

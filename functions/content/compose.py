@@ -337,7 +337,14 @@ def _drafted(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Draf
     if spec.content_type == "thread":
         return _thread(spec, found, tags) or _thread(spec, _main_clauses(spec, found), tags)
     if spec.content_type == "social_post":
-        return _post(spec, found, tags) or _post(spec, _main_clauses(spec, found), tags)
+        # whole sentences before main clauses; the default call to action (never the
+        # caller's) given up before a sentence is cut
+        asks = (True, False) if spec.cta is None else (True,)
+        for facts_of in (found, _main_clauses(spec, found)):
+            for asking in asks:
+                if (post := _post(spec, facts_of, tags, asking)) is not None:
+                    return post
+        return None
     return _long_form(spec, found, tags, passages)
 
 
@@ -364,10 +371,10 @@ def _main_clauses(spec: Spec, found: list[Fact]) -> list[Fact]:
     ]
 
 
-def _post(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
-    """One post: opening, facts, call to action and hashtags, as much as fits. Given up first
-    when space is short: hashtags beyond one, then the opening, then the best facts for
-    shorter ones, then facts beyond one."""
+def _post(spec: Spec, found: list[Fact], tags: list[str], asking: bool = True) -> Draft | None:
+    """One post: opening, facts, call to action (unless not ``asking``) and hashtags, as much
+    as fits. Given up first when space is short: hashtags beyond one, then the opening, then
+    the best facts for shorter ones, then facts beyond one."""
     if not found:
         return None
     rules = drafts().platform[spec.platform]
@@ -379,7 +386,8 @@ def _post(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
             body = separator.join(f.text for f in picked)
             for head in (f"{opening}{separator}", ""):
                 for tag_count in range(in_post, 0, -1):
-                    text = f"{head}{body}\n\n{ask} {' '.join(tags[:tag_count])}"
+                    ending = f"{ask} " if asking else ""
+                    text = f"{head}{body}\n\n{ending}{' '.join(tags[:tag_count])}"
                     if count(text, spec.platform) <= rules.limit:
                         return Draft([text], text, tags, list(picked))
     return None

@@ -23,7 +23,8 @@ from functions.content.models import (
 ENGINE_HEADER = "X-Content-Engine"
 STREAM_DESCRIPTION = (
     "Facts come only from the knowledge base's passages and every document used is listed in "
-    "`sources`; a topic the knowledge base does not cover is 422 `topic_not_covered` (not "
+    "`sources`; a topic the knowledge base does not cover is 422 `topic_not_covered`, and one "
+    "whose sentences are all too long for the platform 422 `draft_does_not_fit` (neither "
     "billed). Every post is within the platform's limit (`characterLimit`; X 280 per post and "
     "per thread item, Instagram 2,200, LinkedIn 3,000). With `Accept: text/event-stream` the "
     "answer is server-sent events: `sources` (the documents), `delta` events with the text, "

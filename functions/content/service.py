@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from common import privacy
 from common.adapters.llm import ChatProvider, provider_or_offline
 from common.adapters.prompts import prompt
-from common.errors import FieldError, InvalidRequest, NotCovered
+from common.errors import DraftDoesNotFit, FieldError, InvalidRequest, NotCovered
 from common.language import gazetteer, names, organisations, places
 from common.language.index import terms
 from common.logging import get_logger
@@ -297,8 +297,12 @@ def _generate(spec: Spec) -> Generated:
 
 
 def _offline(spec: Spec, passages: list[Passage]) -> Generated:
-    """The offline draft, composed from the passages' own sentences (422 with none)."""
+    """The offline draft, composed from the passages' own sentences: 422 with none, or, when
+    the passages say something of the topic but nothing that fits (a post on X: sentences of
+    300 characters and more), 422 ``draft_does_not_fit`` naming where it would fit."""
     draft = compose.compose(spec, passages)
+    if draft is None and compose.facts(spec.topic, passages, public=True, guidance=True):
+        raise DraftDoesNotFit(_does_not_fit(spec, passages))
     if draft is None:
         raise NotCovered(_NOT_COVERED)
     return Generated(
@@ -309,6 +313,29 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
         spec=spec,
         engine=OFFLINE,
         citations=compose.cite(draft.facts, passages),
+    )
+
+
+def _does_not_fit(spec: Spec, passages: list[Passage]) -> str:
+    """Why a covered topic has no draft, and where one would fit: the platforms that take the
+    content type and fit its draft, else the long forms."""
+    texts = drafts()
+    elsewhere = [
+        platform
+        for platform, rules in texts.platform.items()
+        if platform != spec.platform
+        and spec.content_type in rules.content_types
+        and compose.compose(replace(spec, platform=platform), passages) is not None
+    ]
+    where = (
+        f"platform {' or '.join(elsewhere)}"
+        if elsewhere
+        else "contentType talking_points or blog_post"
+    )
+    return (
+        f"The knowledge base covers this topic, but no sentence of its sources fits a "
+        f"{spec.content_type} on {spec.platform} ({limit_of(spec.platform)} characters a post), "
+        f"and a draft never cuts a claim short. Try {where}."
     )
 
 

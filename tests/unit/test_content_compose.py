@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from common.errors import DraftDoesNotFit, NotCovered
 from common.language.sentences import split
+from functions.content import service
 from functions.content.compose import (
     Passage,
     Spec,
@@ -16,6 +18,7 @@ from functions.content.compose import (
     hashtags,
     main_clause,
 )
+from functions.content.texts import drafts
 
 HENS = Passage(
     text=(
@@ -197,6 +200,42 @@ _IDAHO = Passage(
     None,
     "Idaho",
 )
+
+
+CAPTIVE = Passage(
+    "Captive-breeding exemptions are a frequent point of contention, because wild-caught "
+    "animals can be laundered as captive-bred and because commercial captive breeding of some "
+    "species, such as big cats, may sustain demand for wild specimens.",
+    "Wildlife trade",
+    None,
+    "Exemptions",
+)
+
+
+def test_a_post_gives_up_its_default_call_to_action_before_a_sentence_is_cut():
+    """Decision 0079: a whole sentence with hashtags and no ask, rather than no post or a cut
+    sentence; a call to action the caller wrote is never given up."""
+    draft = compose(Spec("captive-bred big cats", "social_post", "x"), [CAPTIVE])
+    assert draft is not None
+    assert [f.text for f in draft.facts] == [CAPTIVE.text]
+    assert drafts().tone["informative"].ask not in draft.content
+    assert count(draft.content, "x") <= 280
+    cta = "Write to DEFRA today and ask it to close the captive-breeding exemption."
+    asked = Spec("captive-bred big cats", "social_post", "x", cta=cta)
+    assert compose(asked, [CAPTIVE]) is None
+
+
+def test_a_covered_topic_no_draft_fits_is_refused_saying_where_one_would():
+    """Decision 0079: 422 ``draft_does_not_fit``, not "nothing on this topic", naming the
+    platforms whose draft of it fits."""
+    spec = Spec("Idaho ag-gag ruling", "social_post", "x")
+    with pytest.raises(DraftDoesNotFit) as refused:
+        service._offline(spec, [_UNCUT])
+    assert refused.value.code == "draft_does_not_fit"
+    assert "platform instagram or facebook or linkedin" in str(refused.value.detail)
+    with pytest.raises(NotCovered) as nothing:
+        service._offline(Spec("quantum chromodynamics", "social_post", "x"), [_UNCUT])
+    assert nothing.value.code == "topic_not_covered"
 
 
 @pytest.mark.parametrize(
