@@ -60,6 +60,7 @@ class Passage:
     url: str | None
     section: str
     sources: tuple[citations.Source, ...] = ()  # the document's list of its sources
+    score: float | None = None  # the relevance judge's, for the topic (``covering``)
 
     @classmethod
     def of(cls, hit: dict[str, Any], text: str | None = None) -> Passage:
@@ -70,7 +71,8 @@ class Passage:
             if s.get("title") and s.get("url")
         )
         passage = hit["passage"] if text is None else text
-        return cls(passage, hit["title"], hit.get("url"), hit["section"], listed)
+        score = hit.get("score")
+        return cls(passage, hit["title"], hit.get("url"), hit["section"], listed, score)
 
     def main_source(self) -> citations.Source | None:
         """The document's own source: its front matter's URL, titled as its list titles it."""
@@ -320,13 +322,21 @@ def _facts_wanted(spec: Spec) -> int:
 def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     """The draft, or None when no passage says anything about the topic (decision 0079).
 
-    A topic whose passages hold nothing about it but advice for campaigners that a draft can
-    quote ("a volunteer briefing for a supermarket demo") is campaign practice: its draft
-    quotes that advice, what its sources say of it. A post or a thread that no whole sentence
-    fits quotes sentences' main clauses (``main_clause``)."""
+    When the passages' whole sentences of fact give no draft, the draft is made from the
+    passage judged most relevant to the topic alone (``Passage.score``: the one that made it
+    covered), never from one that merely shares a word with it: a post gives up its default
+    call to action (never the caller's) before a sentence is cut; a post or a thread that no
+    whole sentence fits quotes sentences' main clauses (``main_clause``); and a topic whose
+    best passage holds nothing about it but advice for campaigners ("a volunteer briefing for
+    a supermarket demo") is campaign practice: its draft quotes that advice."""
+    found = facts(spec.topic, passages, public=True)
+    draft = _drafted(spec, found, passages) if found else None
+    if draft is not None or not passages:
+        return draft
+    best = max(range(len(passages)), key=lambda i: passages[i].score or 0.0)
     for guidance in (False, True):
         found = facts(spec.topic, passages, public=True, guidance=guidance)
-        draft = _drafted(spec, found, passages) if found else None
+        draft = _fallback(spec, [f for f in found if f.passage == best], passages)
         if draft is not None:
             return draft
     return None
@@ -335,17 +345,28 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
 def _drafted(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Draft | None:
     tags = hashtags(spec.topic)
     if spec.content_type == "thread":
-        return _thread(spec, found, tags) or _thread(spec, _main_clauses(spec, found), tags)
+        return _thread(spec, found, tags)
     if spec.content_type == "social_post":
-        # whole sentences before main clauses; the default call to action (never the
-        # caller's) given up before a sentence is cut
-        asks = (True, False) if spec.cta is None else (True,)
-        for facts_of in (found, _main_clauses(spec, found)):
-            for asking in asks:
-                if (post := _post(spec, facts_of, tags, asking)) is not None:
-                    return post
-        return None
+        return _post(spec, found, tags)
     return _long_form(spec, found, tags, passages)
+
+
+def _fallback(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Draft | None:
+    """``_drafted``'s, then giving up what ``compose`` says, in that order: the default call
+    to action, then whole sentences for main clauses (with the call to action, and without)."""
+    if not found:
+        return None
+    if spec.content_type not in ("thread", "social_post"):
+        return _long_form(spec, found, hashtags(spec.topic), passages)
+    tags, clauses = hashtags(spec.topic), _main_clauses(spec, found)
+    if spec.content_type == "thread":
+        return _thread(spec, found, tags) or _thread(spec, clauses, tags)
+    asks = (True, False) if spec.cta is None else (True,)
+    for facts_of in (found, clauses):
+        for asking in asks:
+            if (post := _post(spec, facts_of, tags, asking)) is not None:
+                return post
+    return None
 
 
 def main_clause(sentence: str) -> str | None:

@@ -233,6 +233,14 @@ def test_a_tracking_request_gets_a_subscription_the_api_accepts(auth):
     assert created.status_code == 201, created.get_json()
 
 
+def test_a_covered_topic_no_tweet_fits_is_said_plainly_and_not_billed(auth, billed):
+    """Decision 0079: the guide covers it, but no sentence of it fits a post on X."""
+    body = ask(auth, "Write a tweet about good practice in aviaries")
+    assert "covers good practice in aviaries" in body["response"]
+    assert "too long for a post for X" in body["response"]
+    assert billed() == []
+
+
 def test_a_topic_the_knowledge_base_lacks_is_said_plainly_and_not_billed(auth, billed):
     body = ask(auth, "Write a tweet about quantum chromodynamics")
     assert "nothing on quantum chromodynamics" in body["response"]

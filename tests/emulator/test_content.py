@@ -197,6 +197,20 @@ def test_a_topic_the_knowledge_base_does_not_cover_is_422_and_not_billed(consume
     assert usage(consumer[0]) == []
 
 
+def test_a_covered_topic_no_post_fits_is_422_saying_where_one_would_and_not_billed(consumer):
+    """Decision 0079: the laying-hen guide's sentence on good practice in aviaries (327
+    characters, no clause to cut) fits no post on X; on LinkedIn it is drafted."""
+    refused = generate(consumer[1], {"topic": "good practice in aviaries", "platform": "x"})
+    assert refused.status_code == 422
+    problem = refused.get_json()
+    assert problem["code"] == "draft_does_not_fit"
+    assert "linkedin" in problem["detail"]
+    assert usage(consumer[0]) == []
+    drafted = generate(consumer[1], {"topic": "good practice in aviaries", "platform": "linkedin"})
+    assert drafted.status_code == 200
+    assert "aviaries" in drafted.get_json()["content"]
+
+
 def test_a_draft_is_billed_once_at_its_price(consumer):
     assert generate(consumer[1], {"topic": "cage-free eggs"}).status_code == 200
     assert usage(consumer[0]) == [("content.generate", 250_000)]

@@ -225,6 +225,29 @@ def test_a_post_gives_up_its_default_call_to_action_before_a_sentence_is_cut():
     assert compose(asked, [CAPTIVE]) is None
 
 
+def test_what_a_post_gives_up_to_fit_it_gives_up_only_for_the_best_judged_passage():
+    """Decision 0079: a sentence of a passage that merely shares a word with the topic is not
+    made to fit by giving up the call to action or cutting it: the "28 hour law" is not drafted
+    from the EU's eight-hour journey limit."""
+    law = Passage(_UNCUT.text, "Animal Welfare Act", None, "Transport", score=0.83)
+    eight = Passage(
+        "For domestic horses, cattle, sheep, goats and pigs, journeys may not exceed eight hours "
+        "unless the vehicle meets additional requirements for long journeys, such as bedding, "
+        "feed, ventilation with temperature monitoring and access to water.",
+        "EU transport",
+        None,
+        "Journey times",
+        score=0.2,
+    )
+    spec = Spec("misrepresentation hours", "social_post", "x")
+    assert facts(spec.topic, [law, eight], public=True)  # both share a word with the topic
+    assert compose(spec, [law, eight]) is None
+    best = Passage(eight.text, "EU transport", None, "Journey times", score=0.9)
+    draft = compose(spec, [law, best])  # the best judged gives up its call to action
+    assert draft is not None
+    assert [f.text for f in draft.facts] == [eight.text]
+
+
 def test_a_covered_topic_no_draft_fits_is_refused_saying_where_one_would():
     """Decision 0079: 422 ``draft_does_not_fit``, not "nothing on this topic", naming the
     platforms whose draft of it fits."""
