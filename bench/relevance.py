@@ -29,8 +29,10 @@ has them:
   a word of the query: the judged "nothing answers" is the share not billed (1 - ``billed``),
   and ``no_match`` counts only the empty answers.
 - **content**: ``POST /v1/content/generate`` (a social post).
-  - ``covered_refused``: covered topics answered 422 ``topic_not_covered`` (the goal is
-    <= 0.02);
+  - ``covered_refused``: covered topics refused, 422 either way (the goal is <= 0.02);
+    ``covered_judged_uncovered``: of them, those answered ``topic_not_covered`` (the judge's
+    coverage), the rest ``draft_does_not_fit`` (no sentence of the covered topic fits a post
+    on X, decision 0079);
   - ``uncovered_drafted``: uncovered topics drafted anyway;
   - ``drafted_from_relevant``: the share of drafts on covered topics citing a relevant guide;
   - ``separation_auc``: as for search, on the topic's best passage judged as the door does.
@@ -332,6 +334,7 @@ def judged_topic(topic: str) -> float:
 
 def content(service: Service) -> dict[str, Any]:
     covered_refused, uncovered_drafted, cited, statuses = [], [], [], defaultdict(int)
+    judged_uncovered: list[bool] = []
     best: list[tuple[float, bool]] = []  # the topic judged as the door judges it, and covered
     misses: list[dict[str, Any]] = []
     for row in rows("content"):
@@ -345,6 +348,7 @@ def content(service: Service) -> dict[str, Any]:
             misses.append({"topic": row["topic"], "covered": row["covered"], "best": judged})
         if row["covered"]:
             covered_refused.append(not drafted)
+            judged_uncovered.append(code == "topic_not_covered")
             if drafted:
                 titles = {s["title"] for s in answer.get_json().get("sources", [])}
                 docs = {service.doc_by_title.get(t, t) for t in titles}
@@ -355,6 +359,7 @@ def content(service: Service) -> dict[str, Any]:
         "topics": sum(statuses.values()),
         "statuses": dict(statuses),
         "covered_refused": share(covered_refused),
+        "covered_judged_uncovered": share(judged_uncovered),
         "uncovered_drafted": share(uncovered_drafted),
         "drafted_from_relevant": share(cited),
         "separation_auc": separation(best),
