@@ -253,8 +253,9 @@ class NotCovered(AppError):
 
 
 class DraftDoesNotFit(NotCovered):
-    """The topic is covered, but no sentence its sources give fits the content type on that
-    platform, and a draft never cuts a claim short (content, decision 0079); not billed."""
+    """The topic is covered, but no sentence its best passage gives fits a post or a thread on
+    that platform, whole or cut at a clause that adds to it (content, decision 0079); not
+    billed."""
 
     status, code, title = 422, "draft_does_not_fit", "Draft does not fit"
 

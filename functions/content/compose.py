@@ -49,6 +49,8 @@ _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
 _DETERMINERS = frozenset(
     {"the", "a", "an", "this", "that", "these", "those", "our", "your", "their", "its", "my"}
 )
+LIMITED = ("social_post", "thread")  # the content types a platform's limit can leave empty
+_PAIRED = (("\u201c", "\u201d"), ("[", "]"), ("(", ")"), ('"', '"'))  # closed in a cut head
 ATTRIBUTED = 0.6  # share of a written sentence's terms one passage sentence must hold
 MIN_ATTRIBUTED_TERMS = 4  # shorter sentences ("Act now.") are the writer's own
 
@@ -99,6 +101,7 @@ class Fact:
     position: int = 0  # of the sentence in its passage
     leans: bool = False  # opens by pointing back ("It", "The Act"): needs the one before
     placed: bool = False  # names the place preferred (a legal question's jurisdiction)
+    whole: str | None = None  # the sentence this is the main clause of (``main_clause``)
 
 
 @dataclass(frozen=True)
@@ -327,19 +330,36 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     covered), never from one that merely shares a word with it: a post gives up its default
     call to action (never the caller's) before a sentence is cut; a post or a thread that no
     whole sentence fits quotes sentences' main clauses (``main_clause``); and a topic whose
-    best passage holds nothing about it but advice for campaigners ("a volunteer briefing for
-    a supermarket demo") is campaign practice: its draft quotes that advice."""
+    best passage says nothing of it but advice for campaigners ("a volunteer briefing for a
+    supermarket demo") is campaign practice: its draft quotes that advice."""
     found = facts(spec.topic, passages, public=True)
     draft = _drafted(spec, found, passages) if found else None
     if draft is not None or not passages:
         return draft
     best = max(range(len(passages)), key=lambda i: passages[i].score or 0.0)
-    for guidance in (False, True):
-        found = facts(spec.topic, passages, public=True, guidance=guidance)
-        draft = _fallback(spec, [f for f in found if f.passage == best], passages)
-        if draft is not None:
-            return draft
-    return None
+    found = _best_facts(spec.topic, passages, best)
+    if not found:  # the best passage says nothing of the topic but advice: campaign practice
+        found = _best_facts(spec.topic, passages, best, guidance=True)
+    return _fallback(spec, found, passages)
+
+
+def too_long(spec: Spec, passages: Sequence[Passage]) -> bool:
+    """Whether a post or a thread of ``spec`` had sentences to quote from the best judged
+    passage (``compose``'s fallback), so that only its length stopped it: the topic is
+    covered, its draft does not fit (decision 0079)."""
+    if spec.content_type not in LIMITED or not passages:
+        return False
+    best = max(range(len(passages)), key=lambda i: passages[i].score or 0.0)
+    return bool(_best_facts(spec.topic, passages, best, guidance=True))
+
+
+def _best_facts(
+    topic: str, passages: Sequence[Passage], best: int, guidance: bool = False
+) -> list[Fact]:
+    """The facts of ``passages[best]`` alone (``facts`` over every passage drops a sentence
+    that repeats another's, or a fourth of a document), numbered as in ``passages``."""
+    alone = facts(topic, [passages[best]], public=True, guidance=guidance)
+    return [replace(fact, passage=best) for fact in alone]
 
 
 def _drafted(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Draft | None:
@@ -356,7 +376,7 @@ def _fallback(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Dra
     to action, then whole sentences for main clauses (with the call to action, and without)."""
     if not found:
         return None
-    if spec.content_type not in ("thread", "social_post"):
+    if spec.content_type not in LIMITED:
         return _long_form(spec, found, hashtags(spec.topic), passages)
     tags, clauses = hashtags(spec.topic), _main_clauses(spec, found)
     if spec.content_type == "thread":
@@ -371,13 +391,17 @@ def _fallback(spec: Spec, found: list[Fact], passages: Sequence[Passage]) -> Dra
 
 def main_clause(sentence: str) -> str | None:
     """The sentence up to a trailing clause that adds to what it says without limiting it
-    (drafts.toml ``trailing_clauses``: ", while upholding...", ", reasoning that...", ",
-    which..."), as a sentence: the longest such head that is a usable fact; None when there
-    is none. A clause that limits the claim (", but", ", unless", ", except") is never cut
-    off: the head alone would say more than the source."""
-    heads = [sentence[: m.start()].rstrip() + "." for m in trailing_clauses().finditer(sentence)]
-    usable = [h for h in heads if _usable(h)]
-    return usable[-1] if usable else None
+    (``texts.trailing_clauses``: ", while upholding...", ", reasoning that...", ", which..."),
+    as a sentence, when that head is a usable fact with its quotes and brackets closed; None
+    otherwise. A clause that limits the claim (", but", ", unless", or holding "only",
+    "except", "exempt"...) is never cut off: the head alone would say more than the source."""
+    match = trailing_clauses().search(sentence)
+    if match is None:
+        return None
+    head = sentence[: match.start()].rstrip()
+    head = head if head.endswith(".") else head + "."  # "... in the U.S."
+    balanced = all(head.count(a) == head.count(b) for a, b in _PAIRED)
+    return head if balanced and _usable(head) else None
 
 
 def _main_clauses(spec: Spec, found: list[Fact]) -> list[Fact]:
@@ -386,7 +410,7 @@ def _main_clauses(spec: Spec, found: list[Fact]) -> list[Fact]:
     wanted = asked | {other for term in asked for other in related().get(term, ())}
     clauses = [(fact, main_clause(fact.text)) for fact in found]
     return [
-        replace(fact, text=clause)
+        replace(fact, text=clause, whole=fact.text)
         for fact, clause in clauses
         if clause is not None and wanted & set(terms(clause))
     ]
@@ -604,7 +628,8 @@ def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
         if fact.passage not in by_passage:
             by_passage[fact.passage] = _sources_of(passages[fact.passage])
         passage = passages[fact.passage]
-        source = by_passage[fact.passage].get(fact.text) or passage.main_source()
+        said = by_passage[fact.passage].get(fact.whole or fact.text)
+        source = said or passage.main_source()
         title = source.title if source else passage.title
         found.append(Citation(fact.text, source.url if source else None, title))
     return found

@@ -298,10 +298,11 @@ def _generate(spec: Spec) -> Generated:
 
 def _offline(spec: Spec, passages: list[Passage]) -> Generated:
     """The offline draft, composed from the passages' own sentences: 422 with none, or, when
-    the passages say something of the topic but nothing that fits (a post on X: sentences of
-    300 characters and more), 422 ``draft_does_not_fit`` naming where it would fit."""
+    the best passage says something of the topic but nothing that fits a post or a thread (on
+    X: sentences of 300 characters and more), 422 ``draft_does_not_fit`` naming where it
+    would fit."""
     draft = compose.compose(spec, passages)
-    if draft is None and compose.facts(spec.topic, passages, public=True, guidance=True):
+    if draft is None and compose.too_long(spec, passages):
         raise DraftDoesNotFit(_does_not_fit(spec, passages))
     if draft is None:
         raise NotCovered(_NOT_COVERED)
@@ -317,8 +318,8 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
 
 
 def _does_not_fit(spec: Spec, passages: list[Passage]) -> str:
-    """Why a covered topic has no draft, and where one would fit: the platforms that take the
-    content type and fit its draft, else the long forms."""
+    """Why a covered topic has no post or thread, and where a draft of it fits: the platforms
+    that take the content type and fit one, else the long forms on the web."""
     texts = drafts()
     elsewhere = [
         platform
@@ -330,12 +331,13 @@ def _does_not_fit(spec: Spec, passages: list[Passage]) -> str:
     where = (
         f"platform {' or '.join(elsewhere)}"
         if elsewhere
-        else "contentType talking_points or blog_post"
+        else "contentType talking_points or blog_post (platform web)"
     )
+    asked = " with the callToAction given" if spec.cta else ""
     return (
-        f"The knowledge base covers this topic, but no sentence of its sources fits a "
-        f"{spec.content_type} on {spec.platform} ({limit_of(spec.platform)} characters a post), "
-        f"and a draft never cuts a claim short. Try {where}."
+        f"The knowledge base covers this topic, but no sentence of its sources, whole or cut at "
+        f"a clause that adds to it, fits a {spec.content_type} on {spec.platform}{asked} "
+        f"({limit_of(spec.platform)} characters a post). Try {where}."
     )
 
 

@@ -97,6 +97,7 @@ class Drafts(Content):
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
     trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
+    limiting_words: LowerWords
     anaphora: LowerWords
     dangling: LowerWords
     addressing: LowerWords
@@ -129,10 +130,13 @@ def trailing_clauses() -> re.Pattern[str]:
     """Where a sentence's trailing clause that adds to it begins (data/content/drafts.toml
     ``trailing_clauses``), matched as written: a post quotes the head before it when the
     whole sentence does not fit (``compose.main_clause``). A trailing clause runs to the
-    sentence's end: no comma follows its opener ("The Act, which took effect in 2022, bans
-    cages" has none)."""
-    openers = "|".join(f"(?:{p})" for p in drafts().trailing_clauses)
-    return re.compile(f"(?:{openers})(?=[^,]*$)")
+    sentence's end, one clause: no comma, semicolon or colon follows its opener ("The Act,
+    which took effect in 2022, bans cages" has none), and it holds no word that limits the
+    claim (``limiting_words``: "only", "except", "exempt"...)."""
+    texts = drafts()
+    openers = "|".join(f"(?:{p})" for p in texts.trailing_clauses)
+    limiting = "|".join(re.escape(w) for w in sorted(texts.limiting_words, key=len, reverse=True))
+    return re.compile(f"(?:{openers})(?=[^,;:]*$)(?![^,;:]*\\b(?:{limiting})\\b)", re.IGNORECASE)
 
 
 @cache

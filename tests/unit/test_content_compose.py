@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 
 from common.errors import DraftDoesNotFit, NotCovered
+from common.language import citations
 from common.language.sentences import split
 from functions.content import service
 from functions.content.compose import (
     Passage,
     Spec,
+    cite,
     compose,
     count,
     facts,
@@ -248,6 +250,51 @@ def test_what_a_post_gives_up_to_fit_it_gives_up_only_for_the_best_judged_passag
     assert [f.text for f in draft.facts] == [eight.text]
 
 
+def test_a_cut_head_keeps_its_own_source_and_its_stop():
+    """A main clause is cited to the source the whole sentence is cited to; a head ending in
+    an abbreviation gets no second full stop."""
+    listed = (citations.Source("ALDF v. Wasden (9th Cir. 2018)", "https://example.org/wasden"),)
+    ruling = Passage(WASDEN, "Ag-gag laws", "https://example.org/guide", "Courts", listed)
+    draft = compose(Spec("Idaho ag-gag ruling", "social_post", "x"), [ruling])
+    assert draft is not None
+    whole = compose(Spec("Idaho ag-gag ruling", "social_post", "linkedin"), [ruling])
+    assert whole is not None
+    cut, uncut = cite(draft.facts, [ruling]), cite(whole.facts, [ruling])
+    assert cut[0].text != uncut[0].text
+    assert (cut[0].url, cut[0].title) == (uncut[0].url, uncut[0].title)
+    abbreviated = "Battery cages for hens were first banned outright in the U.S., which many "
+    assert main_clause(abbreviated + "other countries followed.").endswith("U.S.")
+
+
+def test_the_fallback_reads_the_best_passage_whole_and_its_advice_only_when_it_has_nothing_else():
+    """Review of 0079: facts of lesser passages (a fourth of one document, a repeat) never
+    crowd out the best passage's; a best passage with a fact too long for a post is not drafted
+    from its advice."""
+    others = [
+        Passage(
+            f"Idaho's ag-gag statute number {n} was challenged by several groups of "
+            f"journalists and animal advocates in the federal courts over a period of many "
+            f"years, with mixed results in the district court and on appeal, in case {n}.",
+            "Ag-gag laws",
+            None,
+            f"Case {n}",
+            score=0.2,
+        )
+        for n in range(3)
+    ]
+    spec = Spec("Idaho ag-gag ruling", "social_post", "x")
+    best = Passage(WASDEN, "Ag-gag laws", None, "Courts", score=0.9)
+    assert compose(spec, [*others, best]) is not None
+    advice_after = Passage(
+        _UNCUT.text + " Brief volunteers on the Idaho ag-gag ruling before every action.",
+        "Ag-gag laws",
+        None,
+        "Courts",
+        score=0.9,
+    )
+    assert compose(spec, [advice_after]) is None
+
+
 def test_a_covered_topic_no_draft_fits_is_refused_saying_where_one_would():
     """Decision 0079: 422 ``draft_does_not_fit``, not "nothing on this topic", naming the
     platforms whose draft of it fits."""
@@ -259,6 +306,10 @@ def test_a_covered_topic_no_draft_fits_is_refused_saying_where_one_would():
     with pytest.raises(NotCovered) as nothing:
         service._offline(Spec("quantum chromodynamics", "social_post", "x"), [_UNCUT])
     assert nothing.value.code == "topic_not_covered"
+    # a long form has room for any sentence: nothing to quote is not covered, never "too long"
+    with pytest.raises(NotCovered) as long_form:
+        service._offline(Spec("quantum chromodynamics", "talking_points", "web"), [_UNCUT])
+    assert long_form.value.code == "topic_not_covered"
 
 
 @pytest.mark.parametrize(
@@ -275,6 +326,16 @@ def test_a_covered_topic_no_draft_fits_is_refused_saying_where_one_would():
         # what is left would not stand as a fact
         "It was upheld, reasoning that the requirement of intent made the provisions "
         "viewpoint-discriminatory.",
+        # a trailing clause that limits the claim whatever its opener (review of 0079)
+        "The regulation bans conventional battery cages for laying hens in every member "
+        "state, although it exempts establishments with fewer than 350 hens.",
+        "The regulation bans conventional battery cages for laying hens in every member "
+        "state, while exempting establishments with fewer than 350 hens.",
+        "The regulation bans conventional battery cages across the European Union, which "
+        "agreed it in 1999; member states may still grant derogations to small farms.",
+        # a quotation or a bracket the cut would leave open
+        "The court described the Iowa statute as \u201ca ban on undercover investigations, "
+        "which the state defended as protecting farms\u201d in its long opinion.",
     ],
 )
 def test_a_sentence_is_never_cut_where_its_head_would_say_more_or_less_than_a_claim(sentence):
