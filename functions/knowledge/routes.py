@@ -11,7 +11,7 @@ from functions.knowledge.models import KnowledgeRequest, KnowledgeResults, Passa
 def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
     body = call.body
     found = service.searched(body.query, body.limit, body.tags)
-    data = [Passage.model_validate(hit) for hit in found.hits]
+    data = [Passage.model_validate(hit) for hit in relevance.shown(found.hits)]
     answered = found.answered
     call.billed = answered  # billed when a passage answers (decisions 0039, 0067)
     message = OUTSIDE if found.outside else None if answered else NEAREST if data else NOTHING
@@ -19,8 +19,9 @@ def search_knowledge(call: Call[KnowledgeRequest]) -> KnowledgeResults:
 
 
 NOTHING = (
-    "No passage of the knowledge base holds a word of this query or answers it; this search is "
-    "not billed. Try other words, or a topic the guides cover."
+    "No passage of the knowledge base holds a word of this query or answers it (none scores "
+    f"{relevance.SHOWN_FLOOR} or more); this search is not billed. Try other words, or a topic "
+    "the guides cover."
 )
 OUTSIDE = (
     "This query is about another field than animal advocacy, which the knowledge base covers: "

@@ -38,7 +38,7 @@ def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
         min_score=body.min_score,
     )
     answered = found.answered
-    hits = found.hits if found.words or answered else []
+    hits = relevance.shown(found.hits) if found.words or answered else []
     data = [SearchHit.model_validate(hit) for hit in hits]
     call.billed = answered  # billed when a record answers (decisions 0039, 0067)
     return SearchResults(
@@ -51,8 +51,8 @@ def _search(call: Call[Any, Any, Any], tables: list[Any]) -> SearchResults:
 
 
 NOTHING = (
-    "No record holds a word of this query or answers it (or none scores min_score); this "
-    "search is not billed. Try other words or fewer filters."
+    "No record holds a word of this query or answers it (none scores min_score, or "
+    f"{relevance.SHOWN_FLOOR}); this search is not billed. Try other words or fewer filters."
 )
 OUTSIDE = (
     "This query is about another field than animal advocacy, which the records cover: nothing "

@@ -291,12 +291,18 @@ def test_a_search_is_billed_when_a_record_answers_and_says_so_when_none_does(
 ):
     """Decision 0067: results keep retrieval's order and carry the judge's probability; a
     search whose results the judge scores below the floor answers the nearest with a message, free;
-    a query no record holds a word of and none answers gets nothing, free."""
+    one whose results all score below ``SHOWN_FLOOR`` (noise), or that no record holds a word
+    of, gets nothing, free."""
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
-    nearest = search(auth, {"query": "caged rabbits on farms in Spain"}, "campaigns").get_json()
+    nearest = search(auth, {"query": "rabbit fur"}, "campaigns").get_json()
     assert nearest["data"]
-    assert all(hit["score"] < relevance.RECORD_FLOOR for hit in nearest["data"])
+    assert all(
+        relevance.SHOWN_FLOOR <= hit["score"] < relevance.RECORD_FLOOR for hit in nearest["data"]
+    )
     assert "not billed" in nearest["message"]
+    noise = search(auth, {"query": "caged rabbits on farms in Spain"}, "campaigns").get_json()
+    assert (noise["data"], noise["total"]) == ([], 0)
+    assert "not billed" in noise["message"]
     gibberish = search(auth, {"query": "qwzx plorf vvbn"}, "campaigns").get_json()
     assert (gibberish["data"], gibberish["total"]) == ([], 0)
     assert "not billed" in gibberish["message"]
@@ -441,8 +447,9 @@ def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_no
     corpus, auth, alice
 ):
     """Decision 0067, at the knowledge door: passages the judge scores below the floor come as the
-    nearest with a message, free; a query no passage holds a word of gets nothing, free; a
-    passage that answers is billed, once."""
+    nearest with a message, free; a query whose passages all score below ``SHOWN_FLOOR``, or
+    that no passage holds a word of, gets nothing, free; a passage that answers is billed,
+    once."""
     usage = get_db().collection(USAGE).where(filter=where_eq("consumer_id", alice[0]["id"]))
 
     def ask(query: str) -> dict:
@@ -450,10 +457,15 @@ def test_a_knowledge_search_is_billed_when_a_passage_answers_and_says_so_when_no
         assert response.status_code == 200
         return response.get_json()
 
-    nearest = ask("rabbit cages in Spanish farms")
+    nearest = ask("rabbit cages")
     assert nearest["data"]
-    assert all(p["score"] < relevance.PASSAGE_FLOOR for p in nearest["data"])
+    assert all(
+        relevance.SHOWN_FLOOR <= p["score"] < relevance.PASSAGE_FLOOR for p in nearest["data"]
+    )
     assert "not billed" in nearest["message"]
+    noise = ask("rabbit cages in Spanish farms")
+    assert (noise["data"], noise["total"]) == ([], 0)
+    assert "not billed" in noise["message"]
     gibberish = ask("qwzx plorf vvbn")
     assert (gibberish["data"], gibberish["total"]) == ([], 0)
     assert "not billed" in gibberish["message"]
