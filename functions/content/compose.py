@@ -336,7 +336,7 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     draft = _drafted(spec, found, passages) if found else None
     if draft is not None or not passages:
         return draft
-    best = max(range(len(passages)), key=lambda i: passages[i].score or 0.0)
+    best = _best(passages)
     found = _best_facts(spec.topic, passages, best)
     if not found:  # the best passage says nothing of the topic but advice: campaign practice
         found = _best_facts(spec.topic, passages, best, guidance=True)
@@ -349,8 +349,12 @@ def too_long(spec: Spec, passages: Sequence[Passage]) -> bool:
     covered, its draft does not fit (decision 0079)."""
     if spec.content_type not in LIMITED or not passages:
         return False
-    best = max(range(len(passages)), key=lambda i: passages[i].score or 0.0)
-    return bool(_best_facts(spec.topic, passages, best, guidance=True))
+    return bool(_best_facts(spec.topic, passages, _best(passages), guidance=True))
+
+
+def _best(passages: Sequence[Passage]) -> int:
+    """The index of the passage the judge scored highest for the topic (the first on a tie)."""
+    return max(range(len(passages)), key=lambda i: passages[i].score or 0.0)
 
 
 def _best_facts(

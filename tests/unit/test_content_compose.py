@@ -138,9 +138,10 @@ def test_public_copy_never_quotes_advice_written_for_campaigners():
 def test_a_topic_that_is_campaign_practice_is_drafted_from_the_advice_it_is_about():
     """Decision 0079: advice stays out of public copy while the passages say anything else
     about the topic; when advice is all they say of it, the topic is campaign practice."""
+    pledges = "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide."
     briefing = Passage(
-        "Brief volunteers before every public action, and explain what is part of the plan. "
-        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide.",
+        f"Brief volunteers before every public action, and explain what is part of the plan. "
+        f"{pledges}",
         "Demonstrations",
         None,
         "Briefing",
@@ -151,8 +152,7 @@ def test_a_topic_that_is_campaign_practice_is_drafted_from_the_advice_it_is_abou
         "Brief volunteers before every public action, and explain what is part of the plan."
     ]
     guide = Passage(
-        "Check every claim about cage-free pledges against a source you can produce. "
-        "By 2024 more than 2,000 companies had published cage-free egg pledges worldwide.",
+        f"Check every claim about cage-free pledges against a source you can produce. {pledges}",
         "Corporate campaigns",
         None,
         "Asks",
