@@ -20,12 +20,13 @@ company (``--message``, repeated, for others). Printed, as JSON, per message:
   which read what was found in it;
 - ``steps``: calls that cross from one project module into another (the walk's length), and
   ``calls``: every call of a project function;
-- ``name_scans``: the reads of the message's characters for names of companies or people:
-  calls of the name finders (``NAME_SCANS``) handed its text, and of the readings that scan an
-  annotated message (``READINGS``); per function, and ``outermost``, those not made inside
+- ``name_scans``: the reads of the message's characters for names of companies and people:
+  calls of the name finders (``NAME_SCANS``) handed its text, and of the reading that scans an
+  annotated message for its words (``READINGS``: ``common.language.names.atoms``, which every
+  finder's words are assembled from); per function, and ``outermost``, those not made inside
   another (how many times the message is scanned for names).
   ``read_from_the_annotation``: name finders handed the annotated message, which scan nothing
-  (the gazetteer looking the caller's table names up among the words already read);
+  (they read its atoms, or what another finder found in them);
   ``part_of_message``, ``other_text``: the finders on a part of the message (a name found) or
   on other text (the sentences the screen reads, records).
 
@@ -58,13 +59,16 @@ _RESUMABLE = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERAT
 # scan of the message when it is handed the message's text (whole or clipped) ...
 NAME_SCANS = frozenset(
     [
+        ("common.offline.companies", "_scan"),
         ("common.offline.companies", "company_name"),
         ("common.offline.companies", "sure_company"),
         ("common.offline.companies", "candidates"),
         ("common.offline.entities", "company_in"),
         ("common.offline.entities", "person_in"),
+        ("common.language.gazetteer", "_words"),
         ("common.language.gazetteer", "find"),
-        ("common.language.names", "capitalised_runs"),
+        ("common.language.names", "words_of"),
+        ("common.privacy.people", "_references"),
         ("common.privacy.people", "references"),
         ("common.privacy.people", "_found"),
         ("common.privacy.people", "names"),
@@ -77,15 +81,9 @@ NAME_SCANS = frozenset(
         ("functions.chat.assist", "_named_in"),
     ]
 )
-# ... or a reading of the annotated message that reads its text for names (decision 0073).
-# The functions above handed the annotation read what these found and scan nothing.
-READINGS = frozenset(
-    [
-        ("common.offline.companies", "_scan"),
-        ("common.language.gazetteer", "_words"),
-        ("common.privacy.people", "_references"),
-    ]
-)
+# ... or the reading of the annotated message that reads its characters (decision 0073): the
+# finders above, handed the annotation, assemble their words from what it found.
+READINGS = frozenset([("common.language.names", "atoms")])
 
 
 def module_of(filename: str) -> str | None:

@@ -25,12 +25,14 @@ from common.datafiles import Content, Line, load
 from common.language import lexicon
 from common.language.index import unaccented
 from common.language.message import Message, annotate
+from common.language.names import Word, words_of
 
 Sector = Literal[
     "retail", "restaurant", "foodservice", "hospitality", "producer", "food", "fashion", "cosmetics"
 ]
 LONGEST = 6  # words in the longest name matched
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?|&", re.UNICODE)
+_APOSTROPHES = frozenset("'\u2019")
+_AMPERSAND = re.compile("&")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _FEW_WORDS = 4  # a message this short is mostly its name ("Target cage free?")
 
@@ -101,17 +103,24 @@ class _Words:
     """A text's words as ``find`` looks them up: each as written, folded, and folded without
     its possessive."""
 
-    words: list[re.Match[str]]
+    words: list[Word]
     folded: list[str]
     bare: list[str]
 
 
 def _words(message: Message) -> _Words:
     """The message's words, read once however many indexes look them up (a reading)."""
-    words = list(_WORD.finditer(message.text))
-    folded = [fold(w.group(0)) for w in words]
-    bare = [fold(_POSSESSIVE.sub("", w.group(0))) for w in words]
+    words = _written(message)
+    folded = [fold(w.text) for w in words]
+    bare = [fold(_POSSESSIVE.sub("", w.text)) for w in words]
     return _Words(words, folded, bare)
+
+
+def _written(message: Message) -> list[Word]:
+    """The words of a name as the message writes them, from its atoms
+    (``common.language.names.words_of``): letters and digits, joined by apostrophes
+    ("O'Brien's", "Farmers'"); "&" alone."""
+    return words_of(message, within=_APOSTROPHES, alone=_AMPERSAND)
 
 
 def find(text: str | Message, known: Index | None = None) -> Found | None:
@@ -136,22 +145,22 @@ def find(text: str | Message, known: Index | None = None) -> Found | None:
                 if entry is None:
                     continue
                 canonical, ambiguous = entry
-                written = words[last].group(0)
+                written = words[last].text
                 kept = _POSSESSIVE.sub("", written) if possessive else written.rstrip("'\u2019")
-                span_end = words[last].start() + len(kept)
-                has_possessive = span_end < words[last].end()
+                span_end = words[last].start + len(kept)
+                has_possessive = span_end < words[last].end
                 if ambiguous and not _evidence(text, words, i, has_possessive):
                     continue
-                return Found(text[words[i].start() : span_end], words[i].start(), canonical)
+                return Found(text[words[i].start : span_end], words[i].start, canonical)
     return None
 
 
-def _evidence(text: str, words: list[re.Match[str]], i: int, possessive: bool) -> bool:
+def _evidence(text: str, words: list[Word], i: int, possessive: bool) -> bool:
     """Whether an ambiguous name at word ``i`` is meant as a company."""
-    first = words[i].group(0)
-    at_sentence_start = i == 0 or bool(re.search(r"[.!?]\s*$", text[: words[i].start()]))
+    first = words[i].text
+    at_sentence_start = i == 0 or bool(re.search(r"[.!?]\s*$", text[: words[i].start]))
     if first[:1].isupper() and not at_sentence_start and not text.isupper():
         return True
     if possessive or len(words) <= _FEW_WORDS:
         return True
-    return i > 0 and words[i - 1].group(0).lower() in lexicon.entities().company_cues
+    return i > 0 and words[i - 1].text.lower() in lexicon.entities().company_cues

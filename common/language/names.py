@@ -8,6 +8,12 @@ other run of non-letters/digits a single space. "José  O\u2019Brien-Smith" and 
 smith" fold alike. The opt-out list, the per-subject limit and the audit log compare canonical
 names (``canonical``, decision 0037).
 
+The words of a text are read once (``atoms``, a reading of ``common.language.message``): each
+run of letters and digits, and each other character but whitespace on its own. Every notion of
+a word that the name finders hold ("Co-op", "AT&T" and "harlowfoods.co.uk" are one word to the
+company finder; "@Harlow" is none to the people finder) is assembled from those atoms
+(``words_of``), so that a message is scanned for names once, however many finders read it.
+
 Runs of capitalised words (``capitalised_runs``): the one scanner under the research overview's
 organisations, the offline engine's company candidates and the personal-data screen's people's
 names; each caller says what a word is, which lower-case words may join a run and where a run
@@ -19,11 +25,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from common.language.confusables import latin
+from common.language.message import Message, annotate
 
 _APOSTROPHES = re.compile(r"['\u2019\u02bc\u2018`\u00b4]")
 # Second-level labels under a country code: harlowfoods.co.uk, brightwell.com.au.
@@ -226,7 +235,7 @@ def _listed_pattern(person: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-# -- runs of capitalised words -------------------------------------------------------------------
+# -- the words of a text, read once ------------------------------------------------------------
 
 
 class Word(NamedTuple):
@@ -237,13 +246,126 @@ class Word(NamedTuple):
     end: int
 
 
+_ATOM = re.compile(r"[^\W_]+|\S")
+
+
+def atoms(message: Message) -> tuple[Word, ...]:
+    """The text's atoms, in order: each run of letters and digits, and each other character but
+    whitespace on its own ("O'Brien's": "O", "'", "Brien", "'", "s"). A reading of the message:
+    the one pass over its characters that every finder's words are assembled from."""
+    text = message.text
+    return tuple(
+        _new_word(Word, (text[start:end], start, end))
+        for start, end in map(_span, _ATOM.finditer(text))
+    )
+
+
+_new_word = tuple.__new__  # a Word from its fields, without NamedTuple's slower constructor
+_span = re.Match.span
+
+
+_ALNUM = re.compile(r"[^\W_]")  # a letter or a digit
+
+
+def words_of(
+    text: str | Message,
+    opens: re.Pattern[str] = _ALNUM,
+    *,
+    not_after: frozenset[str] = frozenset(),
+    within: frozenset[str] = frozenset(),
+    alone: re.Pattern[str] | None = None,
+    inside: bool = False,
+) -> list[Word]:
+    r"""The words of ``text`` as a finder reads them, assembled from its atoms, in order.
+
+    An atom that ``opens`` matches (at its start), with none of ``not_after`` right before it,
+    opens a word, which takes in each atom right after it (no space between) of letters and
+    digits or one of the characters ``within``, as many as there are; an atom that does not
+    open one and ``alone`` matches whole is a word by itself; other atoms are no word. So a
+    finder's pattern ``(?<![@.])[A-Z][\w'-]*`` reads: ``opens`` a capital, ``not_after`` "@"
+    and ".", ``within`` "_", "'" and "-". ``inside``: a word may also open inside an atom of
+    letters and digits, where ``opens`` first matches (a pattern with no look-behind:
+    "ЖHarlow" holds "Harlow")."""
+    message = annotate(text)
+    source, pieces = message.text, message.read(atoms)
+    found: list[Word] = []
+    index, count = 0, len(pieces)
+    while index < count:
+        atom = pieces[index]
+        index += 1
+        start: int | None = None
+        if opens.match(atom.text) and source[atom.start - 1 : atom.start] not in not_after:
+            start = atom.start
+        elif inside and atom.text[0].isalnum() and (within_atom := opens.search(atom.text, 1)):
+            start = atom.start + within_atom.start()
+        if start is None:
+            if alone is not None and alone.fullmatch(atom.text):
+                found.append(atom)
+            continue
+        end = atom.end
+        while index < count and pieces[index].start == end:
+            following = pieces[index].text
+            if not (following[0].isalnum() or following in within):
+                break
+            end = pieces[index].end
+            index += 1
+        found.append(Word(source[start:end], start, end))
+    return found
+
+
+def after_words(message: Message, cues: frozenset[str]) -> list[tuple[Word, Word]]:
+    """Each word of ``cues`` the message holds whole (an atom, not "onion" for "on" nor "_on"),
+    with whitespace after it, paired with the atom after that whitespace, in order."""
+    text, pieces = message.text, message.read(atoms)
+    return [
+        (cue, after)
+        for cue, after in pairwise(pieces)
+        if cue.text in cues and text[cue.start - 1 : cue.start] != "_" and after.start > cue.end
+    ]
+
+
+def spaced_run(
+    message: Message, words: Mapping[int, Word], start: int, most: int, *, ampersand: bool = True
+) -> list[Word]:
+    """The words of ``words`` (by where each starts) from the one at ``start``, each after the
+    one before with whitespace between, or (``ampersand``) whitespace, "&" and whitespace
+    ("tallow & sons"): up to ``most`` words, with the "&"s between them; none when no word
+    starts there."""
+    first = words.get(start)
+    if first is None:
+        return []
+    pieces = message.read(atoms)
+    run, count = [first], 1
+    while count < most:
+        at = bisect_left(pieces, run[-1].end, key=_start)
+        if at >= len(pieces) or pieces[at].start == run[-1].end:
+            break  # the text ends, or no space follows the word
+        between = None
+        spaced = at + 1 < len(pieces) and pieces[at + 1].start > pieces[at].end
+        if ampersand and pieces[at].text == "&" and spaced:
+            between, at = pieces[at], at + 1
+        word = words.get(pieces[at].start)
+        if word is None:
+            break
+        run += [between, word] if between is not None else [word]
+        count += 1
+    return run
+
+
+def _start(word: Word) -> int:
+    return word.start
+
+
+# -- runs of capitalised words -------------------------------------------------------------------
+
+
 def _initial_capital(word: str) -> bool:
     return word[0].isupper()
 
 
 def capitalised_runs(
     text: str,
-    words: re.Pattern[str],
+    words: Sequence[Word],
     *,
     capital: Callable[[str], bool] = _initial_capital,
     connectors: frozenset[str] = frozenset(),
@@ -253,38 +375,37 @@ def capitalised_runs(
 ) -> list[list[Word]]:
     """The runs of capitalised words of ``text``, in order, each a list of its words.
 
-    ``words`` finds the words of the text (the caller's notion of a word: "Co-op", "AT&T",
-    "O'Brien"); a word ``capital`` accepts (by default: one that opens with a capital letter)
-    starts a run or joins the one before when only whitespace stands between them, or one of
-    ``gaps`` stripped of whitespace (``"&"``: "Tesco & Harlow Foods"). A word of
+    ``words`` are the text's words in the caller's notion of a word (``words_of``: "Co-op",
+    "AT&T", "O'Brien"); a word ``capital`` accepts (by default: one that opens with a capital
+    letter) starts a run or joins the one before when only whitespace stands between them, or
+    one of ``gaps`` stripped of whitespace (``"&"``: "Tesco & Harlow Foods"). A word of
     ``connectors`` ("of", "de", "&") joins a run the same way, and stays in it only when a
     capitalised word follows ("Department of Agriculture", not "Harlow Foods of"); at most
     ``in_a_row`` of them in a row (None: any number; 1: "van Dyke", not "de la Cruz").
     ``stops_after(word, following)``: the run ends after this capitalised word, given the
     text's next word ("" at the end), as after a possessive ("Dunmore Dairy's herds")."""
-    matches = list(words.finditer(text))
     runs: list[list[Word]] = []
     current: list[Word] = []
     pending: list[Word] = []  # connectors after the run's last capitalised word
     last_end = -1
-    for index, match in enumerate(matches):
-        word = match.group()
-        joined = bool(current) and text[last_end : match.start()].strip() in gaps
-        last_end = match.end()
+    for index, found in enumerate(words):
+        word = found.text
+        joined = bool(current) and text[last_end : found.start].strip() in gaps
+        last_end = found.end
         if capital(word):
             if not joined:
                 if current:
                     runs.append(current)
                 current, pending = [], []
-            current += [*pending, Word(word, match.start(), last_end)]
+            current += [*pending, found]
             pending = []
             if stops_after is not None:
-                following = matches[index + 1].group() if index + 1 < len(matches) else ""
+                following = words[index + 1].text if index + 1 < len(words) else ""
                 if stops_after(word, following):
                     runs.append(current)
                     current = []
         elif joined and word in connectors and (in_a_row is None or len(pending) < in_a_row):
-            pending.append(Word(word, match.start(), last_end))
+            pending.append(found)
         else:
             if current:
                 runs.append(current)

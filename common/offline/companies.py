@@ -23,24 +23,35 @@ than a place or a product line taken for a company.
 
 A message is scanned once (``_scan``, a reading of ``common.language.message``): the intent
 model's features (``sure_company``), the entity rules and the assistant's lookup with the
-tables' names (``company_name``) read the same candidates and the gazetteer's words.
+tables' names (``company_name``) read the same candidates and the gazetteer's words, and both
+are assembled from the message's atoms (``common.language.names.words_of``), which the people
+finder of the personal-data screen reads too.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
-from functools import cache
 
 from common.language import gazetteer, lexicon, names, organisations
 from common.language.message import Message, annotate
 
 MIN_SCORE = 1
 SURE = 3  # a candidate ending in a company word ("Harlow Foods") before a gazetteer name
-_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f][\w'\u2019.&+-]*|&")
+# A name's word: a letter of the Latin scripts or a digit, then letters, digits and "_'.&+-"
+# ("AT&T", "Co-op", "harlowfoods.co.uk", "3M"); "&" alone between words.
+_OPENS = re.compile(r"[A-Za-z0-9\u00c0-\u024f]")
+_WITHIN = frozenset("_'\u2019.&+-")
 _AMPERSAND = frozenset({"&"})
+_AMPERSAND_ALONE = re.compile("&")
 _POSSESSIVE = re.compile(r"(?:['\u2019]s|(?<=s)['\u2019])$")
-_LOWER_RUN = re.compile(r"[a-z0-9][\w'\u2019&.-]*(?:\s+(?:&\s+)?[a-z0-9][\w'\u2019&.-]*){0,4}")
+# In a message in lower case: up to five words after a cue, each opening with a lower-case
+# letter or a digit ("tallow & sons tannery").
+_LOWER_OPENS = re.compile(r"[a-z0-9]")
+_LOWER_WITHIN = frozenset("_'\u2019&.-")
+_LOWER_RUN_WORDS = 5
+_BEFORE_WITHIN = frozenset("_'\u2019")  # the word before a name: letters, digits and "_'"
 
 
 @dataclass(frozen=True)
@@ -49,8 +60,9 @@ class Candidate:
     start: int  # character offset in the message
     words: tuple[str, ...]
 
-    def score(self, text: str) -> int:
+    def score(self, message: Message) -> int:
         words = lexicon.entities()
+        text = message.text
         company = {w.lower().rstrip(".") for w in self.words} & organisations.company_words()
         last = self.words[-1].lower().rstrip(".")
         points = 0
@@ -58,7 +70,7 @@ class Candidate:
             points += 3
         elif company:
             points += 1
-        before = _word_before(text, self.start)
+        before = _word_before(message, self.start)
         if before in words.company_cues:
             points += 2
         if not text[: self.start].strip(" \"'\u201c\u2018"):
@@ -82,8 +94,7 @@ class _Scan:
 def _scan(message: Message) -> _Scan:
     """The message's companies (a reading of ``common.language.message``: the intent
     model's features, the entity rules and the assistant share it)."""
-    text = message.text
-    scored = [(c.score(text), -c.start, c.name) for c in candidates(text)]
+    scored = [(c.score(message), -c.start, c.name) for c in candidates(message)]
     return _Scan(gazetteer.find(message), scored)
 
 
@@ -123,19 +134,21 @@ def sure_company(text: str | Message) -> tuple[int, str] | None:
     return min(sure, default=None)
 
 
-def candidates(text: str) -> list[Candidate]:
-    found = _capitalised(text)
+def candidates(text: str | Message) -> list[Candidate]:
+    message = annotate(text)
+    found = _capitalised(message)
     if not found:
-        found = _lower_case(text)
+        found = _lower_case(message)
     return found
 
 
-def _capitalised(text: str) -> list[Candidate]:
+def _capitalised(message: Message) -> list[Candidate]:
     """Runs of capitalised words (and "&" between them), cut after a possessive."""
+    found = names.words_of(message, _OPENS, within=_WITHIN, alone=_AMPERSAND_ALONE, inside=True)
     runs = names.capitalised_runs(
-        text, _WORD, capital=_capital, connectors=_AMPERSAND, stops_after=_possessive
+        message.text, found, capital=_capital, connectors=_AMPERSAND, stops_after=_possessive
     )
-    return [c for run in runs if (c := _candidate(text, run)) is not None]
+    return [c for run in runs if (c := _candidate(run)) is not None]
 
 
 def _capital(word: str) -> bool:
@@ -151,7 +164,7 @@ def _possessive(word: str, following: str) -> bool:
     return _POSSESSIVE.search(word) is not None and not brand
 
 
-def _candidate(text: str, run: list[names.Word]) -> Candidate | None:
+def _candidate(run: list[names.Word]) -> Candidate | None:
     words = lexicon.entities()
     stop = lexicon.not_names()
     while run and (run[0].text in stop or run[0].text == "&" or run[0].text == "The"):
@@ -177,34 +190,39 @@ def _candidate(text: str, run: list[names.Word]) -> Candidate | None:
     return Candidate(name, run[0].start, tuple(t for t in tokens if t != "&"))
 
 
-def _lower_case(text: str) -> list[Candidate]:
+def _lower_case(message: Message) -> list[Candidate]:
     """In a message with no capitalised name: the words after a cue, up to the last company
     word before punctuation ("look into tallow & sons tannery, they..." -> "tallow & sons
     tannery")."""
     endings = organisations.company_words()
+    lower = {w.start: w for w in names.words_of(message, _LOWER_OPENS, within=_LOWER_WITHIN)}
     found = []
-    for cue in _cue_pattern().finditer(text):
-        run = _LOWER_RUN.match(text, cue.end())
-        if run is None:
-            continue
-        tokens = run.group(0).split()
-        while tokens and tokens[0] in ("the", "a", "an"):
+    for _, after in names.after_words(message, lexicon.entities().company_cues):
+        tokens = names.spaced_run(message, lower, after.start, _LOWER_RUN_WORDS)
+        while tokens and tokens[0].text in ("the", "a", "an"):
             tokens = tokens[1:]
-        ends = [i for i, t in enumerate(tokens) if t.lower().rstrip(".,") in endings]
+        ends = [i for i, t in enumerate(tokens) if t.text.lower().rstrip(".,") in endings]
         if ends and ends[-1] >= 1:
-            kept = tokens[: ends[-1] + 1]
+            kept = [t.text for t in tokens[: ends[-1] + 1]]
             kept[-1] = kept[-1].rstrip(",")
-            start = text.index(kept[0], cue.end())
-            found.append(Candidate(" ".join(kept), start, tuple(t for t in kept if t != "&")))
+            words = tuple(t for t in kept if t != "&")
+            found.append(Candidate(" ".join(kept), tokens[0].start, words))
     return found
 
 
-@cache
-def _cue_pattern() -> re.Pattern[str]:
-    cues = sorted(lexicon.entities().company_cues, key=len, reverse=True)
-    return re.compile(rf"\b(?:{'|'.join(re.escape(c) for c in cues)})\s+")
+def _word_before(message: Message, start: int) -> str:
+    """The last word before ``start`` (letters, digits, "_" and apostrophes), in lower case."""
+    pieces = message.read(names.atoms)
+    last = bisect_left(pieces, start, key=lambda atom: atom.start) - 1  # the atom before it
 
+    def in_word(atom: names.Word) -> bool:
+        return atom.text[0].isalnum() or atom.text in _BEFORE_WITHIN
 
-def _word_before(text: str, start: int) -> str:
-    before = re.findall(r"[\w'\u2019]+", text[:start].lower())
-    return before[-1] if before else ""
+    while last >= 0 and not in_word(pieces[last]):
+        last -= 1
+    if last < 0:
+        return ""
+    first = last
+    while first > 0 and pieces[first - 1].end == pieces[first].start and in_word(pieces[first - 1]):
+        first -= 1
+    return message.text[pieces[first].start : pieces[last].end].lower()

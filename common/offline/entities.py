@@ -11,14 +11,32 @@ from typing import Any
 from common.catalog.topics import catalog as topic_catalog
 from common.language import lexicon, organisations
 from common.language.message import Message, annotate
+from common.language.names import Word, after_words, atoms, spaced_run, words_of
 from common.offline.companies import company_name
 
-_CAP = r"[A-Z][\w&'.-]*"
-_NAME = rf"{_CAP}(?:\s+(?:&\s+)?{_CAP}){{0,3}}"
+# A company's name after "at", "of" or "from" in a request about a person: up to four words
+# opening with a capital, "&" between two ("at Sorrel & Co"), each of letters, digits and
+# "_&'.-" ("AT&T", "Co.").
+_CAP = re.compile("[A-Z]")
+_CAP_WITHIN = frozenset("_&'.-")
+_WORKS_AT = frozenset({"at", "of", "from"})
 _SENTENCE_END = re.compile(r"(?<=[a-z]{4})[.!?]\s")  # "Poultry. ", not "Co. " or "St. "
 # A word of a person's name: capitalised, accents and hyphenated parts included ("Dána",
 # "Whitfield-Smith", "O'Brien").
-_NAME_WORD = r"[A-Z\u00c0-\u00de][a-z\u00df-\u00ff']+(?:-[A-Z\u00c0-\u00de]?[a-z\u00df-\u00ff']+)*"
+_NAME_WORD = re.compile(
+    r"[A-Z\u00c0-\u00de](?:'[A-Z\u00c0-\u00de])?[a-z\u00df-\u00ff']+"
+    r"(?:-[A-Z\u00c0-\u00de]?[a-z\u00df-\u00ff']+)*"
+)
+_NAME_OPENS = re.compile(r"[A-Z\u00c0-\u00de]")
+_NAME_WITHIN = frozenset("'-")
+# Titles of office a name follows ("Senator Carla Jensen"); "Sen", "Rep" and "Dr" with a stop.
+_TITLES = frozenset(
+    [
+        *("Senator", "Representative", "Minister", "Mayor", "Governor", "Commissioner"),
+        *("Professor", "MP", "CEO", "Director"),
+    ]
+)
+_SHORT_TITLES = frozenset(["Sen", "Rep", "Dr"])
 
 
 # The extractedInfo keys of each intent (DESIGN.md §3).
@@ -75,6 +93,23 @@ def _one_sentence(name: str) -> str:
     return _SENTENCE_END.split(name, maxsplit=1)[0]
 
 
+def _works_at(message: Message, person: str | None) -> str | None:
+    """The company after the first "at", "of" or "from" that names one other than the person's
+    name: up to four capitalised words ("at Sorrel & Co", "from Harlow Foods")."""
+    text = message.text
+    capitalised = {w.start: w for w in words_of(message, _CAP, within=_CAP_WITHIN)}
+    read_to = 0
+    for cue, after in after_words(message, _WORKS_AT):
+        run = spaced_run(message, capitalised, after.start, 4) if cue.start >= read_to else []
+        if not run:
+            continue
+        read_to = run[-1].end
+        name = _trim_leading_stopwords(_one_sentence(text[run[0].start : run[-1].end]))
+        if name and (not person or name not in person):
+            return name
+    return None
+
+
 def _trim_leading_stopwords(name: str) -> str:
     words, stop = name.split(), lexicon.not_names()
     while words and words[0] in stop:
@@ -82,24 +117,67 @@ def _trim_leading_stopwords(name: str) -> str:
     return " ".join(words)
 
 
-def person_in(text: str) -> tuple[str | None, str | None]:
-    """(personName, role) of a message about a person's public role."""
+def person_in(text: str | Message) -> tuple[str | None, str | None]:
+    """(personName, role) of a message about a person's public role: two or three name words
+    after a title of office, else the first two to four name words in a row that are not a
+    company's name, read from the message's words (``common.language.names``)."""
+    message = annotate(text)
+    text = message.text
     roles = lexicon.entities().roles
-    role = next((r for r in roles if re.search(rf"\b{re.escape(r)}\b", text.lower())), None)
-    titled = re.search(
-        r"\b(?:Senator|Sen\.|Rep\.|Representative|Minister|Mayor|Governor|"
-        rf"Commissioner|Dr\.|Professor|MP|CEO|Director)\s+({_NAME_WORD}"
-        rf"(?:\s+{_NAME_WORD}){{1,2}})",
-        text,
-    )
-    if titled:
-        return titled.group(1), role
-    plain = re.findall(rf"(?<!\w)({_NAME_WORD}(?:\s+{_NAME_WORD}){{1,3}})(?!\w)", text)
-    for candidate in plain:
-        name = _trim_leading_stopwords(candidate)
+    role = next((r for r in roles if re.search(rf"\b{re.escape(r)}\b", message.lowered)), None)
+    shaped = {
+        w.start: w
+        for w in words_of(message, _NAME_OPENS, within=_NAME_WITHIN)
+        if _NAME_WORD.fullmatch(w.text)
+    }
+    for after in _after_titles(message):
+        run = spaced_run(message, shaped, after.start, 3, ampersand=False)
+        if len(run) >= 2:
+            return text[run[0].start : run[-1].end], role
+    for run in _name_runs(text, list(shaped.values())):
+        name = _trim_leading_stopwords(text[run[0].start : run[-1].end])
         if len(name.split()) >= 2 and organisations.kind_of(name) != "company":
             return name, role
     return None, role
+
+
+def _after_titles(message: Message) -> list[Word]:
+    """The atom after each title of office (and whitespace) in the message, in order."""
+    text, pieces = message.text, message.read(atoms)
+    found = []
+    for index, atom in enumerate(pieces):
+        if text[atom.start - 1 : atom.start] == "_":
+            continue
+        end = index + 1
+        if atom.text in _SHORT_TITLES:
+            stop = end < len(pieces) and pieces[end].text == "." and pieces[end].start == atom.end
+            if not stop:
+                continue
+            end += 1
+        elif atom.text not in _TITLES:
+            continue
+        if end < len(pieces) and pieces[end].start > pieces[end - 1].end:
+            found.append(pieces[end])
+    return found
+
+
+def _name_runs(text: str, shaped: list[Word]) -> list[list[Word]]:
+    """Name words in a row (whitespace between), in runs of up to four, each of two at least."""
+    runs: list[list[Word]] = []
+    current: list[Word] = []
+    for word in [*shaped, None]:
+        spaced = (
+            word is not None and bool(current) and not text[current[-1].end : word.start].strip()
+        )
+        if word is not None and (spaced or not current) and len(current) < 4:
+            current.append(word)
+            continue
+        while current and text[current[-1].end : current[-1].end + 1] == "_":
+            current.pop()  # a name is a whole word ("Dana_")
+        if len(current) >= 2 and text[current[0].start - 1 : current[0].start] != "_":
+            runs.append(current)
+        current = [word] if word is not None else []
+    return runs
 
 
 # A content request's topic: what follows "about" (or else "on", "regarding"), up to the end
@@ -140,14 +218,10 @@ def extract(intent: str, text: str | Message) -> dict[str, Any]:
         topics = topics_in(message)
         info["focus"] = focus.group(1).strip() if focus else (topics[0] if topics else None)
     elif intent == "RESEARCH_INDIVIDUAL":
-        person, role = person_in(text)
+        person, role = person_in(message)
         info["personName"] = person
         info["role"] = role
-        for company in re.finditer(rf"\b(?:at|of|from)\s+({_NAME})", text):
-            name = _trim_leading_stopwords(_one_sentence(company.group(1)))
-            if name and (not person or name not in person):
-                info["companyName"] = name
-                break
+        info["companyName"] = _works_at(message, person)
     elif intent == "LEGAL_HELP":
         info["activity"] = next((a for a in words.legal_activities if a in lowered), None)
         info["jurisdiction"] = next(

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from common.language.message import Message
-from common.language.names import capitalised_runs
+from common.language.message import Message, annotate
+from common.language.names import capitalised_runs, words_of
 from common.privacy.rules import (
     expand,
     given_names,
@@ -36,9 +36,10 @@ from common.privacy.rules import (
 # a particle between two of them, one alone ("Jan van Dyke"; "Maria de la Cruz" gives "Maria"
 # and "Cruz"). The lower-case words are found only to break a run.
 # A capital of Latin-1 counts ("Élise Fournier", "Øyvind").
-_WORD = re.compile(
-    r"(?<![@\w/.])[A-Z\u00c0-\u00d6\u00d8-\u00de][\w\u2019'-]*|[a-z\u00df-\u00f6\u00f8-\u00ff]+"
-)
+_CAPITAL = re.compile(r"[A-Z\u00c0-\u00d6\u00d8-\u00de]")
+_LOWER = re.compile(r"[a-z\u00df-\u00f6\u00f8-\u00ff]+")
+_NAME_WITHIN = frozenset("_'\u2019-")
+_NOT_AFTER = frozenset("@/._")  # a capital after these is in a handle, a path or a domain
 _PARTICLES = frozenset(["de", "van", "von", "der", "da", "di", "le", "la", "bin", "al", "ap"])
 _AFTER_NAME = re.compile(r"\s*(?:,|['\u2019]s\b|\()")
 
@@ -90,18 +91,20 @@ def references(text: str | Message, extra: frozenset[str] = frozenset()) -> list
     be people's (the records'), which count wherever they stand (a known "jenny" opening a
     sentence is the person, not a female donkey). A message's, with no ``extra``, are read
     once (``common.language.message``)."""
-    if isinstance(text, Message):
-        if not extra:
-            return list(text.read(_references))
-        text = text.text
-    return _found(text, extra)
+    if isinstance(text, Message) and not extra:
+        return list(text.read(_references))
+    return _found(annotate(text), extra)
 
 
 def _references(message: Message) -> tuple[Reference, ...]:
-    return tuple(_found(message.text, frozenset()))
+    return tuple(_found(message, frozenset()))
 
 
-def _found(text: str, extra: frozenset[str]) -> list[Reference]:
+def _found(message: Message, extra: frozenset[str]) -> list[Reference]:
+    """The references of ``references``. Names are read from the message's words
+    (``common.language.names.words_of``); pronouns, titles, handles and a record's field labels
+    by the screen's own patterns."""
+    text = message.text
     animal = animal_subject(text)
     if animal is not None and extra and set(re.findall(r"\w+", text[:animal].lower())) & extra:
         animal = None
@@ -131,7 +134,7 @@ def _found(text: str, extra: frozenset[str]) -> list[Reference]:
     ]
     found += [
         r
-        for r in [*names(text, extra), *lowercase_names(text), *cased_names(text, extra)]
+        for r in [*names(message, extra), *lowercase_names(message), *cased_names(message, extra)]
         if animal is None
         or (r.start > animal + 30 and _a_persons_name(r.text))
         or any(w in extra for w in re.findall(r"\w+", r.text.lower()))
@@ -285,13 +288,16 @@ def handles(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
     given = given_names()
     # The text's capitalised words, as a handle writes them: lower case, no apostrophe, no
     # possessive ("Whitfield's", "O'Brien" -> "whitfield", "obrien").
-    surnames = extra | {
-        _APOSTROPHE.sub("", _POSSESSIVE_END.sub("", w)).lower() for w in _SURNAME.findall(text)
-    }
     found = [
         Reference(m.start(), m.end(), m.group(0), "handle") for m in _REDDIT_USER.finditer(text)
     ]
-    for match in _HANDLE.finditer(text):
+    accounts = list(_HANDLE.finditer(text))
+    if not accounts:
+        return found
+    surnames = extra | {
+        _APOSTROPHE.sub("", _POSSESSIVE_END.sub("", w)).lower() for w in _SURNAME.findall(text)
+    }
+    for match in accounts:
         account = (match.group(1) or match.group(2) or "").lower()
         head = re.match(r"[a-z]+", account)
         letters = head.group(0) if head else ""
@@ -310,13 +316,16 @@ def _prefixes(word: str) -> list[str]:
     return [word[:n] for n in range(3, len(word) + 1)]
 
 
-def names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+def names(text: str | Message, extra: frozenset[str] = frozenset()) -> list[Reference]:
     """The names of people in ``text`` (see the module docstring), each marked "office" when a
     title of office stands next to it."""
     never, organisation, given = never_names(), organisation_words(), given_names()
     single_titles, title_pattern = _titles()
+    message = annotate(text)
+    text = message.text
     found: list[Reference] = []
-    for run in capitalised_runs(text, _WORD, connectors=_PARTICLES, in_a_row=1):
+    written = words_of(message, _CAPITAL, not_after=_NOT_AFTER, within=_NAME_WITHIN, alone=_LOWER)
+    for run in capitalised_runs(text, written, connectors=_PARTICLES, in_a_row=1):
         tokens = [word.text for word in run]
         start = run[0].start
         # Leading words that never name anyone ("The", "Senator") are cut off the run.
@@ -377,7 +386,8 @@ def every_name(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
     """``names``, or when it finds none, the names written in capitals or in lower case
     (``cased_names``, ``lowercase_names``), each marked "office" when a title of office stands
     next to it ("GMB ORGANISER TUNDE BAKARE")."""
-    found = names(text, extra)
+    message = annotate(text)
+    found = names(message, extra)
     if found:
         return found
     pattern = _titles()[1]
@@ -388,48 +398,58 @@ def every_name(text: str, extra: frozenset[str] = frozenset()) -> list[Reference
             r.text,
             "office" if _has_title(text, r.start, r.end, pattern) else r.kind,
         )
-        for r in [*cased_names(text, extra), *lowercase_names(text)]
+        for r in [*cased_names(message, extra), *lowercase_names(message)]
     ]
 
 
-_LOWER_WORD = re.compile(r"(?<![\w'\u2019@./-])[a-z]+(?![\w@/-])")
+# A word in lower case (``lowercase_names``): ASCII letters, not in a handle, a path, a domain
+# or a hyphenated word.
+_ASCII_LOWER = re.compile(r"[a-z]+\Z")
+_NOT_BEFORE_WORD = frozenset("_'\u2019@./-")
+_LETTER = re.compile(r"[^\W\d_]")  # a word of ``cased_names`` opens with a letter
+_NOT_AFTER_LOWER = frozenset("_@/-")
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "our", "my", "your", "his", "her"])
 
 
-def lowercase_names(text: str) -> list[Reference]:
+def lowercase_names(text: str | Message) -> list[Reference]:
     """In a sentence typed in lower case (all of it, or from its first word: "eli did the whole
     fast", "rob was handing out Reform leaflets"), a given name counts when a name's verb
     follows it, with "'s" ("jo's born again", "kemi's 30th"), or with an "s" for a possessive
     before a noun, and no determiner stands before it ("the lane was closed" is a lane)."""
+    message = annotate(text)
+    text = message.text
     first = re.search(r"[A-Za-z]", text)
     if first is None or first.group(0).isupper():
         return []
     given, verbs = world_given_names(), rules().name_verbs
-    words = list(_LOWER_WORD.finditer(text))
+    lower = [
+        w
+        for w in words_of(message, _ASCII_LOWER, not_after=_NOT_BEFORE_WORD)
+        if text[w.end : w.end + 1] not in _NOT_AFTER_LOWER
+    ]
     found = []
-    for i, match in enumerate(words):
-        word = match.group(0)
-        before = words[i - 1].group(0) if i else ""
-        after = words[i + 1].group(0) if i + 1 < len(words) else ""
-        adjacent = i + 1 < len(words) and text[match.end() : words[i + 1].start()].strip() == ""
-        contraction = re.match(r"['\u2019]s\b", text[match.end() :]) is not None
+    for i, match in enumerate(lower):
+        word = match.text
+        before = lower[i - 1].text if i else ""
+        after = lower[i + 1].text if i + 1 < len(lower) else ""
+        adjacent = i + 1 < len(lower) and text[match.end : lower[i + 1].start].strip() == ""
+        contraction = re.match(r"['\u2019]s\b", text[match.end :]) is not None
         if before in _DETERMINERS:
             continue
         if word in given and contraction:  # "jo's properly born again", "kemi's 30th"
-            found.append(Reference(match.start(), match.end(), word, "name"))
+            found.append(Reference(match.start, match.end, word, "name"))
             continue
         if not adjacent:
             continue
         if (word in given and after in verbs) or (
             len(word) >= 5 and word.endswith("s") and word[:-1] in given and after not in verbs
         ):
-            found.append(Reference(match.start(), match.end(), word, "name"))
+            found.append(Reference(match.start, match.end, word, "name"))
     return found
 
 
 _PLACE_BEFORE = frozenset(["in", "near", "across", "throughout", "around"])
 
-_ANY_WORD = re.compile(r"(?<![\w'\u2019@./-])[^\W\d_][\w'\u2019-]*")
 # Words that end a run of name words in capitals or lower case ("DANA WHITFIELD REVEALS"):
 # function words, and what a verb after a name looks like (``name_verbs``, "-s" and "-ed").
 _FUNCTION = frozenset(
@@ -440,32 +460,34 @@ _FUNCTION = frozenset(
 )  # fmt: skip
 
 
-def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Reference]:
+def cased_names(text: str | Message, extra: frozenset[str] = frozenset()) -> list[Reference]:
     """Names written in capitals or in lower case, which ``names`` does not see (it takes
     "WHITFIELD" for an acronym and "whitfield" for a word): a word the records know as a
     person's (``extra``), and a given name with the next word when both are written the same
     way ("DANA WHITFIELD REVEALS", "saw dana whitfield at"), given names of many countries
     included (``world_given_names``). Lower-case words count only in a text written all in
     lower case."""
+    message = annotate(text)
+    text = message.text
     given = world_given_names()
-    words = list(_ANY_WORD.finditer(text))
+    written = words_of(message, _LETTER, not_after=_NOT_BEFORE_WORD, within=_NAME_WITHIN)
     lower_text = not any(c.isupper() for c in text)  # in a text in mixed case, "carry" is a verb
     found: list[Reference] = []
-    for i, match in enumerate(words):
-        word = match.group(0)
+    for i, match in enumerate(written):
+        word = match.text
         if word[:1].isupper() and not word.isupper():
             continue  # written as names are: ``names`` reads it
         if word.islower() and not lower_text:
             continue
         lower = _word(word).lower()
         if lower in extra and len(lower) > 2:
-            found.append(Reference(match.start(), match.end(), word, "name"))
+            found.append(Reference(match.start, match.end, word, "name"))
             continue
-        if lower not in given or i + 1 >= len(words) or lower != word.lower():
+        if lower not in given or i + 1 >= len(written) or lower != word.lower():
             continue  # "jo's off": a possessive or contraction ends the name
-        after = words[i + 1]
-        following = _word(after.group(0))
-        gap = text[match.end() : after.start()]
+        after = written[i + 1]
+        following = _word(after.text)
+        gap = text[match.end : after.start]
         if (
             gap.strip() == ""
             and following.isupper() == word.isupper()
@@ -474,9 +496,7 @@ def cased_names(text: str, extra: frozenset[str] = frozenset()) -> list[Referenc
             and following.lower() not in _FUNCTION
             and following.lower() not in rules().name_verbs
         ):
-            found.append(
-                Reference(match.start(), after.end(), text[match.start() : after.end()], "name")
-            )
+            found.append(Reference(match.start, after.end, text[match.start : after.end], "name"))
     return found
 
 

@@ -63,7 +63,7 @@ MAX_HASHTAGS = 5
 _TITLED = re.compile(r"\b[A-Z][a-z][\w'&-]*")  # a word of a name ("Griddle"; not "CEO")
 _EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
-_WORD = re.compile(r"[^\W_][\w'\u2019-]*")  # a word of a topic, for its names
+_WITHIN = frozenset("_'\u2019-")  # what a word of a topic's name holds besides letters, digits
 OFFLINE = "offline"
 
 
@@ -182,7 +182,8 @@ def names_of(topic: str) -> set[str]:
     def capital(word: str) -> bool:  # a name's word, or an organisation's ("Foods")
         return unknown(word) or (_TITLED.fullmatch(word) is not None and word.lower() in organised)
 
-    for run in names.capitalised_runs(topic, _WORD, capital=capital, gaps=frozenset({"", "&"})):
+    written = names.words_of(topic, within=_WITHIN)
+    for run in names.capitalised_runs(topic, written, capital=capital, gaps=frozenset({"", "&"})):
         if not any(unknown(word.text) for word in run):
             continue
         before = topic[: run[0].start].split()

@@ -34,7 +34,7 @@ from common.adapters.prompts import prompt
 from common.catalog.topics import is_topic, name_of
 from common.datafiles import Content, Line, LowerLine, Pattern, Words, load
 from common.language import ELLIPSIS, and_list, clip, one_line, organisations
-from common.language.names import Word, capitalised_runs
+from common.language.names import Word, capitalised_runs, words_of
 from common.language.sentences import split
 
 if TYPE_CHECKING:
@@ -484,7 +484,7 @@ def _person(match: re.Match[str], lexicon: _Lexicon) -> tuple[str, str] | None:
     return " ".join(name_words), " ".join([*pre_words, role])
 
 
-_WORD = re.compile(r"[^\W_][\w'\u2019&-]*")
+_WITHIN = frozenset("_'\u2019&-")  # what a word of a name holds besides letters and digits
 _CONNECTORS = frozenset({"of", "for", "and", "the", "de", "du", "in"})
 _GAPS = frozenset({"", "&"})  # what may stand between two words of a name, whitespace aside
 _EXTENDING = frozenset({"of", "for"})
@@ -496,7 +496,8 @@ def _organisations(text: str, lexicon: _Lexicon) -> Iterable[tuple[int, str, Ent
     words ("Harlow Foods", "Department of Agriculture"). Runs are broken by punctuation and by
     lower-case words other than "of", "for", "and", "the", "de", "du" and "in"; a name starts
     after the last "and" before its last word ("Tesco and Harlow Foods")."""
-    for run in capitalised_runs(text, _WORD, connectors=_CONNECTORS, gaps=_GAPS):
+    written = words_of(text, within=_WITHIN)
+    for run in capitalised_runs(text, written, connectors=_CONNECTORS, gaps=_GAPS):
         while run and (run[0][0] in lexicon.not_names or run[0][0] in _CONNECTORS):
             run = run[1:]
         found = _last_name(text, run, lexicon)

@@ -53,6 +53,16 @@ DATA = Path(MODEL_PATH).parent
             {"topics": ["cage-free"], "keywords": ["Harlow Foods"], "frequency": "weekly"},
         ),
         ("GENERAL_CHAT", "Thanks, that was helpful!", {}),
+        (  # a name word with an apostrophe after a title; "&" in a company's name
+            "RESEARCH_INDIVIDUAL",
+            "Look up Dr. Kathleen O'Neill from Sorrel & Co",
+            {"personName": "Kathleen O'Neill", "companyName": "Sorrel & Co"},
+        ),
+        (  # a name is whole words: not "Kanal Jule" from "YouTube-Kanal Jule", not the title
+            "RESEARCH_INDIVIDUAL",
+            "Her YouTube-Kanal Jule is run by NGG-Gewerkschaftssekretär Tobias Reimann",
+            {"personName": "Tobias Reimann"},
+        ),
     ],
 )
 def test_entities(intent, text, expected):

@@ -4,7 +4,8 @@ from typing import Any
 import pytest
 
 from common.language import clip
-from common.language.names import Word, capitalised_runs
+from common.language.message import annotate
+from common.language.names import Word, atoms, capitalised_runs, words_of
 
 
 def test_short_text_is_kept():
@@ -30,11 +31,12 @@ def test_never_longer_than_the_limit(text, limit):
 
 # -- runs of capitalised words (common.language.names.capitalised_runs) -------------------------
 
-_WORDS = re.compile(r"[^\W_][\w'\u2019&-]*")
+_WITHIN = frozenset("_'\u2019&-")
 
 
 def _runs(text: str, **rules: Any) -> list[str]:
-    return [text[run[0].start : run[-1].end] for run in capitalised_runs(text, _WORDS, **rules)]
+    found = words_of(text, within=_WITHIN)
+    return [text[run[0].start : run[-1].end] for run in capitalised_runs(text, found, **rules)]
 
 
 def test_a_run_is_capitalised_words_with_only_whitespace_between():
@@ -46,7 +48,7 @@ def test_a_run_is_capitalised_words_with_only_whitespace_between():
         "Lidl",
     ]
     assert _runs("Aldi & Lidl", gaps=frozenset({"", "&"})) == ["Aldi & Lidl"]
-    [run] = capitalised_runs("the Harlow Foods plant", _WORDS)
+    [run] = capitalised_runs("the Harlow Foods plant", words_of("the Harlow Foods plant"))
     assert run == [Word("Harlow", 4, 10), Word("Foods", 11, 16)]
 
 
@@ -74,3 +76,55 @@ def test_a_run_stops_where_the_caller_says():
         "3M",
         "AT&T",
     ]
+
+
+# -- a text's words, read once (common.language.names.atoms, words_of) ----------------------------
+
+
+def test_atoms_are_runs_of_letters_and_digits_and_single_other_characters():
+    assert [a.text for a in atoms(annotate("O'Brien's co-op, AT&T_2  ok"))] == [
+        *("O", "'", "Brien", "'", "s", "co", "-", "op", ",", "AT", "&", "T", "_", "2", "ok"),
+    ]
+    message = annotate("Harlow Foods")
+    assert message.read(atoms) is message.read(atoms)  # read once, whoever asks
+
+
+def test_words_are_assembled_as_the_finder_says():
+    text = "@Harlow Foods' Co-op sells to AT&T, harlowfoods.co.uk & J.Smith"
+    capital, not_after = re.compile("[A-Z]"), frozenset("@.")
+
+    assert [
+        w.text for w in words_of(text, capital, not_after=not_after, within=frozenset("'-"))
+    ] == [
+        *("Foods'", "Co-op", "AT", "T", "J"),
+    ]
+    assert [w.text for w in words_of(text, within=frozenset(".&+-"))] == [
+        *("Harlow", "Foods", "Co-op", "sells", "to", "AT&T", "harlowfoods.co.uk", "J.Smith"),
+    ]
+    alone = words_of(text, capital, not_after=not_after, alone=re.compile("&|sells"))
+    assert [w.text for w in alone] == ["Foods", "Co", "sells", "AT", "&", "T", "&", "J"]
+    assert all(text[w.start : w.end] == w.text for w in alone)
+
+
+def test_a_word_opens_inside_an_atom_only_when_asked():
+    latin_capital = re.compile("[A-Z]")
+    text = "\u0416Harlow Foods"  # a Cyrillic letter glued to a Latin name
+    assert [w.text for w in words_of(text, latin_capital)] == ["Foods"]
+    assert words_of(text, latin_capital, inside=True) == [
+        Word("Harlow", 1, 7),
+        Word("Foods", 8, 13),
+    ]
+
+
+def test_a_cue_word_and_the_words_spaced_after_it():
+    from common.language.names import after_words, spaced_run
+
+    message = annotate("look into onion farms _on tallow & sons tannery ltd, on x")
+    found = after_words(message, frozenset({"on", "into"}))
+    assert [(cue.text, after.text) for cue, after in found] == [("into", "onion"), ("on", "x")]
+    lower = {w.start: w for w in words_of(message, re.compile("[a-z]"))}
+    start = message.text.index("tallow")
+    run = spaced_run(message, lower, start, 3)
+    assert [w.text for w in run] == ["tallow", "&", "sons", "tannery"]
+    assert [w.text for w in spaced_run(message, lower, start, 3, ampersand=False)] == ["tallow"]
+    assert spaced_run(message, lower, message.text.index("_"), 3) == []
