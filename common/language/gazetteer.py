@@ -118,9 +118,9 @@ def _words(message: Message) -> _Words:
 
 def _written(message: Message) -> list[Word]:
     """The words of a name as the message writes them, from its atoms
-    (``common.language.names.words_of``): letters and digits, joined by apostrophes
-    ("O'Brien's", "Farmers'"); "&" alone."""
-    return words_of(message, within=_APOSTROPHES, alone=_AMPERSAND)
+    (``common.language.names.words_of``): letters and digits, joined by an apostrophe to more
+    ("O'Brien's"), with one apostrophe at the end ("Farmers'"); "&" alone."""
+    return words_of(message, within=_APOSTROPHES, alone=_AMPERSAND, singly=True)
 
 
 def find(text: str | Message, known: Index | None = None) -> Found | None:

@@ -275,6 +275,7 @@ def words_of(
     within: frozenset[str] = frozenset(),
     alone: re.Pattern[str] | None = None,
     inside: bool = False,
+    singly: bool = False,
 ) -> list[Word]:
     r"""The words of ``text`` as a finder reads them, assembled from its atoms, in order.
 
@@ -282,10 +283,12 @@ def words_of(
     opens a word, which takes in each atom right after it (no space between) of letters and
     digits or one of the characters ``within``, as many as there are; an atom that does not
     open one and ``alone`` matches whole is a word by itself; other atoms are no word. So a
-    finder's pattern ``(?<![@.])[A-Z][\w'-]*`` reads: ``opens`` a capital, ``not_after`` "@"
-    and ".", ``within`` "_", "'" and "-". ``inside``: a word may also open inside an atom of
-    letters and digits, where ``opens`` first matches (a pattern with no look-behind:
-    "ЖHarlow" holds "Harlow")."""
+    finder's pattern ``(?<![\w@.])[A-Z][\w'-]*`` reads: ``opens`` a capital, ``not_after`` "@"
+    and ".", ``within`` "_", "'" and "-" (an atom never opens after a letter or a digit).
+    ``inside``: a word may also open inside an atom of letters and digits, where ``opens``
+    first matches (a pattern with no look-behind: "ЖHarlow" holds "Harlow"). ``singly``: a
+    character of ``within`` joins only one at a time, and a word ends after one that no letter
+    or digit follows (``[^\W_]+(?:'[^\W_]+)*'?``: "Tesco''s" is "Tesco'" and "s")."""
     message = annotate(text)
     source, pieces = message.text, message.read(atoms)
     found: list[Word] = []
@@ -302,11 +305,15 @@ def words_of(
             if alone is not None and alone.fullmatch(atom.text):
                 found.append(atom)
             continue
-        end = atom.end
+        end, joined = atom.end, False
         while index < count and pieces[index].start == end:
             following = pieces[index].text
-            if not (following[0].isalnum() or following in within):
+            if following[0].isalnum():
+                joined = False
+            elif following not in within or (singly and joined):
                 break
+            else:
+                joined = True
             end = pieces[index].end
             index += 1
         found.append(Word(source[start:end], start, end))
@@ -338,7 +345,7 @@ def spaced_run(
     run, count = [first], 1
     while count < most:
         at = bisect_left(pieces, run[-1].end, key=_start)
-        if at >= len(pieces) or pieces[at].start == run[-1].end:
+        if at >= len(pieces) or not message.text[run[-1].end : pieces[at].start].isspace():
             break  # the text ends, or no space follows the word
         between = None
         spaced = at + 1 < len(pieces) and pieces[at + 1].start > pieces[at].end

@@ -52,6 +52,7 @@ _LOWER_OPENS = re.compile(r"[a-z0-9]")
 _LOWER_WITHIN = frozenset("_'\u2019&.-")
 _LOWER_RUN_WORDS = 5
 _BEFORE_WITHIN = frozenset("_'\u2019")  # the word before a name: letters, digits and "_'"
+_IN_A_WORD = re.compile(r"[\w'\u2019]+")
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,9 @@ def _lower_case(message: Message) -> list[Candidate]:
 
 
 def _word_before(message: Message, start: int) -> str:
-    """The last word before ``start`` (letters, digits, "_" and apostrophes), in lower case."""
+    """The last word of the text before ``start`` in lower case: letters, digits, "_" and
+    apostrophes, read from the atoms before it (and the part before ``start`` of the one it
+    opens inside)."""
     pieces = message.read(names.atoms)
     last = bisect_left(pieces, start, key=lambda atom: atom.start) - 1  # the atom before it
 
@@ -225,4 +228,7 @@ def _word_before(message: Message, start: int) -> str:
     first = last
     while first > 0 and pieces[first - 1].end == pieces[first].start and in_word(pieces[first - 1]):
         first -= 1
-    return message.text[pieces[first].start : pieces[last].end].lower()
+    word = message.text[pieces[first].start : min(pieces[last].end, start)].lower()
+    # Lower case can part a word ("İ" is "i" and a combining dot): its last part is the word.
+    parts = _IN_A_WORD.findall(word)
+    return parts[-1] if parts else ""

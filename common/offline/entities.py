@@ -28,7 +28,6 @@ _NAME_WORD = re.compile(
     r"(?:-[A-Z\u00c0-\u00de]?[a-z\u00df-\u00ff']+)*"
 )
 _NAME_OPENS = re.compile(r"[A-Z\u00c0-\u00de]")
-_NAME_WITHIN = frozenset("'-")
 # Titles of office a name follows ("Senator Carla Jensen"); "Sen", "Rep" and "Dr" with a stop.
 _TITLES = frozenset(
     [
@@ -120,25 +119,68 @@ def _trim_leading_stopwords(name: str) -> str:
 def person_in(text: str | Message) -> tuple[str | None, str | None]:
     """(personName, role) of a message about a person's public role: two or three name words
     after a title of office, else the first two to four name words in a row that are not a
-    company's name, read from the message's words (``common.language.names``)."""
+    company's name. Name words open at the message's atoms (``common.language.names``)."""
     message = annotate(text)
     text = message.text
     roles = lexicon.entities().roles
     role = next((r for r in roles if re.search(rf"\b{re.escape(r)}\b", message.lowered)), None)
-    shaped = {
-        w.start: w
-        for w in words_of(message, _NAME_OPENS, within=_NAME_WITHIN)
-        if _NAME_WORD.fullmatch(w.text)
-    }
+    shaped = _name_words(message)
     for after in _after_titles(message):
-        run = spaced_run(message, shaped, after.start, 3, ampersand=False)
+        run = _spaced(text, shaped, after.start, 3)
         if len(run) >= 2:
             return text[run[0].start : run[-1].end], role
-    for run in _name_runs(text, list(shaped.values())):
+    for run in _name_runs(text, shaped):
         name = _trim_leading_stopwords(text[run[0].start : run[-1].end])
         if len(name.split()) >= 2 and organisations.kind_of(name) != "company":
             return name, role
     return None, role
+
+
+def _name_words(message: Message) -> dict[int, tuple[Word, int | None]]:
+    """The name words of the message by where each starts: at an atom that opens with a
+    capital, no letter, digit or "_" before it, the longest ``_NAME_WORD`` there; with where
+    the longest start of it that ends a word ends (no letter, digit or "_" after it:
+    "Whitfield-2024" and "Jensen--the" end after the name, "Jensen3" nowhere), or None."""
+    text = message.text
+    found: dict[int, tuple[Word, int | None]] = {}
+    for atom in message.read(atoms):
+        if not _NAME_OPENS.match(atom.text) or _word_character(text, atom.start - 1):
+            continue
+        shape = _NAME_WORD.match(text, atom.start)
+        if shape is not None:
+            word = Word(shape.group(), shape.start(), shape.end())
+            found[atom.start] = (word, _whole_word_end(text, word))
+    return found
+
+
+def _whole_word_end(text: str, word: Word) -> int | None:
+    """Where the longest start of ``word`` that is a name word and ends a word ends."""
+    for end in range(word.end, word.start + 1, -1):
+        if not _word_character(text, end) and _NAME_WORD.fullmatch(text, word.start, end):
+            return end
+    return None
+
+
+def _word_character(text: str, at: int) -> bool:
+    """A letter, a digit or "_" at ``at`` (False outside the text)."""
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] == "_")
+
+
+def _spaced(
+    text: str, shaped: dict[int, tuple[Word, int | None]], start: int, most: int
+) -> list[Word]:
+    """The name words from the one at ``start``, whitespace between each and the next, up to
+    ``most``."""
+    run: list[Word] = []
+    while len(run) < most and start in shaped:
+        word = shaped[start][0]
+        run.append(word)
+        start = word.end
+        while start < len(text) and text[start].isspace():
+            start += 1
+        if start == word.end:
+            break
+    return run
 
 
 def _after_titles(message: Message) -> list[Word]:
@@ -161,22 +203,25 @@ def _after_titles(message: Message) -> list[Word]:
     return found
 
 
-def _name_runs(text: str, shaped: list[Word]) -> list[list[Word]]:
-    """Name words in a row (whitespace between), in runs of up to four, each of two at least."""
+def _name_runs(text: str, shaped: dict[int, tuple[Word, int | None]]) -> list[list[Word]]:
+    """Runs of two to four name words in a row (whitespace between), the last one ending a
+    word, in order and apart: from each name word not inside a run before, the longest."""
     runs: list[list[Word]] = []
-    current: list[Word] = []
-    for word in [*shaped, None]:
-        spaced = (
-            word is not None and bool(current) and not text[current[-1].end : word.start].strip()
-        )
-        if word is not None and (spaced or not current) and len(current) < 4:
-            current.append(word)
+    read_to = 0
+    for start in sorted(shaped):
+        if start < read_to:
             continue
-        while current and text[current[-1].end : current[-1].end + 1] == "_":
-            current.pop()  # a name is a whole word ("Dana_")
-        if len(current) >= 2 and text[current[0].start - 1 : current[0].start] != "_":
-            runs.append(current)
-        current = [word] if word is not None else []
+        run = _spaced(text, shaped, start, 4)
+        while run:  # the last word must end a word: "Dana Whitfield3" is no name
+            last = run[-1]
+            end = shaped[last.start][1]
+            if end is not None:
+                run[-1] = Word(text[last.start : end], last.start, end)
+                break
+            run.pop()
+        if len(run) >= 2:
+            runs.append(run)
+            read_to = run[-1].end
     return runs
 
 

@@ -35,6 +35,9 @@ from common.offline.entities import extract
         ("Which supermarkets in Germany does Rosshof Geflügel supply?", "Rosshof Geflügel"),
         ("Larkin Foods vs Abbot Catering: who treats pigs better?", "Larkin Foods"),
         ("look into tallow & sons tannery", "tallow & sons tannery"),
+        # words read from the message's atoms as the old patterns read the text
+        ("prices at Tesco''s stores", "Tesco"),  # one apostrophe at a time joins a name
+        ("please x\u0130at Brightwell thanks", "Brightwell"),  # "\u0130".lower() parts a word
     ],
 )
 def test_the_company_a_message_names(message, company):

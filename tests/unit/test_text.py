@@ -106,6 +106,15 @@ def test_words_are_assembled_as_the_finder_says():
     assert all(text[w.start : w.end] == w.text for w in alone)
 
 
+def test_singly_a_joining_character_joins_one_at_a_time():
+    apostrophes = frozenset("'")
+    assert [w.text for w in words_of("Tesco''s O'Brien's Farmers'", within=apostrophes)] == [
+        *("Tesco''s", "O'Brien's", "Farmers'"),
+    ]
+    singly = words_of("Tesco''s O'Brien's Farmers'", within=apostrophes, singly=True)
+    assert [w.text for w in singly] == ["Tesco'", "s", "O'Brien's", "Farmers'"]
+
+
 def test_a_word_opens_inside_an_atom_only_when_asked():
     latin_capital = re.compile("[A-Z]")
     text = "\u0416Harlow Foods"  # a Cyrillic letter glued to a Latin name
