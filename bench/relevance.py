@@ -353,6 +353,8 @@ def content(service: Service) -> dict[str, Any]:
                 titles = {s["title"] for s in answer.get_json().get("sources", [])}
                 docs = {service.doc_by_title.get(t, t) for t in titles}
                 cited.append(bool(docs & set(row["relevant"])))
+                if MISSES and not cited[-1]:
+                    misses.append({"topic": row["topic"], "covered": True, "cites": sorted(docs)})
         else:
             uncovered_drafted.append(drafted)
     return {
@@ -515,7 +517,8 @@ def main() -> None:
     parser.add_argument(
         "--misses",
         action="store_true",
-        help="list content's misses (covered topics refused, others drafted) with their best "
+        help="list content's misses (covered topics refused or drafted citing no relevant guide, "
+        "others drafted) with their best "
         "judged passage: reading them spends the set",
     )
     args = parser.parse_args()

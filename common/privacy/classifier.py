@@ -108,22 +108,29 @@ class TrainedOn(Row):
     personal: int = Field(ge=0)
 
 
-class ModelFile(Row):
-    """``data/privacy/model.json`` as ``read`` uses it (decision 0070): labels "none" first,
-    then personal labels of ``rules.Label``, each once; one row of weights and one bias per
-    label, a row being ``DIMENSION`` embedding columns then one per word of ``vocabulary``
-    (each word once); a threshold strictly between 0 and 1. ``about`` and ``crossValidated``
-    are for the reader of the file."""
+class LinearModelFile(Row):
+    """What a model file of a linear classifier on the encoder's embedding and a vocabulary
+    holds beside its labels and what it was trained on (this one, and the content's sentence
+    roles): a threshold strictly between 0 and 1, the words' weight, the vocabulary, one row
+    of weights and one bias per label. ``about`` and ``crossValidated`` are for the reader."""
 
     about: str
-    trainedOn: TrainedOn
     crossValidated: dict[str, float | dict[str, float]]
-    labels: tuple[Verdict, ...] = Field(min_length=2)
     threshold: Annotated[float, Field(gt=0.0, lt=1.0)]
     alpha: Annotated[float, Field(gt=0.0)]
     vocabulary: tuple[str, ...]
     weights: list[list[float]]
     bias: list[float]
+
+
+class ModelFile(LinearModelFile):
+    """``data/privacy/model.json`` as ``read`` uses it (decision 0070): labels "none" first,
+    then personal labels of ``rules.Label``, each once; one row of weights and one bias per
+    label, a row being ``DIMENSION`` embedding columns then one per word of ``vocabulary``
+    (each word once)."""
+
+    trainedOn: TrainedOn
+    labels: tuple[Verdict, ...] = Field(min_length=2)
 
     @model_validator(mode="after")
     def _shapes(self) -> ModelFile:

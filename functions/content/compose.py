@@ -25,6 +25,7 @@ from common.language import citations
 from common.language.index import terms
 from common.language.sentences import split
 from common.offline.entities import topics_in
+from functions.content import roles
 from functions.content.texts import (
     Drafts,
     advice,
@@ -192,6 +193,7 @@ def facts(
     shape: re.Pattern[str] | None = None,
     public: bool = False,
     guidance: bool = False,
+    judged: bool = True,
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
@@ -205,8 +207,10 @@ def facts(
     escalating too quickly"): alone, it does not say what it is about; public copy
     (``public``: a draft) quotes one only when nothing else is left. Public copy never
     quotes advice written for campaigners ("Close with one clear ask and a date for a
-    reply"), unless ``guidance``: a topic that is itself campaign practice, whose passages
-    say nothing else about it (``compose``)."""
+    reply", by the patterns of ``drafts.toml`` and the roles model, ``roles``), unless
+    ``guidance``: a topic that is itself campaign practice, whose passages
+    say nothing else about it (``compose``). ``judged``: public copy quotes only what the
+    roles model calls a fact (``roles``, decision 0080)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -239,6 +243,9 @@ def facts(
             if (overlap and telling & own) or (not wanted and rank < 2 and not require_overlap):
                 leans = dependence >= POINTS_BACK
                 found.append(Fact(sentence, rank, score, position, leans, placed))
+    if public and not guidance and judged and found:  # what the roles model calls facts
+        verdicts = roles.quotable([(f.text, passages[f.passage].section) for f in found])
+        found = [f for f, fact in zip(found, verdicts, strict=True) if fact]
     if public and any(not f.leans for f in found):  # public copy: no sentence out of context
         found = [f for f in found if not f.leans]
     found.sort(key=lambda f: (-f.score, f.passage))
@@ -331,16 +338,30 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     call to action (never the caller's) before a sentence is cut; a post or a thread that no
     whole sentence fits quotes sentences' main clauses (``main_clause``); and a topic whose
     best passage says nothing of it but advice for campaigners ("a volunteer briefing for a
-    supermarket demo") is campaign practice: its draft quotes that advice."""
-    found = facts(spec.topic, passages, public=True)
+    supermarket demo") is campaign practice: its draft quotes that advice, from the first (the
+    passages' facts would be other guides' that merely share its words, decision 0080). Last,
+    rather than no draft, the sentences the roles model keeps out but the advice patterns let
+    through are quoted, as before the model."""
+    best = _best(passages) if passages else None
+    practice = best is not None and _practice(spec.topic, passages, best)
+    found = facts(spec.topic, passages, public=True, guidance=practice)
     draft = _drafted(spec, found, passages) if found else None
-    if draft is not None or not passages:
+    if draft is not None or best is None:
         return draft
-    best = _best(passages)
-    found = _best_facts(spec.topic, passages, best)
-    if not found:  # the best passage says nothing of the topic but advice: campaign practice
-        found = _best_facts(spec.topic, passages, best, guidance=True)
-    return _fallback(spec, found, passages)
+    draft = _fallback(spec, _best_facts(spec.topic, passages, best, guidance=practice), passages)
+    if draft is not None or practice:
+        return draft
+    # rather than no draft, what the advice patterns let through, as before the roles model
+    found = facts(spec.topic, passages, public=True, judged=False)
+    return _drafted(spec, found, passages) if found else None
+
+
+def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
+    """Whether the topic is campaign practice: the document of the passage judged best says
+    nothing of it that public copy may quote, and gives advice on it (decision 0080)."""
+    own = [p for p in passages if p.title == passages[best].title]
+    quotable = facts(topic, own, public=True)
+    return not quotable and bool(facts(topic, own, public=True, guidance=True))
 
 
 def too_long(spec: Spec, passages: Sequence[Passage]) -> bool:

@@ -20,7 +20,9 @@ from common.search import domain, relevance
 from devtools.train_privacy import Sentence
 from devtools.train_privacy import load as load_privacy_set
 from devtools.train_relevance import Pair, read_pairs
+from devtools.train_roles import CorpusSentence, WrittenSentence
 from functions.chat import private as private_asks
+from functions.content import roles
 
 # Every training set under data/ (but data/sample's records: ``test_every_sample_record_...``)
 # and its row's schema. A new set needs an entry here.
@@ -37,6 +39,8 @@ SETS: dict[str, type[Row]] = {
     "relevance/short_pairs.jsonl": Pair,
     "offline/private_asks.jsonl": private_asks.Example,
     "offline/private_asks_written.jsonl": private_asks.Example,
+    "content/roles/corpus.jsonl": CorpusSentence,
+    "content/roles/written.jsonl": WrittenSentence,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {
@@ -48,6 +52,7 @@ MODELS: dict[str, Any] = {
     "relevance/domain.json": lambda path: read_json(path, domain.DomainFile),
     "relevance/passages.json": lambda path: read_json(path, relevance.PassageCalibration),
     "offline/private_asks.json": lambda path: read_json(path, private_asks.Model),
+    "content/roles_model.json": roles.read,
 }
 
 

@@ -1,0 +1,76 @@
+"""Sentence roles (decision 0080): the model public copy reads to keep out guidance for
+campaigners, trained on the sets as they are, and its use in a draft's choice of facts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from devtools.train_roles import CORPUS, WRITTEN
+from functions.content import roles
+from functions.content.compose import Passage, Spec, compose, facts
+from functions.content.texts import advice
+
+# Written here, in none of the training sets: advice the patterns of drafts.toml do not catch,
+# and a fact.
+GUIDANCE = (
+    "A short, friendly reminder a week before the deadline usually gets a faster reply than a "
+    "long letter."
+)
+FACT = "In 2012 the EU banned barren battery cages for laying hens across all member states."
+
+
+def test_the_model_was_trained_on_the_sets_as_they_are():
+    trained = json.loads(roles.MODEL_PATH.read_text())["trainedOn"]
+    digest = hashlib.sha256(CORPUS.read_bytes() + WRITTEN.read_bytes()).hexdigest()
+    assert trained["sha256"] == digest, "retrain: python -m devtools.train_roles"
+
+
+def test_public_copy_may_quote_a_fact_and_not_guidance_the_patterns_miss():
+    assert advice().search(GUIDANCE.lower()) is None
+    assert roles.quotable([(GUIDANCE, ""), (FACT, ""), (GUIDANCE, "")]) == [False, True, False]
+
+
+def test_a_draft_leaves_out_guidance_an_answer_keeps_it():
+    passage = Passage(
+        text=f"{FACT} {GUIDANCE}",
+        title="Laying hens",
+        url="https://example.org/hens",
+        section="Laying hens > Cages",
+    )
+    topic = "battery cages: a letter before the deadline"
+    drafted = [f.text for f in facts(topic, [passage], public=True)]
+    answered = [f.text for f in facts(topic, [passage])]
+    assert drafted == [FACT]
+    assert len(answered) == 2
+
+
+def test_a_post_no_judged_fact_fits_cuts_one_before_it_quotes_guidance():
+    """The roles model keeps guidance out while a draft can be made without it: a post no
+    whole fact fits quotes a fact's main clause (decision 0079) before the guidance the
+    patterns let through."""
+    long_fact = Passage(
+        text=(
+            "In 2012 the EU banned barren battery cages for laying hens across all member "
+            "states, after a twelve-year transition that began with the 1999 directive and set "
+            "minimum space and nest and perch and litter rules that every enriched cage and barn "
+            "and free-range system had to meet by the deadline with national inspections "
+            "checking compliance and reporting to the Commission each year."
+        ),
+        title="Laying hens",
+        url="https://example.org/hens",
+        section="Laying hens > Cages",
+        score=0.9,
+    )
+    guidance = Passage(
+        text=GUIDANCE.replace("the deadline", "the battery cages deadline"),
+        title="Letters",
+        url="https://example.org/letters",
+        section="Follow-up",
+        score=0.5,
+    )
+    spec = Spec(topic="battery cages deadline", content_type="social_post", platform="x")
+    draft = compose(spec, [long_fact, guidance])
+    assert draft is not None
+    assert "banned barren battery cages for laying hens across all member states" in draft.content
+    assert "friendly reminder" not in draft.content
