@@ -209,8 +209,8 @@ def facts(
     quotes advice written for campaigners ("Close with one clear ask and a date for a
     reply", by the patterns of ``drafts.toml`` and the roles model, ``roles``), unless
     ``guidance``: a topic that is itself campaign practice, whose passages
-    say nothing else about it (``compose``). ``judged``: public copy quotes only what the
-    roles model calls a fact (``roles``, decision 0080)."""
+    say nothing else about it (``compose``). With ``judged`` (the default), public copy also
+    quotes only what the roles model calls a fact (``roles``, decision 0080)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}

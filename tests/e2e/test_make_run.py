@@ -177,7 +177,9 @@ def assert_a_third_party_address_gets_mail_only_as_it_chose(
     assert created.status_code == 201
     assert created.json()["data"]["delivery_status"] == "pending_confirmation"
     time.sleep(2 * TICK_S + 2)  # two ticks: the runs find the address unconfirmed
-    [(_, confirmation)] = mail_to_friend()
+    # Only the confirmation; under load it may come after the two ticks (the inline queue can
+    # be backing off a task the stalled database left behind).
+    [(_, confirmation)] = wait_for(1)
     assert confirmation["Subject"].startswith("Confirm")
     text = confirmation.get_body(("plain",)).get_content()
     assert post_link(text, "/v1/tracking/confirm") == 200
