@@ -74,3 +74,17 @@ def test_a_post_no_judged_fact_fits_cuts_one_before_it_quotes_guidance():
     assert draft is not None
     assert "banned barren battery cages for laying hens across all member states" in draft.content
     assert "friendly reminder" not in draft.content
+
+
+def test_judgements_are_shared_safely_between_threads():
+    """The server answers on many threads: ``quotable``'s remembered judgements are one dict
+    under a lock, and every thread gets the same answers as one thread alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rows = [(GUIDANCE, ""), (FACT, ""), (f"{FACT} Again.", "Laying hens"), (GUIDANCE, "Tips")]
+    alone = roles.quotable(rows)
+    roles._known.clear()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda _: roles.quotable(rows), range(32)))
+    assert all(answer == alone for answer in answers)
+    assert len(roles._known) == len(rows)
