@@ -26,13 +26,13 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from common import container
 from common.config import get_settings
 from common.language import clip
+from common.language.markup import plain
 from common.language.safety import without_invisible
 
 if TYPE_CHECKING:
@@ -444,7 +444,7 @@ def _parse(body: bytes, base_url: str, content_type: str) -> list[FeedItem]:
     )
     feed = parsed.get("feed") or {}
     entries = parsed.get("entries") or []
-    feed_title = _plain(feed.get("title", ""), TITLE_MAX_CHARS)
+    feed_title = plain(feed.get("title", ""), TITLE_MAX_CHARS)
     if not entries and not feed_title and (parsed.get("bozo") or not parsed.get("version")):
         raise _FetchError("not a feed")
     if parsed.get("bozo") and _cut_off(parsed.get("bozo_exception")):
@@ -466,8 +466,8 @@ def _item(entry: Any, feed_title: str, base_url: str) -> FeedItem | None:
     summary_html = entry.get("summary") or ""
     if not summary_html and entry.get("content"):
         summary_html = entry["content"][0].get("value", "")
-    summary = _plain(summary_html, SUMMARY_MAX_CHARS)
-    title = _plain(entry.get("title", ""), TITLE_MAX_CHARS) or clip(summary, TITLE_MAX_CHARS)
+    summary = plain(summary_html, SUMMARY_MAX_CHARS)
+    title = plain(entry.get("title", ""), TITLE_MAX_CHARS) or clip(summary, TITLE_MAX_CHARS)
     if not title:
         return None  # nothing a reader could recognise
     key = (entry.get("id") or "").strip() or link or title
@@ -519,50 +519,3 @@ def _host(url: str) -> str:
         return urlsplit(url).hostname or "?"
     except ValueError:
         return "?"
-
-
-class _TextExtractor(HTMLParser):
-    """Text of an HTML fragment: tags dropped, entities unescaped, script/style skipped."""
-
-    _BLOCK = frozenset({"br", "p", "div", "li", "tr", "td", "h1", "h2", "h3", "h4", "img"})
-    _SKIP = frozenset({"script", "style", "template"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self._skipping += 1
-        elif tag in self._BLOCK:
-            self.parts.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self._skipping = max(0, self._skipping - 1)
-        elif tag in self._BLOCK:
-            self.parts.append(" ")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self.parts.append(data)
-
-
-_WHITESPACE = re.compile(r"\s+")
-
-
-def _plain(markup: str, limit: int) -> str:
-    """Plain text of ``markup`` on one line, at most ``limit`` characters."""
-    if not markup:
-        return ""
-    extractor = _TextExtractor()
-    try:
-        extractor.feed(markup)
-        extractor.close()
-        text = "".join(extractor.parts)
-    except Exception:  # HTMLParser is lenient; this is belt and braces for hostile input
-        text = re.sub(r"<[^>]*>", " ", markup)
-    # Entities are decoded by now ("&#8203;" is a zero-width space): what shows nothing, or
-    # turns the text around, never reaches a client (decision 0058).
-    return clip(_WHITESPACE.sub(" ", without_invisible(text)).strip(), limit)

@@ -18,6 +18,7 @@ import unicodedata
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Any
 
 from common.catalog.topics import name_of
@@ -117,6 +118,8 @@ class Spec:
     length: str = "medium"
     cta: str | None = None
     committed: str | None = None  # the audience's company, when its records say it committed
+    organisation: str | None = None  # the organisation the audience names (``addressee``)
+    reply_by: date | None = None  # a letter's or an email's date for a reply
 
 
 @dataclass
@@ -278,11 +281,15 @@ def hashtags(topic: str) -> list[str]:
 
 def _topic(topic: str, markdown: bool = False) -> str:
     """The caller's topic as a frame sentence can hold it: on one line, without a closing
-    stop, with "the" when it ends in a singular noun that needs one ("the fur farming ban");
+    stop, with "the" when it ends in a singular noun that needs one ("the fur farming ban",
+    "the Better Chicken Commitment"; not "Brightwell's pledge");
     in Markdown its markup characters are escaped, so a topic never adds HTML to a page."""
     text = " ".join(topic.split()).rstrip(" .!?;:")
     words = text.split()
-    determined = words[0].lower() in _DETERMINERS or words[0][:1].isupper()
+    # a name before the noun takes "the" too ("the Better Chicken Commitment"), one that owns
+    # it does not ("Brightwell's pledge")
+    owned = any(word.endswith(("'s", "\u2019s")) for word in words[:-1])
+    determined = words[0].lower() in _DETERMINERS or owned
     if len(words) > 1 and not determined and words[-1].lower() in drafts().article.heads:
         text = f"the {text}"
     return _escaped(text) if markdown else text
@@ -305,10 +312,10 @@ def hook(spec: Spec) -> str:
     return chosen.format(topic=topic, Topic=_capital(topic))
 
 
-def cta(spec: Spec) -> str:
+def cta(spec: Spec) -> str | None:
     """The caller's call to action as written; else, for a company that has already
     committed, one that asks it to deliver; the tone's for a post or a thread; else the
-    content type's."""
+    content type's; talking points have none of their own (None)."""
     if spec.cta:
         text = " ".join(spec.cta.split())
     elif spec.committed and spec.content_type in ("letter", "email"):
@@ -317,8 +324,10 @@ def cta(spec: Spec) -> str:
         text = asked.format(company=spec.committed)
     elif spec.content_type in ("social_post", "thread"):
         text = drafts().tone[spec.tone].ask  # the tone frames the ask too
-    else:
+    elif spec.content_type in drafts().default_cta:
         text = drafts().default_cta[spec.content_type]
+    else:
+        return None
     return text if text[-1] in ".!?" else text + "."
 
 
@@ -448,7 +457,7 @@ def _post(spec: Spec, found: list[Fact], tags: list[str], asking: bool = True) -
     if not found:
         return None
     rules = drafts().platform[spec.platform]
-    opening, ask = hook(spec), cta(spec)
+    opening, ask = hook(spec), cta(spec) or ""
     in_post = min(max(1, rules.hashtags_in_post), len(tags))
     separator = "\n\n" if spec.platform != "x" else " "
     for fact_count in range(_facts_wanted(spec), 0, -1):
@@ -487,7 +496,7 @@ def _thread(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
     usable = [f for f in found if count(f.text, spec.platform) <= room][:wanted]
     if not usable:
         return None
-    closing = f"{cta(spec)} {' '.join(tags[:2])}"
+    closing = f"{cta(spec) or ''} {' '.join(tags[:2])}".strip()
     opening = hook(spec)
     more = drafts().frame.thread_more
     more = more[:1].lower() + more[1:] if opening.endswith(":") else more
@@ -510,11 +519,18 @@ def _long_form(
     topic = _topic(spec.topic, markdown=web)
     values = {"topic": topic, "Topic": _capital(topic)}
     company = {"company": spec.committed, "topic": topic}
-    intro = drafts().tone[spec.tone].intro  # the tone's first line of a letter or an email
+    organisation = _escaped(spec.organisation) if web and spec.organisation else spec.organisation
+    you = frame.you_at.format(organisation=organisation) if organisation else frame.you
+    # the tone's first line of a letter or an email, naming the organisation addressed
+    intro = drafts().tone[spec.tone].intro.format(topic=topic, you=you)
     picked = found[: _facts_wanted(spec)]
     audience = _audience(spec.audience)
     audience = _escaped(audience) if web and audience else audience
-    ask = _escaped(cta(spec)) if web else cta(spec)
+    asked = cta(spec)
+    ask = (_escaped(asked) if web else asked) if asked else None
+    closing = [ask] if ask else []
+    if spec.reply_by is not None and spec.content_type in ("letter", "email"):
+        closing.append(frame.reply_by.format(date=f"{spec.reply_by.day} {spec.reply_by:%B %Y}"))
     lines: list[str]
     if spec.content_type == "email":
         lines = [
@@ -522,10 +538,10 @@ def _long_form(
             "",
             frame.email_greeting,
             "",
-            (committed.email_intro if spec.committed else intro).format(**company),
+            committed.email_intro.format(**company) if spec.committed else intro,
             "",
             *_paragraphs(picked),
-            ask,
+            " ".join(closing),
             "",
             frame.email_signoff,
         ]
@@ -534,10 +550,10 @@ def _long_form(
             *([frame.letter_to.format(audience=audience), ""] if audience else []),
             frame.letter_address,
             "",
-            (committed.letter_intro if spec.committed else intro).format(**company),
+            committed.letter_intro.format(**company) if spec.committed else intro,
             "",
             *_paragraphs(picked),
-            ask,
+            " ".join(closing),
             "",
             frame.letter_signoff,
         ]
@@ -547,12 +563,16 @@ def _long_form(
             "",
             _heading(frame.press_headline.format(**values), 1, web),
             "",
-            frame.press_dateline.format(**values),
+            (
+                frame.press_dateline_to.format(organisation=organisation, topic=topic)
+                if organisation
+                else frame.press_dateline.format(**values)
+            ),
             "",
             *_paragraphs(picked),
             frame.press_quote,
             "",
-            ask,
+            *closing,
             "",
             "###",
             "",
@@ -564,7 +584,7 @@ def _long_form(
         lines.append("")
         for section, group in _by_section(picked, passages):
             lines += [_heading(section, 2, web), "", " ".join(f.text for f in group), ""]
-        lines += [_heading(frame.blog_conclusion, 2, web), "", ask]
+        lines += [_heading(frame.blog_conclusion, 2, web), "", *closing]
     elif spec.content_type == "petition":
         lines = [
             _heading(frame.petition_title.format(**values), 1, web),
@@ -583,12 +603,13 @@ def _long_form(
                 else frame.petition_ask_default.format(**values)
             ),
             "",
-            ask,
+            *closing,
         ]
     else:  # talking_points
         lines = [_heading(frame.talking_points_title.format(**values), 1, web), ""]
         lines += [f"- {f.text} ({passages[f.passage].title})" for f in picked]
-        lines += ["", _heading(frame.talking_points_close, 2, web), "", ask]
+        if ask:  # the caller's; talking points have no ask of their own
+            lines += ["", _heading(frame.talking_points_close, 2, web), "", ask]
     lines += ["", _heading(frame.sources_heading, 2, web), ""]
     lines += [_citation(p) for p in _used(picked, passages)]
     text = "\n".join(lines).strip()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,7 +34,8 @@ class ContentRequest(Input):
         max_length=500,
         pattern=NOT_BLANK,
         description="What the content is about, e.g. 'cage-free eggs'. Facts are drawn from "
-        "the knowledge base passages that match it.",
+        "the knowledge base passages that match it. Read as plain text: markup is removed "
+        "(tags and what script and style elements hold; entities decoded).",
     )
     contentType: ContentType = Field("social_post", description="What to draft.")
     platform: Platform | None = Field(
@@ -49,7 +51,9 @@ class ContentRequest(Input):
         max_length=100,
         pattern=NOT_BLANK,
         description="Who it is for, e.g. 'the CEO of Harlow Foods'. Letters are addressed "
-        "and petitions directed to it.",
+        "and petitions directed to it; the organisation it names (after 'of', 'at' or "
+        "'from', or the whole of it) is named in a letter's or an email's first line and a "
+        "press release's lead. Read as plain text, as the topic is.",
     )
     length: Length = Field("medium", description="How many facts the draft uses.")
     callToAction: str | None = Field(
@@ -58,7 +62,13 @@ class ContentRequest(Input):
         max_length=MAX_CTA,
         pattern=NOT_BLANK,
         description="The action readers are asked to take, used as written. A default one "
-        "for the content type when absent.",
+        "for the content type when absent (talking points have none).",
+    )
+    replyBy: dt.date | None = Field(
+        None,
+        description="Letters and emails: the date the recipient is asked to reply by "
+        "(YYYY-MM-DD, after today in UTC). Without it the draft asks for a reply and names "
+        "no date.",
     )
 
 

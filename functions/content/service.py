@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,7 +25,7 @@ from common import privacy
 from common.adapters.llm import ChatProvider, provider_or_offline
 from common.adapters.prompts import prompt
 from common.errors import DraftDoesNotFit, FieldError, InvalidRequest, NotCovered
-from common.language import gazetteer, names, organisations, places
+from common.language import gazetteer, markup, names, organisations, places
 from common.language.index import terms
 from common.logging import get_logger
 from common.search import relevance
@@ -64,6 +65,11 @@ _TITLED = re.compile(r"\b[A-Z][a-z][\w'&-]*")  # a word of a name ("Griddle"; no
 _EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _WITHIN = frozenset("_'\u2019-")  # what a word of a topic's name holds besides letters, digits
+# "the CEO of Brightwell Supermarkets", "Fiona Carrick at Harlow & Finch": the organisation
+# follows the cue and starts with a capital or a digit; it ends before a comma or " in ".
+_AFTER_CUE = re.compile(r"\b(?:of|at|from)\s+(?:the\s+)?(?=[A-Z0-9])")
+_CUT = re.compile(r"\s*[,;(]\s*|\s+(?:in|on|about|regarding)\s+")
+REPLIED = ("letter", "email")  # content types that may ask for a reply by a date
 OFFLINE = "offline"
 
 
@@ -121,15 +127,69 @@ def spec_of(request: ContentRequest) -> Spec:
                 )
             ],
         )
+    topic, audience, cta = (
+        markup.plain(text) if text else None
+        for text in (request.topic, request.audience, request.callToAction)
+    )
+    empty = [
+        FieldError(name, "holds only markup: nothing is left to read once it is removed")
+        for name, given, kept in (
+            ("topic", request.topic, topic),
+            ("audience", request.audience, audience),
+            ("callToAction", request.callToAction, cta),
+        )
+        if given and not kept
+    ]
+    if request.replyBy is not None:
+        if request.contentType not in REPLIED:
+            empty.append(FieldError("replyBy", f"applies to {' and '.join(REPLIED)} only"))
+        elif request.replyBy <= datetime.now(UTC).date():
+            empty.append(FieldError("replyBy", "must be a date after today (UTC)"))
+    if empty:
+        raise InvalidRequest("The request cannot be drafted as given.", errors=empty)
+    assert topic is not None  # the topic is required and kept text
     return Spec(
-        topic=request.topic,
+        topic=topic,
         content_type=request.contentType,
         platform=platform,
         tone=request.tone,
-        audience=request.audience,
+        audience=audience,
         length=request.length,
-        cta=request.callToAction,
+        cta=cta,
+        organisation=organisation_of(audience),
+        reply_by=request.replyBy,
     )
+
+
+def organisation_of(audience: str | None) -> str | None:
+    """The organisation an audience names, for a draft to name it: the capitalised name after
+    the last "of", "at" or "from" ("the Head of Sustainability at Harlow & Finch Foods"), cut
+    before a comma or " in " (a place); else a company the service knows
+    (``common.language.gazetteer``); else the whole audience when it is an organisation's name
+    by its last word ("Crestline Eggs Ltd"). A single word after the cue counts when it is a
+    known company's or a word the guides never use ("the Minister of State" names none).
+    None for an audience of people ("our supporters", "local councillors")."""
+    if not audience:
+        return None
+    text = " ".join(audience.split())
+    cues = list(_AFTER_CUE.finditer(text))
+    if cues:
+        named = _CUT.split(text[cues[-1].end() :], maxsplit=1)[0].strip(" .;:!?")
+        words = named.split()
+        company = gazetteer.find(named)
+        if words and (
+            len(words) > 1
+            or (company is not None and company.start == 0)
+            or not relevance.in_guides(_POSSESSIVE.sub("", words[0]))
+        ):
+            return named
+    company = gazetteer.find(text)
+    if company is not None and not places.named(company.name):
+        return text[company.start : company.start + len(company.name)]
+    bare = re.sub(r"^(?:the|The) ", "", text).strip(" .")
+    if bare[:1].isupper() and organisations.kind_of(bare) is not None:
+        return bare
+    return None
 
 
 def subject(topic: str, audience: str | None) -> str:

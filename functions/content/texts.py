@@ -37,7 +37,7 @@ class PlatformRules(Content):
 class ToneTexts(Content):
     hooks: tuple[Annotated[Line, AfterValidator(_hook)], ...] = Field(min_length=1)
     ask: Line
-    intro: Annotated[Line, Template("topic")]
+    intro: Annotated[Line, Template("topic", "you")]
 
 
 class Article(Content):
@@ -59,6 +59,10 @@ class Frame(Content):
     press_header: str
     press_headline: Annotated[str, Template("Topic")]
     press_dateline: Annotated[str, Template("topic")]
+    press_dateline_to: Annotated[str, Template("organisation", "topic")]
+    reply_by: Annotated[Line, Template("date")]
+    you: Line
+    you_at: Annotated[Line, Template("organisation")]
     press_quote: str
     press_about: str
     blog_title: Annotated[str, Template("Topic")]

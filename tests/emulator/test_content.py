@@ -147,6 +147,64 @@ def test_audience_and_call_to_action_are_used_as_written(auth, corpus):
     assert "Publish a cage-free timeline by March." in body["content"]
 
 
+def test_a_letter_names_the_organisation_it_asks_and_the_date_for_a_reply(auth, corpus):
+    """Issue 46: the letter's first line names the audience's organisation; a reply date given
+    is asked for, and without one no date (and no placeholder) is."""
+    body = {
+        "topic": "cage-free eggs",
+        "contentType": "letter",
+        "audience": "the Head of Sustainability at Northgate Foods",
+        "replyBy": "2099-01-15",
+    }
+    dated = generate(auth, body).get_json()["content"]
+    assert "I am writing to you at Northgate Foods about cage-free eggs" in dated
+    assert "Please reply by 15 January 2099." in dated
+    undated = generate(auth, {**body, "replyBy": None}).get_json()["content"]
+    assert "Please reply by" not in undated
+    assert "[Date]" not in undated
+    to_people = generate(auth, {**body, "audience": "our supporters"}).get_json()["content"]
+    assert "I am writing to you about cage-free eggs" in to_people
+
+
+def test_a_press_release_with_an_audience_calls_on_its_organisation(auth, corpus):
+    body = {"topic": "cage-free eggs", "contentType": "press_release", "audience": "Crestline Eggs"}
+    content = generate(auth, body).get_json()["content"]
+    assert "today called on Crestline Eggs to act on cage-free eggs." in content
+
+
+def test_markup_in_the_topic_and_audience_never_reaches_the_draft(auth, corpus):
+    """Issue 46: an email's subject echoed a topic's <script> as written."""
+    # on the web (Markdown) the organisation's "&" is an entity; in an email it is as written
+    for content_type, platform, named in (
+        ("email", "email", "Crestline & Co"),
+        ("letter", "web", "Crestline &amp; Co"),
+        ("petition", "web", "Crestline &amp; Co"),
+    ):
+        body = {
+            "topic": "<b>cage-free</b> eggs <script>alert(1)</script>",
+            "contentType": content_type,
+            "platform": platform,
+            "audience": "<i>the CEO</i> of Crestline &amp; Co",
+        }
+        content = generate(auth, body).get_json()["content"]
+        assert "<" not in content
+        assert "script" not in content
+        assert "alert" not in content
+        assert "cage-free eggs" in content.lower()
+        assert named in content
+
+
+def test_talking_points_carry_no_advice_on_how_to_close(auth, corpus):
+    """Issue 46: talking points closed with "Close with one clear ask and a date for a reply.",
+    advice for campaigners; they close with the caller's ask, or with none."""
+    body = {"topic": "cage-free eggs", "contentType": "talking_points"}
+    content = generate(auth, body).get_json()["content"]
+    assert "Close with" not in content
+    assert "Closing ask" not in content
+    asked = generate(auth, {**body, "callToAction": "Ask Brightwell to publish its data."})
+    assert "Ask Brightwell to publish its data." in asked.get_json()["content"]
+
+
 def test_length_changes_how_many_facts_a_draft_uses(auth, corpus):
     short = generate(
         auth, {"topic": "cage-free eggs", "contentType": "talking_points", "length": "short"}
@@ -172,6 +230,12 @@ def test_length_changes_how_many_facts_a_draft_uses(auth, corpus):
         ({"topic": "eggs", "tone": "angry"}, "tone"),
         ({"topic": "eggs", "length": "epic"}, "length"),
         ({"topic": "eggs", "colour": "red"}, "colour"),
+        # issue 46: what is left once markup is removed, and a reply date that fits
+        ({"topic": "<script>alert(1)</script>"}, "topic"),
+        ({"topic": "eggs", "audience": "<b></b>"}, "audience"),
+        ({"topic": "eggs", "contentType": "letter", "replyBy": "2020-01-01"}, "replyBy"),
+        ({"topic": "eggs", "contentType": "letter", "replyBy": "soon"}, "replyBy"),
+        ({"topic": "eggs", "contentType": "social_post", "replyBy": "2099-01-01"}, "replyBy"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field(auth, body, field):
@@ -342,5 +406,5 @@ def test_a_company_that_already_committed_is_asked_to_deliver_not_to_commit(auth
     assert "call on Brightwell Supermarkets to deliver the commitment" in petition
     # a company with no won campaign on the topic is asked to act, as before
     other = addressed("Proposition 12 pork", "letter", "Brightwell Supermarkets")
-    assert "I am writing to you about Proposition 12 pork" in other
+    assert "I am writing to you at Brightwell Supermarkets about Proposition 12 pork" in other
     assert "already made" not in other

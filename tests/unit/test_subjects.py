@@ -127,7 +127,7 @@ def test_opted_out_people_are_left_out_by_name_initial_or_surname():
 
 
 def test_hidden_characters_are_taken_out_of_feed_text():
-    from common.adapters.feeds import _plain
+    from common.language.markup import plain as _plain
 
     raw = "Dana&#8203;Whit&zwj;field \u202eevil\u202c \U000e0041tag <b>bold</b>\x07 &#x1F600;"
     assert _plain(raw, 200) == "DanaWhitfield evil tag bold \U0001f600"
