@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         "sentences": len(rows),
         "bothLabelAlike": len(agreed),
         "threshold": roles.model().threshold,
+        "caveatThreshold": roles.model().caveat_threshold,
         "patternsAlone": figures(labels, patterns),
         "patternsAndModel": figures(labels, with_model),
     }

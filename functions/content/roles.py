@@ -6,8 +6,9 @@ automatically good welfare") or something else.
 Multinomial logistic regression on the sentence's all-MiniLM-L6-v2 embedding beside its words
 and the words of its section's title (``common.privacy.classifier``'s features: the guides put
 their advice under titles such as "Closing ask"), trained by ``python -m devtools.train_roles``
-on ``data/content/roles/`` and stored as ``data/content/roles_model.json`` with the threshold
-on P(fact) that cross-validation chose: public copy quotes a sentence whose P(fact) reaches it.
+on ``data/content/roles/`` and stored as ``data/content/roles_model.json`` with the thresholds
+cross-validation chose: public copy quotes a sentence whose P(fact) reaches the first and whose
+P(caveat) stays under the second.
 The threshold keeps the facts public copy loses within a bound (``MAX_FACTS_LOST`` of the
 trainer), so what it keeps out beside the advice patterns of ``data/content/drafts.toml`` is
 what the model is sure of. Loaded on first use, never at import; a sentence's probability is
@@ -60,6 +61,7 @@ class ModelFile(LinearModelFile):
 
     trainedOn: TrainedOn
     labels: tuple[Role, ...]
+    caveatThreshold: float = Field(gt=0.0, le=1.01)  # 1.01: no caveat is kept out by it
 
     @model_validator(mode="after")
     def _shapes(self) -> ModelFile:
@@ -83,9 +85,10 @@ class Model:
     vocabulary: dict[str, int]
     alpha: float
     threshold: float  # public copy quotes a sentence when P(fact) reaches it
+    caveat_threshold: float  # and P(caveat) stays under this
 
-    def fact_probabilities(self, rows: Sequence[tuple[str, str]]) -> list[float]:
-        """P(fact) of each (sentence, section title)."""
+    def probabilities(self, rows: Sequence[tuple[str, str]]) -> list[tuple[float, float]]:
+        """(P(fact), P(caveat)) of each (sentence, section title)."""
         import numpy as np
 
         words = np.zeros((len(rows), len(self.vocabulary)), dtype=np.float32)
@@ -99,7 +102,11 @@ class Model:
         logits -= logits.max(axis=1, keepdims=True)
         probabilities = np.exp(logits)
         probabilities /= probabilities.sum(axis=1, keepdims=True)
-        return [float(p) for p in probabilities[:, ROLES.index("fact")]]
+        fact, caveat = ROLES.index("fact"), ROLES.index("caveat")
+        return [(float(p[fact]), float(p[caveat])) for p in probabilities]
+
+    def quotes(self, probability: tuple[float, float]) -> bool:
+        return probability[0] >= self.threshold and probability[1] < self.caveat_threshold
 
 
 def read(path: Path) -> Model:
@@ -112,6 +119,7 @@ def read(path: Path) -> Model:
         vocabulary={word: index for index, word in enumerate(data.vocabulary)},
         alpha=data.alpha,
         threshold=data.threshold,
+        caveat_threshold=data.caveatThreshold,
     )
 
 
@@ -120,23 +128,24 @@ def model() -> Model:
     return read(MODEL_PATH)
 
 
-_known: OrderedDict[tuple[str, str], float] = OrderedDict()
+_known: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
 _lock = threading.Lock()
 
 
 def quotable(rows: Sequence[tuple[str, str]]) -> list[bool]:
     """Whether public copy may quote each (sentence, section title): the model judges it a
-    fact (P(fact) at least the model's threshold). Each sentence is judged once per process
-    (the most recent ``_REMEMBERED`` are kept), the new ones in one batch."""
+    fact (P(fact) at least the model's threshold) and not a caveat (P(caveat) under its own).
+    Each sentence is judged once per process (the most recent ``_REMEMBERED`` are kept), the
+    new ones in one batch."""
     trained = model()
     with _lock:
         known = {row: _known[row] for row in rows if row in _known}
     missing = list(dict.fromkeys(row for row in rows if row not in known))
     if missing:
-        found = dict(zip(missing, trained.fact_probabilities(missing), strict=True))
+        found = dict(zip(missing, trained.probabilities(missing), strict=True))
         known.update(found)
         with _lock:
             _known.update(found)
             while len(_known) > _REMEMBERED:
                 _known.popitem(last=False)
-    return [known[row] >= trained.threshold for row in rows]
+    return [trained.quotes(known[row]) for row in rows]

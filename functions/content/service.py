@@ -4,11 +4,12 @@ The topic's passages come from the knowledge search (``functions.knowledge.servi
 LLM_BACKEND=offline (the default) the offline engine composes the draft from their sentences
 (``functions.content.compose``); with a provider, the provider writes it from the same
 numbered passages, told to use nothing else, and the service checks the answer: every post
-within the platform's limit and at least one passage cited, or the offline draft is used
-instead. A provider failure is a 502, as in chat. The passages pass the personal-data screen
-(``common.privacy``, decision 0037) before anyone drafts from them, and a provider's draft
-passes it again before it is returned: a sentence carrying personal data about a person is
-left out of every post.
+within the platform's limit and at least one passage cited, and each sentence either the
+writer's own or a claim the passages hold (``functions.content.verify``: the others are left
+out), or the offline draft is used instead. A provider failure is a 502, as in chat. The
+passages pass the personal-data screen (``common.privacy``, decision 0037) before anyone
+drafts from them, and a provider's draft passes it again before it is returned: a sentence
+carrying personal data about a person is left out of every post.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from common.language.index import terms
 from common.logging import get_logger
 from common.search import relevance
 from common.subjects import optout
-from functions.content import compose
+from functions.content import compose, verify
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
 from functions.content.texts import drafts
@@ -404,7 +405,8 @@ def _does_not_fit(spec: Spec, passages: list[Passage]) -> str:
 
 def _from_provider(spec: Spec, passages: list[Passage], provider: ChatProvider) -> Generated | None:
     """The provider's draft, or None (after a log line) when it breaks a rule the service
-    checks: a post over the limit, a thread's count, or no passage cited."""
+    checks: a post over the limit, a thread's count, no passage cited, or, once the claims no
+    passage holds are left out (``_checked``), nothing held, the ask lost or a post emptied."""
     numbered = {f"S{i}": p for i, p in enumerate(passages, 1)}
     document = {
         "request": {
@@ -415,6 +417,7 @@ def _from_provider(spec: Spec, passages: list[Passage], provider: ChatProvider) 
             "audience": spec.audience,
             "length": spec.length,
             "callToAction": spec.cta,
+            "replyBy": spec.reply_by.isoformat() if spec.reply_by else None,
         },
         "characterLimit": limit_of(spec.platform),
         "passages": [
@@ -435,20 +438,47 @@ def _from_provider(spec: Spec, passages: list[Passage], provider: ChatProvider) 
     posts = [p.strip() for p in reply.posts if p.strip()]
     cited = [numbered[s] for s in dict.fromkeys(reply.sources) if s in numbered]
     problem = _problem(spec, posts, cited)
-    if problem:
-        logger.warning("provider draft not used; offline draft instead", extra={"why": problem})
+    checked = problem if problem else _checked(spec, posts, passages)
+    if isinstance(checked, str):
+        logger.warning("provider draft not used; offline draft instead", extra={"why": checked})
         return None
+    posts, citations_of, used = checked
     tags = [t if t.startswith("#") else f"#{t}" for t in reply.hashtags if t.strip("# ")]
-    sources = list(dict.fromkeys((p.title, p.url) for p in cited))
     return Generated(
         posts=posts,
         content="\n\n".join(posts),
         hashtags=list(dict.fromkeys(tags))[:MAX_HASHTAGS],
-        sources=sources,
+        sources=list(dict.fromkeys((p.title, p.url) for p in used)),
         spec=spec,
         engine=provider.name,
-        citations=compose.attribute("\n\n".join(posts), cited),
+        citations=citations_of,
     )
+
+
+def _checked(
+    spec: Spec, posts: list[str], passages: list[Passage]
+) -> tuple[list[str], list[compose.Citation], list[Passage]] | str:
+    """The provider's posts without the claims the passages do not hold (``verify``), with
+    the citations of those they do and the passages that hold them; or why the draft is not
+    used: no claim held, the caller's call to action dropped, a thread's post emptied."""
+    said = [spec.topic, spec.audience or "", spec.cta or "", spec.organisation or ""]
+    if spec.reply_by is not None:
+        said += [spec.reply_by.isoformat(), f"{spec.reply_by.day} {spec.reply_by:%B %Y}"]
+    checker = verify.Checker(passages, said)
+    checked = [checker.check(post) for post in posts]
+    dropped = sum(len(c.dropped) for c in checked)
+    if dropped:
+        logger.info("provider draft: claims no passage holds left out", extra={"n": dropped})
+    if not any(c.kept for c in checked):
+        return "no claim its passages hold"
+    kept = [c.text for c in checked]
+    if spec.cta and not set(terms(spec.cta)) <= set(terms(" ".join(kept))):
+        return "its call to action was left out"
+    if spec.content_type == "thread" and not all(kept):
+        return "a post of the thread was left empty"
+    cited = [c for check in checked for c in check.citations]
+    used = [passages[i] for check in checked for i in check.used]
+    return [text for text in kept if text], cited, list(dict.fromkeys(used))
 
 
 def _problem(spec: Spec, posts: list[str], cited: list[Passage]) -> str | None:

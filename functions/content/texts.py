@@ -89,6 +89,14 @@ class Committed(Content):
     petition_ask: Annotated[str, Template("company", "topic")]
 
 
+class Checked(Content):
+    """How a provider's draft is checked (``functions.content.verify``)."""
+
+    own: LowerWords
+    asks: LowerWords
+    strong: LowerWords
+
+
 class Drafts(Content):
     platform: dict[str, PlatformRules]
     default_platform: dict[str, str]
@@ -110,6 +118,7 @@ class Drafts(Content):
     answer: AnswerWords
     from_chat_types: dict[str, str]
     from_chat_platforms: dict[str, str]
+    checked: Checked
 
 
 @cache

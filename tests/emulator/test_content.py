@@ -327,7 +327,7 @@ def test_a_providers_draft_passes_the_personal_data_screen(provider, auth):
     """Issue 22: a draft never carries personal data, whoever wrote it."""
     draft = {
         "posts": [
-            "Harlow Foods still sells caged eggs. Its CEO Sam Ortiz lives at 4 Brook Road. "
+            "Caged hens cannot nest or dust-bathe. Its CEO Sam Ortiz lives at Brook Road. "
             "Ask for cage-free. #CageFree"
         ],
         "hashtags": ["#CageFree"],
@@ -336,13 +336,61 @@ def test_a_providers_draft_passes_the_personal_data_screen(provider, auth):
     provider.script(reply(json.dumps(draft)))
     body = generate(auth, {"topic": "cage-free eggs"}).get_json()
     assert "Brook Road" not in json.dumps(body)
-    assert body["content"] == "Harlow Foods still sells caged eggs. Ask for cage-free. #CageFree"
+    assert body["content"] == "Caged hens cannot nest or dust-bathe. Ask for cage-free. #CageFree"
 
 
 def listed_sources(corpus: list[dict], sentence: str) -> set[str]:
     """The URLs the document holding ``sentence`` lists as its sources (and its own)."""
     holding = [p for p in corpus if sentence in p["passage"]]
     return {s["url"] for p in holding for s in p["sources"]} | {p["url"] for p in holding}
+
+
+# Issue 46: what a provider may plant in a draft on cage-free eggs, beside a sentence of the
+# laying-hen guide (which says: enriched cages give at least 750 square centimetres a hen;
+# conventional cages prohibited from 1 January 2012; about 1.4 million people supported End
+# the Cage Age).
+HELD = (
+    "Outside the EU, many companies have adopted cage-free egg policies, and some "
+    "jurisdictions, including California under Proposition 12, require cage-free housing by law."
+)
+PLANTED = [
+    "Enriched cages must give each hen at least 1,200 square centimetres of cage area.",  # figure
+    "The EU prohibited conventional cages from 1 January 2015.",  # a date moved
+    '"Cages are a relic of the past," said EU commissioner Maria Keller.',  # an invented quote
+    "About 3 million people supported the End the Cage Age initiative.",  # a figure
+    "Hens in enriched cages live twice as long as hens in barns.",  # an invented claim
+    "All EU member states banned enriched cages in 2021.",  # an overstatement and a date
+]
+
+
+@pytest.mark.parametrize("planted", PLANTED)
+def test_a_claim_the_passages_do_not_hold_never_reaches_the_client(provider, auth, planted):
+    draft = {
+        "posts": [f"{HELD} {planted}\n\nAsk your supermarket to go cage-free."],
+        "hashtags": [],
+        "sources": ["S1"],
+    }
+    provider.script(reply(json.dumps(draft)))
+    response = generate(auth, {"topic": "cage-free eggs", "platform": "linkedin"})
+    body = response.get_json()
+    assert response.headers["X-Content-Engine"] == "openai:fake-1"
+    assert body["content"] == f"{HELD}\n\nAsk your supermarket to go cage-free."
+    assert [c["text"] for c in body["citations"]] == [HELD]
+    assert body["citations"][0]["url"]
+
+
+def test_a_provider_draft_left_without_a_held_claim_or_its_ask_is_the_offline_draft(provider, auth):
+    nothing_held = {"posts": [" ".join(PLANTED[:3])], "hashtags": [], "sources": ["S1"]}
+    ask = "Write to Brightwell about its cage-free deadline."
+    lost_ask = {"posts": [f"{HELD} {PLANTED[0]}"], "hashtags": [], "sources": ["S1"]}
+    provider.script(reply(json.dumps(nothing_held)), reply(json.dumps(lost_ask)))
+    body = {"topic": "cage-free eggs", "platform": "linkedin"}
+    first = generate(auth, body)
+    second = generate(auth, {**body, "callToAction": ask})
+    for response in (first, second):
+        assert response.headers["X-Content-Engine"] == "offline"
+        assert not set(PLANTED) & set(split(response.get_json()["content"]))
+    assert ask in second.get_json()["content"]
 
 
 def test_every_fact_is_cited_to_a_source_its_document_lists_for_it(auth, corpus):

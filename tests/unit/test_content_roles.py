@@ -22,7 +22,7 @@ FACT = "In 2012 the EU banned barren battery cages for laying hens across all me
 
 def test_the_model_was_trained_on_the_sets_as_they_are():
     trained = json.loads(roles.MODEL_PATH.read_text())["trainedOn"]
-    digest = hashlib.sha256(CORPUS.read_bytes() + WRITTEN.read_bytes()).hexdigest()
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in (CORPUS, *WRITTEN))).hexdigest()
     assert trained["sha256"] == digest, "retrain: python -m devtools.train_roles"
 
 

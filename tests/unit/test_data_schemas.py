@@ -41,6 +41,8 @@ SETS: dict[str, type[Row]] = {
     "offline/private_asks_written.jsonl": private_asks.Example,
     "content/roles/corpus.jsonl": CorpusSentence,
     "content/roles/written.jsonl": WrittenSentence,
+    "content/roles/written2.jsonl": WrittenSentence,
+    "content/roles/held_apart.jsonl": WrittenSentence,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {

@@ -1,0 +1,65 @@
+"""A provider's draft checked sentence by sentence (issue 46, decision 0082): of sentences an LLM
+could write from given passages, labelled supported, unsupported (a changed figure or date, an
+invented quote or claim, an overstatement, a fact moved to another entity) or the writer's own
+(an opening, an ask), how many ``functions.content.verify`` keeps.
+
+The sets are ``bench/data/provider_claims_tuning.jsonl`` (the rule's words and ``HELD`` were
+chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once): a helper
+wrote both from the guides alone, each line a sentence with the guide passages it was written
+from. The issue's bar: unsupported sentences reaching the client 0.
+
+    PYTHONPATH=. .venv/bin/python bench/claims.py [--set tuning|holdout] [--misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from functions.content.compose import Passage
+from functions.content.verify import Checker
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=("tuning", "holdout"), default="tuning")
+    parser.add_argument("--misses", action="store_true", help="print each sentence misjudged")
+    args = parser.parse_args(argv)
+    path = DATA / f"provider_claims_{args.set}.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    kept: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    by_kind: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    for row in rows:
+        passages = [Passage(text, row["guide"], None, "") for text in row["passages"]]
+        checker = Checker(passages, [row["topic"]])
+        checked = checker.check(row["sentence"])
+        kept_it = not checked.dropped
+        label = row["label"]
+        total[label] += 1
+        kinds[f"{label}/{row['kind']}"] += 1
+        if kept_it:
+            kept[label] += 1
+            by_kind[f"{label}/{row['kind']}"] += 1
+        if args.misses and kept_it != (label != "unsupported"):
+            print(f"{row['id']} {label}/{row['kind']} kept={kept_it}: {row['sentence']}")
+    report = {
+        "set": path.name,
+        "sentences": len(rows),
+        "keptShare": {label: round(kept[label] / total[label], 3) for label in sorted(total)},
+        "unsupportedReachingClient": kept["unsupported"],
+        "byKind": {kind: f"{by_kind[kind]}/{kinds[kind]} kept" for kind in sorted(kinds)},
+    }
+    json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""A provider's draft checked sentence by sentence (issue 46, decision 0082): the writer's own
+sentences kept, claims kept only when the passages hold their words, numbers, quotations, names
+and strong words."""
+
+from __future__ import annotations
+
+import pytest
+
+from functions.content.compose import Passage
+from functions.content.verify import Checker
+
+PASSAGES = [
+    Passage(
+        "Enriched cages must give each hen at least 750 square centimetres of cage area. "
+        'The RSPCA called battery cages "a cruel relic". From 1 January 2012 their use was '
+        "prohibited altogether.",
+        "Laying hens",
+        "https://example.org/hens",
+        "Cages",
+    ),
+    Passage(
+        "Eggs are stamped with a code: 3 for cages. The End the Cage Age initiative was "
+        "supported by about 1.4 million people.",
+        "Egg codes",
+        "https://example.org/codes",
+        "Codes",
+    ),
+]
+
+
+@pytest.fixture
+def checker() -> Checker:
+    return Checker(PASSAGES, ["cage-free eggs", "the CEO of Brightwell Supermarkets"])
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Enriched cages must give every hen at least 750 square centimetres.",
+        "The use of such cages has been prohibited since 1 January 2012.",
+        'The RSPCA has called battery cages "a cruel relic".',
+        "About 1.4 million people supported the End the Cage Age initiative.",
+    ],
+)
+def test_a_claim_the_passages_hold_is_kept_and_cited(checker, sentence):
+    checked = checker.check(sentence)
+    assert checked.text == sentence
+    assert checked.kept == [sentence]
+    assert [c.text for c in checked.citations] == [sentence]
+    assert checked.citations[0].url in ("https://example.org/hens", "https://example.org/codes")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Enriched cages must give each hen at least 1,200 square centimetres of cage area.",
+        "Their use was prohibited altogether from 1 January 2015.",
+        'The RSPCA called battery cages "a shameful relic of factory farming".',
+        '"Cages are cruel," said Maria Keller of the RSPCA.',
+        "About 3 million people supported the End the Cage Age initiative.",  # "3" counts cages
+        "Hens in enriched cages live twice as long as hens in barns.",
+        "All enriched cages were banned in 2012.",
+    ],
+)
+def test_a_claim_the_passages_do_not_hold_is_dropped(checker, sentence):
+    checked = checker.check(f"{sentence} Sign the petition today.")
+    assert checked.dropped == [sentence]
+    assert checked.text == "Sign the petition today."
+    assert checked.citations == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "What you should know about cage-free eggs:",
+        "Ask your supermarket to go cage-free.",
+        "I am writing to you at Brightwell Supermarkets about cage-free eggs.",
+        "Please reply by 15 January 2027.",
+        "Thank you for your time.",
+    ],
+)
+def test_the_writers_own_sentences_are_kept_uncited(sentence):
+    checker = Checker(PASSAGES, ["cage-free eggs", "Brightwell Supermarkets", "15 January 2027"])
+    checked = checker.check(sentence)
+    assert (checked.text, checked.kept, checked.dropped) == (sentence, [], [])
+
+
+def test_an_ask_naming_someone_the_request_does_not_is_a_claim(checker):
+    assert checker.check("Tell Tesco to keep its 2025 pledge.").dropped
+
+
+def test_lines_thread_counters_and_hashtags_are_kept(checker):
+    text = (
+        "Enriched cages must give each hen at least 750 square centimetres. 2/4\n\n"
+        "Hens live twice as long in barns. #CageFree"
+    )
+    checked = checker.check(text)
+    assert checked.text == "Enriched cages must give each hen at least 750 square centimetres. 2/4"
+    assert checked.dropped == ["Hens live twice as long in barns. #CageFree"]
