@@ -11,7 +11,8 @@ about public order law and decides nothing; "section 11" or "25992" decides, and
 label's words in a row ("DPP v Ziegler"), never words scattered over a sentence (a single
 capitalised word is no name of a source either: "Producers" and "Animal" open many). A tie is no
 decision: the next rule is asked, and in the end the document's main source is cited,
-never a guess between two.
+never a guess between two. A source whose label names a year is never cited for a sentence
+that names other years and not that one (the 2007 regulations are not the 2018 ones).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ _LINKED = re.compile(r"^\s*[-*]\s+\[(?P<label>[^\]]+)\]\((?P<url>https?://[^)\s]
 MIN_WEIGHT = 1.0
 MIN_IDENTIFIER = 3  # characters of an identifier (a number of one or two digits is a count)
 MAX_SOURCES = 30  # per document
+_YEARS = re.compile(
+    r"(?<![\w.§/-])(?<!§ )(?<!§§ )(?<!section )(?<!sections )(?<!Section )(1[89]\d\d|20\d\d)(?!\d)"
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,8 @@ def cited(
         row: list[Source | None] = []
         for sentence in paragraph:
             before = row[-1] if row and leans(sentence) else None
-            row.append(_named(sentence, sources) or before or under)
+            chosen = _named(sentence, sources) or before or under
+            row.append(fallback if _dated_apart(sentence, chosen) else chosen)
         found.append(row)
     return found
 
@@ -85,7 +90,10 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
     said = _sequence(text)
     own, pairs = set(said), set(itertools.pairwise(said))
     scores = []
-    for words in labels:
+    for source, words in zip(sources, labels, strict=True):
+        if _dated_apart(text, source):
+            scores.append(0.0)
+            continue
         hits = set(words) & own
         anchored = any(pair in pairs for pair in itertools.pairwise(words)) or any(
             shared[w] == 1 and _identifier(w) for w in hits
@@ -98,11 +106,31 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
     return sources[scores.index(best)]
 
 
+def _years(text: str) -> set[str]:
+    """The years a text names: four digits from 1800 to 2099, not a section's number ("7
+    U.S.C. § 1901", "section 1902")."""
+    return set(_YEARS.findall(text))
+
+
+def _dated_apart(sentence: str, source: Source | None) -> bool:
+    """Whether a sentence and a source's label each name a year and share none: "The Welfare
+    of Farmed Animals (England) Regulations 2007 set..." is not from "... Regulations 2018",
+    however many words they share (issue 46). Such a sentence is cited to the document's own
+    source instead."""
+    if source is None:
+        return False
+    said, labelled = _years(sentence), _years(source.title)
+    return bool(said and labelled and not said & labelled)
+
+
+def _year(term: str) -> bool:
+    return term.isdigit() and len(term) == 4 and term[:2] in ("19", "20")
+
+
 def _identifier(term: str) -> bool:
     """A number or code of three characters or more that is not a year ("25992", "1099",
     "717a"): a year names the time of a sentence more often than its source."""
-    year = term.isdigit() and len(term) == 4 and term[:2] in ("19", "20")
-    return len(term) >= MIN_IDENTIFIER and any(c.isdigit() for c in term) and not year
+    return len(term) >= MIN_IDENTIFIER and any(c.isdigit() for c in term) and not _year(term)
 
 
 def _sequence(text: str) -> list[str]:

@@ -4,11 +4,13 @@ it was given (issue 46, decision 0082).
 Each sentence is either the writer's own (an opening, a call to action, a greeting: it claims
 nothing beyond the request's words and the frame's, ``data/content/drafts.toml``) or a claim.
 A claim is kept when the passages hold it: of its words beyond the request's and the frame's,
-at least ``HELD`` are in its supporting passages (the one or two that hold most of them), and
-every number, quotation, name and strong word it carries (``checked`` in drafts.toml: "all",
-"banned", "never"...) is theirs too. A claim they do not hold is dropped: a figure, a date or a
-quotation a provider made up never reaches the client. Kept claims are cited to the passage
-sentence that holds most of their words.
+at least ``HELD`` are in the passage sentence that holds most of them (read with the sentence
+before it) and a second one that adds to it, and every number (with what it counts),
+quotation, name and strong word it carries (``checked`` in drafts.toml: "all", "banned",
+"never"...) is theirs too. A claim they do not hold is dropped. Words cannot tell which thing
+a number belongs to: a figure the passages give for something else, or a fact moved to another
+law they name, can still pass (``bench/claims.py`` counts them). Kept claims are cited to the
+passage sentence that holds most of their words.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from common.language.sentences import split
 from functions.content.compose import Citation, Fact, Passage, cite
 from functions.content.texts import drafts
 
-HELD = 0.7  # share of a claim's own words its supporting passages must hold (bench: claims.py)
-SUPPORTING = 2  # passages a claim may draw on together
+HELD = 0.7  # share of a claim's own words its passage sentences must hold (bench/claims.py)
+SUPPORTING = 2  # passage sentences a claim may draw on together (a merge)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# a number and the word after it, when one follows ("3 million", "750 square", "2025 deadline")
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
+# a number and the word after it, when one follows ("3 million", "750 square", "2025 deadline")
 _COUNTED = re.compile(r"(\d+(?:[.,]\d+)*)(?:\s*(%)|\s+([A-Za-z]+))?")
 _COUNTER = re.compile(r"(?<!\S)\d{1,2}/\d{1,2}(?!\S)")  # a thread's "2/5"
 _HASHTAG = re.compile(r"(?<!\S)#\w+")
@@ -75,8 +77,8 @@ def _numbers(text: str) -> set[str]:
 
 def _counted(text: str) -> set[tuple[str, str]]:
     """Each number with what it counts: the term of the word after it, "%", or "" (a year, or
-    a number at the end of a clause). "3 million" is not held by a text with "3 for cages" and "1.4
-    million"."""
+    a number at the end of a clause). "3 million" is not held by a text with "3 for cages"
+    and "1.4 million"."""
     found: set[tuple[str, str]] = set()
     for match in _COUNTED.finditer(text):
         number, percent, word = match.groups()

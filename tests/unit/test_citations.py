@@ -68,3 +68,25 @@ def test_a_document_with_one_source_or_none_cites_its_main_one():
     assert cited([["Anything at all here."]], "H", [ZIEGLER], None, leans) == [[ZIEGLER]]
     assert cited([["Anything at all here."]], "H", [], ACT, leans) == [[ACT]]
     assert cited([["Anything at all here."]], "H", [], None, leans) == [[None]]
+
+
+def test_a_source_of_another_year_is_never_cited_for_a_dated_sentence():
+    """Issue 46: "the 2007 regulations" shared words with the 2018 regulations' label and was
+    cited to them; now the document's own source is. A section's number is no year."""
+    act = Source("Animal Welfare Act 2006", "https://example.org/act")
+    licensing = Source(
+        "Animal Welfare (Licensing of Activities Involving Animals) (England) Regulations 2018",
+        "https://example.org/2018",
+    )
+    slaughter = Source("7 U.S.C. § 1902, Humane methods of slaughter", "https://example.org/1902")
+    sources = [act, licensing, slaughter]
+    sentences = [
+        "The Welfare of Farmed Animals (England) Regulations 2007 set standards for farmed "
+        "animals.",
+        "The Animal Welfare (Licensing of Activities Involving Animals) (England) Regulations "
+        "2018 require licences for selling pets.",
+        "The Humane Methods of Slaughter Act (7 U.S.C. § 1901 and following) requires humane "
+        "methods of slaughter.",
+    ]
+    row = cited([sentences], "Regulations", sources, act, lambda _: False)[0]
+    assert row == [act, licensing, slaughter]

@@ -1,0 +1,127 @@
+"""Drafts as a campaigner would publish them (issue 46): a fresh set of content requests through
+the real service over HTTP, in process, on a Firestore emulator of its own loaded with the whole
+knowledge corpus and the sample records (as ``bench/quality.py``), measured by rules and written
+out for a reader's rubric.
+
+The set: ``bench/data/content_requests_holdout25.jsonl``, 56 requests (7 of each content type)
+a helper wrote from the guides and the sample records alone, each with the organisation the
+draft must name (``addressee``, or null) and its ask. Rules measured here:
+
+- ``addresseeNamed``: drafts of requests with an addressee that name it;
+- ``markupFree``: drafts with no ``<`` and no word of a script the request carried;
+- ``replyDate``: letters and emails with ``replyBy`` that ask for a reply by that date, and
+  those without that name no date;
+- ``refused``: requests answered 4xx, by code.
+
+Every draft, with its citations, is written to ``--out`` (JSON lines) for a reader to grade by
+the rubric of ``content_rubric.brief.md`` (citations that support their sentence, off-topic
+sentences, guidance for campaigners, caveats against the ask).
+
+    PYTHONPATH=. .venv/bin/python bench/content_rubric.py [--set FILE] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from contextlib import redirect_stdout
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.emulated import with_fixture_feeds  # noqa: E402
+from bench.quality import api_client, load_data  # noqa: E402
+from devtools.emulator import Emulator, free_port  # noqa: E402
+
+DATA = ROOT / "bench" / "data"
+
+
+def _named(content: str, addressee: str) -> bool:
+    from common.language.markup import plain
+    from common.language.names import fold
+
+    return fold(plain(addressee)) in fold(content.replace("&amp;", "&"))
+
+
+def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
+    client, auth = api_client()
+    named, addressed, markup, marked = 0, 0, 0, 0
+    dated, dated_ok, undated, undated_ok = 0, 0, 0, 0
+    refused: Counter[str] = Counter()
+    drafts: list[dict[str, Any]] = []
+    for row in rows:
+        request = row["request"]
+        response = client.post("/v1/content/generate", json=request, headers=auth)
+        body = response.get_json()
+        if response.status_code != 200:
+            refused[f"{response.status_code} {body.get('code', '')}".strip()] += 1
+            drafts.append({"id": row["id"], "request": request, "status": response.status_code,
+                           "problem": body.get("detail")})
+            continue
+        content = body["content"]
+        if row.get("addressee"):
+            addressed += 1
+            named += _named(content, row["addressee"])
+        if "<" in json.dumps(request) or "&amp;" in json.dumps(request):
+            marked += 1
+            markup += "<" not in content and "script" not in content.lower()
+        if request.get("contentType") in ("letter", "email"):
+            if request.get("replyBy"):
+                day = date.fromisoformat(request["replyBy"])
+                dated += 1
+                dated_ok += f"{day.day} {day:%B %Y}" in content
+            else:
+                undated += 1
+                undated_ok += "reply by" not in content.lower()
+        drafts.append({
+            "id": row["id"],
+            "request": request,
+            "addressee": row.get("addressee"),
+            "ask": row.get("ask"),
+            "content": content,
+            "citations": body["citations"],
+            "sources": body["sources"],
+        })
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in drafts))
+    return {
+        "requests": len(rows),
+        "drafted": len(rows) - sum(refused.values()),
+        "refused": dict(refused),
+        "addresseeNamed": f"{named}/{addressed}",
+        "markupFree": f"{markup}/{marked}",
+        "replyDateAsked": f"{dated_ok}/{dated}",
+        "noDateWhenNoneGiven": f"{undated_ok}/{undated}",
+        "drafts": str(out.relative_to(ROOT)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=Path, default=DATA / "content_requests_holdout25.jsonl")
+    parser.add_argument("--out", type=Path, default=ROOT / ".local" / "rubric" / "drafts.jsonl")
+    args = parser.parse_args(argv)
+    rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
+    began = time.perf_counter()
+    emulator = Emulator("127.0.0.1", free_port(), "demo-bench-rubric").start()
+    feeds = with_fixture_feeds(emulator, ROOT / ".local" / "rubric", LLM_BACKEND="offline")
+    try:
+        with redirect_stdout(sys.stderr):  # the service's JSON logs stay off the results
+            load_data()
+            results = measure(rows, args.out.resolve())
+        results["seconds"] = round(time.perf_counter() - began, 1)
+        print(json.dumps(results, indent=2))
+    finally:
+        feeds.shutdown()
+        emulator.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
