@@ -61,8 +61,14 @@ def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
         body = response.get_json()
         if response.status_code != 200:
             refused[f"{response.status_code} {body.get('code', '')}".strip()] += 1
-            drafts.append({"id": row["id"], "request": request, "status": response.status_code,
-                           "problem": body.get("detail")})
+            drafts.append(
+                {
+                    "id": row["id"],
+                    "request": request,
+                    "status": response.status_code,
+                    "problem": body.get("detail"),
+                }
+            )
             continue
         content = body["content"]
         if row.get("addressee"):
@@ -79,15 +85,17 @@ def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
             else:
                 undated += 1
                 undated_ok += "reply by" not in content.lower()
-        drafts.append({
-            "id": row["id"],
-            "request": request,
-            "addressee": row.get("addressee"),
-            "ask": row.get("ask"),
-            "content": content,
-            "citations": body["citations"],
-            "sources": body["sources"],
-        })
+        drafts.append(
+            {
+                "id": row["id"],
+                "request": request,
+                "addressee": row.get("addressee"),
+                "ask": row.get("ask"),
+                "content": content,
+                "citations": body["citations"],
+                "sources": body["sources"],
+            }
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in drafts))
     return {
