@@ -145,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         every = results[k][1]["all"]
         return every["guidanceKeptOut"] + every["caveatsKeptOut"]
 
-    l2 = max(L2_CHOICES, key=kept_out)
+    if not any(results[k][1] for k in L2_CHOICES):
+        raise SystemExit(f"no thresholds keep the facts lost within {MAX_FACTS_LOST}")
+    l2 = max((k for k in L2_CHOICES if results[k][1]), key=kept_out)
     (threshold, caveat_threshold), chosen = results[l2]
     vocab = vocabulary(grams)
     w, b = fit(x, Bag.of(grams, np.arange(len(rows)), vocab), y, len(roles.ROLES), l2)

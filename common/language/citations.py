@@ -12,7 +12,8 @@ label's words in a row ("DPP v Ziegler"), never words scattered over a sentence 
 capitalised word is no name of a source either: "Producers" and "Animal" open many). A tie is no
 decision: the next rule is asked, and in the end the document's main source is cited,
 never a guess between two. A source whose label names a year is never cited for a sentence
-that names other years and not that one (the 2007 regulations are not the 2018 ones).
+that names other years and not that one (the 2007 regulations are not the 2018 ones): the
+document's main source is cited instead.
 """
 
 from __future__ import annotations
@@ -33,9 +34,14 @@ _LINKED = re.compile(r"^\s*[-*]\s+\[(?P<label>[^\]]+)\]\((?P<url>https?://[^)\s]
 MIN_WEIGHT = 1.0
 MIN_IDENTIFIER = 3  # characters of an identifier (a number of one or two digits is a count)
 MAX_SOURCES = 30  # per document
+# a year: four digits from 1800 to 2099, not a section's number ("§ 1901") or an amount
+# ("£1999"); with the word before it and whether a plural noun follows ("at 2000 animals")
 _YEARS = re.compile(
-    r"(?<![\w.§/-])(?<!§ )(?<!§§ )(?<!section )(?<!sections )(?<!Section )(1[89]\d\d|20\d\d)(?!\d)"
+    r"(?:(\w+) )?(?<![\w.§/£$€-])(?<!§ )(?<!§§ )(?<!section )(?<!sections )(?<!Section )"
+    r"(1[89]\d\d|20\d\d)(?!\d)( [a-z]{3,}s\b)?"
 )
+# words a year follows ("in 2012 hens were moved"); a count follows others ("at 2000 animals")
+_DATING = frozenset({"in", "since", "by", "from", "until", "before", "after", "of", "during"})
 
 
 @dataclass(frozen=True)
@@ -107,16 +113,20 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
 
 
 def _years(text: str) -> set[str]:
-    """The years a text names: four digits from 1800 to 2099, not a section's number ("7
-    U.S.C. § 1901", "section 1902")."""
-    return set(_YEARS.findall(text))
+    """The years a text names (``_YEARS``): a number followed by a plural noun is a count,
+    unless a word that dates it comes before ("in 2012 hens")."""
+    return {
+        year
+        for before, year, counted in _YEARS.findall(text)
+        if not counted or before.lower() in _DATING
+    }
 
 
 def _dated_apart(sentence: str, source: Source | None) -> bool:
     """Whether a sentence and a source's label each name a year and share none: "The Welfare
     of Farmed Animals (England) Regulations 2007 set..." is not from "... Regulations 2018",
     however many words they share (issue 46). Such a sentence is cited to the document's own
-    source instead."""
+    source instead (the guide is where it was written, whatever year that source names)."""
     if source is None:
         return False
     said, labelled = _years(sentence), _years(source.title)

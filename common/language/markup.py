@@ -17,6 +17,9 @@ from common.language.safety import without_invisible
 
 _WHITESPACE = re.compile(r"\s+")
 _TAG = re.compile(r"<[^>]*>")
+_LEFT_TAG = re.compile(r"<[A-Za-z/!?][^<>]*>?")  # a tag left after the last reading
+ROUNDS = 3  # readings of a text whose decoded entities spell markup
+CLIPPED = 8  # of a limit: the most characters of markup read
 
 
 class _TextExtractor(HTMLParser):
@@ -48,20 +51,30 @@ class _TextExtractor(HTMLParser):
 
 
 def plain(markup: str, limit: int | None = None) -> str:
-    """Plain text of ``markup`` on one line, at most ``limit`` characters when one is given."""
+    """Plain text of ``markup`` on one line, at most ``limit`` characters when one is given.
+    Markup that entities spelled out ("&lt;script&gt;") is markup once decoded, and is read
+    again; what is still a tag after ``ROUNDS`` readings is cut out."""
     if not markup:
         return ""
-    if "<" not in markup and "&" not in markup:
-        text = markup
-    else:
-        extractor = _TextExtractor()
-        try:
-            extractor.feed(markup)
-            extractor.close()
-            text = "".join(extractor.parts)
-        except Exception:  # HTMLParser is lenient; this is belt and braces for hostile input
-            text = _TAG.sub(" ", markup)
+    # Python's HTMLParser slows down quadratically on some hostile input ("<a" repeated):
+    # what is kept is at most ``limit``, so more than a few times that is never read
+    text = markup if limit is None else markup[: limit * CLIPPED]
+    for _ in range(ROUNDS):
+        if "<" not in text and "&" not in text:
+            break
+        text = _read(text)
+    text = _LEFT_TAG.sub(" ", text)
     # Entities are decoded by now ("&#8203;" is a zero-width space): what shows nothing, or
     # turns the text around, never reaches a client (decision 0058).
     text = _WHITESPACE.sub(" ", without_invisible(text)).strip()
     return text if limit is None else clip(text, limit)
+
+
+def _read(markup: str) -> str:
+    extractor = _TextExtractor()
+    try:
+        extractor.feed(markup)
+        extractor.close()
+        return "".join(extractor.parts)
+    except Exception:  # HTMLParser is lenient; this is belt and braces for hostile input
+        return _TAG.sub(" ", markup)

@@ -282,9 +282,14 @@ def hashtags(topic: str) -> list[str]:
 def _topic(topic: str, markdown: bool = False) -> str:
     """The caller's topic as a frame sentence can hold it: on one line, without a closing
     stop, with "the" when it ends in a singular noun that needs one ("the fur farming ban",
-    "the Better Chicken Commitment"; not "Brightwell's pledge");
+    "the Better Chicken Commitment"; not "Brightwell's pledge"); a question or an instruction
+    ("stop building colony cage sheds") in quotation marks;
     in Markdown its markup characters are escaped, so a topic never adds HTML to a page."""
-    text = " ".join(topic.split()).rstrip(" .!?;:")
+    text = " ".join(topic.split()).rstrip(" .!;:")
+    if text.endswith("?") or text.split()[0].lower() in drafts().article.clausal:
+        quoted = f"\u201c{text}\u201d"  # a question or an instruction, as the caller wrote it
+        return _escaped(quoted) if markdown else quoted
+    text = text.rstrip("?")
     words = text.split()
     # a name before the noun takes "the" too ("the Better Chicken Commitment"), one that owns
     # it does not ("Brightwell's pledge")
@@ -530,7 +535,10 @@ def _long_form(
     ask = (_escaped(asked) if web else asked) if asked else None
     closing = [ask] if ask else []
     if spec.reply_by is not None and spec.content_type in ("letter", "email"):
-        closing.append(frame.reply_by.format(date=f"{spec.reply_by.day} {spec.reply_by:%B %Y}"))
+        replied = frame.reply_by.format(date=f"{spec.reply_by.day} {spec.reply_by:%B %Y}")
+        # an email's own ask is for a reply: the date says it ("Please reply by ...")
+        own_ask = spec.content_type == "email" and not spec.cta and not spec.committed
+        closing = [replied] if own_ask else [*closing, replied]
     lines: list[str]
     if spec.content_type == "email":
         lines = [

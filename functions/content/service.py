@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,6 +61,11 @@ COVERAGE_MIN = 0.15
 QUOTED_MIN = 0.175
 PASSAGES = {"short": 6, "medium": 8, "long": 12}
 COMMITMENT_HITS = 10  # campaign records read to find whether the audience's company committed
+# A won campaign is on the draft's topic when they share a catalog topic that is not a broad
+# one (``committed.broad_topics``) or this many words of its title besides the company's name:
+# "Free farrowing for Brightwell own-label pork" shares only "free" with "Brightwell: go fully
+# cage-free on shell and ingredient eggs", and Brightwell has committed to no free farrowing.
+SAME_WORDS = 2
 MAX_HASHTAGS = 5
 _TITLED = re.compile(r"\b[A-Z][a-z][\w'&-]*")  # a word of a name ("Griddle"; not "CEO")
 _EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
@@ -68,9 +73,11 @@ _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _WITHIN = frozenset("_'\u2019-")  # what a word of a topic's name holds besides letters, digits
 # "the CEO of Brightwell Supermarkets", "Fiona Carrick at Harlow & Finch": the organisation
 # follows the cue and starts with a capital or a digit; it ends before a comma or " in ".
-_AFTER_CUE = re.compile(r"\b(?:of|at|from)\s+(?:the\s+)?(?=[A-Z0-9])")
-_CUT = re.compile(r"\s*[,;(]\s*|\s+(?:in|on|about|regarding)\s+")
+_AFTER_CUE = re.compile(r"\b(?:of|at|from) (the )?(?=[^\W_])")
+_OWNER = re.compile(r"^(?:the\s+)?(.+?)['\u2019]s?\s+\S")  # an organisation that owns the role
+_CUT = re.compile(r"[,;(]| (?:in|on|about|regarding|for) ")
 REPLIED = ("letter", "email")  # content types that may ask for a reply by a date
+REPLY_WITHIN_DAYS = 366  # the latest reply date a request may give, from today
 OFFLINE = "offline"
 
 
@@ -133,19 +140,21 @@ def spec_of(request: ContentRequest) -> Spec:
         for text in (request.topic, request.audience, request.callToAction)
     )
     empty = [
-        FieldError(name, "holds only markup: nothing is left to read once it is removed")
+        FieldError(name, "holds no words once markup is removed (only tags or punctuation)")
         for name, given, kept in (
             ("topic", request.topic, topic),
             ("audience", request.audience, audience),
             ("callToAction", request.callToAction, cta),
         )
-        if given and not kept
+        if given and not any(char.isalnum() for char in kept or "")
     ]
     if request.replyBy is not None:
         if request.contentType not in REPLIED:
             empty.append(FieldError("replyBy", f"applies to {' and '.join(REPLIED)} only"))
         elif request.replyBy <= datetime.now(UTC).date():
             empty.append(FieldError("replyBy", "must be a date after today (UTC)"))
+        elif request.replyBy > datetime.now(UTC).date() + timedelta(days=REPLY_WITHIN_DAYS):
+            empty.append(FieldError("replyBy", f"must be within {REPLY_WITHIN_DAYS} days"))
     if empty:
         raise InvalidRequest("The request cannot be drafted as given.", errors=empty)
     assert topic is not None  # the topic is required and kept text
@@ -162,10 +171,26 @@ def spec_of(request: ContentRequest) -> Spec:
     )
 
 
+def _capital(char: str) -> bool:
+    return char.isupper() or char.isdigit()
+
+
+def _a_person(name: str) -> bool:
+    """Whether a name opens with a given name ("Fiona Carrick's team" is hers, not an
+    organisation's)."""
+    from common.privacy.rules import given_names
+
+    return name.split()[0].lower() in given_names()
+
+
 def organisation_of(audience: str | None) -> str | None:
-    """The organisation an audience names, for a draft to name it: the capitalised name after
-    the last "of", "at" or "from" ("the Head of Sustainability at Harlow & Finch Foods"), cut
-    before a comma or " in " (a place); else a company the service knows
+    """The organisation an audience names, for a draft to name it: a company the service
+    knows that opens it ("Sainsbury's head of sourcing"); the name that owns the role
+    ("Lumière Beauté's Head of Regulatory Affairs"; not a person's: "Fiona Carrick's team");
+    else the capitalised name after
+    the last "of", "at" or "from" ("the Head of Sustainability at Harlow & Finch Foods"), with
+    its "the" ("the European Commission"), cut before a comma, " in " (a place) or " for ", and
+    not a place ("the Prime Minister of the United Kingdom"); else a company the service knows
     (``common.language.gazetteer``); else the whole audience when it is an organisation's name
     by its last word ("Crestline Eggs Ltd"). A single word after the cue counts when it is a
     known company's or a word the guides never use ("the Minister of State" names none).
@@ -173,17 +198,27 @@ def organisation_of(audience: str | None) -> str | None:
     if not audience:
         return None
     text = " ".join(audience.split())
-    cues = list(_AFTER_CUE.finditer(text))
+    known = gazetteer.find(text)
+    if known is not None and known.start == 0 and not places.named(known.name):
+        return text[: len(known.name)]  # "Sainsbury's head of sourcing"
+    owner = _OWNER.match(text)  # "Lumière Beauté's Head of Regulatory Affairs"
+    if owner and owner.group(1)[:1].isupper() and not _a_person(owner.group(1)):
+        return owner.group(1)
+    cues = [cue for cue in _AFTER_CUE.finditer(text) if _capital(text[cue.end()])]
     if cues:
         named = _CUT.split(text[cues[-1].end() :], maxsplit=1)[0].strip(" .;:!?")
         words = named.split()
         company = gazetteer.find(named)
-        if words and (
-            len(words) > 1
-            or (company is not None and company.start == 0)
-            or not relevance.in_guides(_POSSESSIVE.sub("", words[0]))
+        if (
+            words
+            and (organisations.kind_of(named) is not None or not places.named(named))
+            and (
+                len(words) > 1
+                or (company is not None and company.start == 0)
+                or not relevance.in_guides(_POSSESSIVE.sub("", words[0]))
+            )
         ):
-            return named
+            return f"the {named}" if cues[-1].group(1) else named  # "the European Commission"
     company = gazetteer.find(text)
     if company is not None and not places.named(company.name):
         return text[company.start : company.start + len(company.name)]
@@ -331,15 +366,15 @@ def committed_company(audience: str | None, topic: str) -> str | None:
     if not audience:
         return None
     wanted = names.fold(audience)
-    about, words = set(topics_in(topic)), set(terms(topic))
+    broad = drafts().committed.broad_topics
+    about, words = set(topics_in(topic)) - broad, set(terms(topic))
     for hit in search.search([search.table("campaigns")], audience, "text", COMMITMENT_HITS):
         record = hit["record"]
         target = str(record.get("target") or "")
         if record.get("status") != WON or not names.contains(wanted, names.fold(target)):
             continue
-        title = str(record.get("title") or "")
-        same = about & set(record.get("topics") or ()) or words & set(terms(title))
-        if same:
+        title = set(terms(str(record.get("title") or ""))) - set(terms(target))
+        if about & set(record.get("topics") or ()) or len(words & title) >= SAME_WORDS:
             return target
     return None
 
@@ -464,7 +499,7 @@ def _checked(
     said = [spec.topic, spec.audience or "", spec.cta or "", spec.organisation or ""]
     if spec.reply_by is not None:
         said += [spec.reply_by.isoformat(), f"{spec.reply_by.day} {spec.reply_by:%B %Y}"]
-    checker = verify.Checker(passages, said)
+    checker = verify.Checker(passages, said, spec.organisation or spec.committed)
     checked = [checker.check(post) for post in posts]
     dropped = sum(len(c.dropped) for c in checked)
     if dropped:
@@ -474,11 +509,11 @@ def _checked(
     kept = [c.text for c in checked]
     if spec.cta and not set(terms(spec.cta)) <= set(terms(" ".join(kept))):
         return "its call to action was left out"
-    if spec.content_type == "thread" and not all(kept):
+    if spec.content_type == "thread" and any(verify.empty(text) for text in kept):
         return "a post of the thread was left empty"
     cited = [c for check in checked for c in check.citations]
     used = [passages[i] for check in checked for i in check.used]
-    return [text for text in kept if text], cited, list(dict.fromkeys(used))
+    return [text for text in kept if not verify.empty(text)], cited, list(dict.fromkeys(used))
 
 
 def _problem(spec: Spec, posts: list[str], cited: list[Passage]) -> str | None:

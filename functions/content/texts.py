@@ -41,6 +41,7 @@ class ToneTexts(Content):
 
 
 class Article(Content):
+    clausal: LowerWords
     heads: LowerWords
 
 
@@ -87,6 +88,7 @@ class Committed(Content):
     email_intro: Annotated[str, Template("topic", "company")]
     email_cta: Annotated[Line, Template("company")]
     petition_ask: Annotated[str, Template("company", "topic")]
+    broad_topics: LowerWords
 
 
 class Checked(Content):

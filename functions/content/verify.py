@@ -32,8 +32,12 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 # a number and the word after it, when one follows ("3 million", "750 square", "2025 deadline")
 _COUNTED = re.compile(r"(\d+(?:[.,]\d+)*)(?:\s*(%)|\s+([A-Za-z]+))?")
-_COUNTER = re.compile(r"(?<!\S)\d{1,2}/\d{1,2}(?!\S)")  # a thread's "2/5"
-_HASHTAG = re.compile(r"(?<!\S)#\w+")
+# what frames a sentence and claims nothing: a list's marker ("1.", "-"), a thread's counter
+# ("2/5") at the end, hashtags of words ("#CageFree"; "#1200" is a number and is checked)
+_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*\u2022])\s+")
+_COUNTER = re.compile(r"\s+\d{1,2}/\d{1,2}\s*$")
+_HASHTAG = re.compile(r"(?<!\S)#\w*[^\W\d_]\w*")
+_SPEAKER = frozenset({"i", "we", "i'm", "we're", "i'd", "we'd", "our", "my"})  # the writer's
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{3,})[\"\u201d]")
 _NAME = re.compile(r"(?<![\w'\u2019])[A-Z][\w'\u2019&-]*")
 _FOLD = re.compile(r"[^\w%]+")
@@ -59,8 +63,8 @@ def _frame_terms() -> frozenset[str]:
     written: list[str] = [
         *(line for tone in texts.tone.values() for line in (*tone.hooks, tone.ask, tone.intro)),
         *texts.default_cta.values(),
-        *(str(value) for value in texts.frame.model_dump().values()),
-        *(str(value) for value in texts.committed.model_dump().values()),
+        *(value for value in texts.frame.model_dump().values() if isinstance(value, str)),
+        *(value for value in texts.committed.model_dump().values() if isinstance(value, str)),
         *texts.checked.own,
     ]
     return frozenset(term for line in written for term in terms(line))
@@ -113,6 +117,17 @@ def _names(sentence: str) -> set[str]:
     return found
 
 
+def _bare(sentence: str) -> str:
+    """A sentence without what frames it (``_MARKER``, ``_COUNTER``, ``_HASHTAG``)."""
+    return _HASHTAG.sub("", _COUNTER.sub("", _MARKER.sub("", sentence))).strip()
+
+
+def empty(text: str) -> bool:
+    """Whether a post says nothing once what frames it is set aside (a thread's post left
+    with "3/3" or "#CageFree")."""
+    return not any(char.isalpha() for line in text.split("\n") for char in _bare(line))
+
+
 def _strong(sentence: str) -> set[str]:
     words = drafts().checked.strong
     return {word for word in _fold(sentence).split() if word in words}
@@ -121,7 +136,9 @@ def _strong(sentence: str) -> set[str]:
 class Checker:
     """The check of one draft: the passages it was given and the request's own words."""
 
-    def __init__(self, passages: Sequence[Passage], request: Sequence[str]) -> None:
+    def __init__(
+        self, passages: Sequence[Passage], request: Sequence[str], addressed: str | None = None
+    ) -> None:
         self.passages = list(passages)
         self.sentences = [split(p.text) for p in self.passages]
         # each passage sentence with the one before it (a sentence may lean on it: "It does
@@ -136,28 +153,35 @@ class Checker:
         self.request = said
         self.request_numbers = _numbers(said)
         self.request_words = set(_fold(said).split())
+        self.request_quotes = {_fold(quote) for quote in _QUOTED.findall(said)}
+        self.addressed = set(terms(addressed)) if addressed else set()
 
     def own(self, sentence: str) -> bool:
-        """Whether a sentence claims nothing: no number or quotation the request does not
-        give, and either no words beyond the request's and the frame's or an ask ("Ask your
-        supermarket to go cage-free.": it opens with a verb of ``checked.asks``) that names
-        no one the request does not."""
-        if not _numbers(sentence) <= self.request_numbers or _QUOTED.search(sentence):
+        """Whether a sentence claims nothing. It carries no number, quotation or strong word
+        the request does not give, and either has no words beyond the request's and the
+        frame's, or is an ask: it opens with a verb of ``checked.asks`` and has no other word
+        beyond them ("Ask your supermarket to go cage-free."). A sentence that names the
+        organisation addressed says something of it unless it asks or speaks for the writer
+        ("Brightwell Supermarkets has already committed" is a claim)."""
+        if not _numbers(sentence) <= self.request_numbers:
             return False
-        extra = set(terms(sentence)) - self.allowed
-        if not extra:
-            return True
-        first = _fold(sentence).split()[:1]
-        return (
-            bool(first)
-            and first[0] in drafts().checked.asks
-            and not _names(sentence) - self.allowed
-        )
+        if any(_fold(quote) not in self.request_quotes for quote in _QUOTED.findall(sentence)):
+            return False
+        if not _strong(sentence) <= self.request_words:
+            return False
+        said = set(terms(sentence))
+        first = (_fold(sentence).split() or [""])[0]
+        asking = first in drafts().checked.asks
+        if self.addressed and self.addressed <= said and not (asking or first in _SPEAKER):
+            return False
+        extra = said - self.allowed
+        return not extra or (asking and extra <= set(terms(first)))
 
     def support(self, sentence: str) -> list[int] | None:
         """The passages that hold ``sentence`` (indexes), or None when none do: the claim is
         held by one passage sentence, or by two that each add words of it (a merge)."""
-        extra = set(terms(sentence)) - self.allowed
+        said = set(terms(sentence))
+        extra = said - self.allowed
         if not self.units:
             return None
         ranked = sorted(range(len(self.units)), key=lambda u: -len(extra & self.units[u][2]))
@@ -176,6 +200,8 @@ class Checker:
             return None
         if not _names(sentence) - self.allowed <= held:
             return None
+        if self.addressed and self.addressed <= said and not self.addressed <= held:
+            return None  # what it says of the organisation addressed, no passage says
         if not _strong(sentence) <= set(folded.split()) | self.request_words:
             return None
         return list(dict.fromkeys(self.units[u][0] for u in chosen))
@@ -202,10 +228,11 @@ class Checker:
         lines: list[str] = []
         for line in text.split("\n"):
             out: list[str] = []
+            before = len(dropped)
             for sentence in split(line) if line.strip() else []:
-                bare = _HASHTAG.sub("", _COUNTER.sub("", sentence)).strip()
-                if not bare or self.own(bare):
-                    out.append(sentence)
+                bare = _bare(sentence)
+                if not any(char.isalpha() for char in bare) or self.own(bare):
+                    out.append(sentence)  # formatting ("1.", "2/5"), or the writer's own
                     continue
                 chosen = self.support(bare)
                 if chosen is None:
@@ -215,6 +242,13 @@ class Checker:
                 kept.append(sentence)
                 found.append(self.citation(bare, chosen))
                 used += [i for i in chosen if i not in used]
+            if len(dropped) > before and empty(" ".join(out)):
+                out = []  # a list item's marker, left alone once its claim is out
             lines.append(" ".join(out) if line.strip() else line)
-        checked = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+        kept_lines = [
+            line
+            for line, given in zip(lines, text.split("\n"), strict=True)
+            if line.strip() or not given.strip()
+        ]
+        checked = re.sub(r"\n{3,}", "\n\n", "\n".join(kept_lines)).strip()
         return Checked(checked, kept, dropped, found, used)

@@ -90,3 +90,9 @@ def test_a_source_of_another_year_is_never_cited_for_a_dated_sentence():
     ]
     row = cited([sentences], "Regulations", sources, act, lambda _: False)[0]
     assert row == [act, licensing, slaughter]
+    # a count is no year: "2000 animals" does not keep the 2018 regulations from being named
+    counted = (
+        "The Animal Welfare (Licensing of Activities Involving Animals) (England) Regulations "
+        "cap a licence at 2000 animals."
+    )
+    assert cited([[counted]], "", sources, act, lambda _: False) == [[licensing]]

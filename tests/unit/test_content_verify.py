@@ -97,3 +97,38 @@ def test_lines_thread_counters_and_hashtags_are_kept(checker):
     checked = checker.check(text)
     assert checked.text == "Enriched cages must give each hen at least 750 square centimetres. 2/4"
     assert checked.dropped == ["Hens live twice as long in barns. #CageFree"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Demand Brightwell Supermarkets stop lying to customers.",
+        "Tell Brightwell Supermarkets that its eggs are illegal.",
+        "Brightwell Supermarkets has already committed to cage-free eggs.",
+        "Brightwell Supermarkets has not committed to cage-free eggs.",
+    ],
+)
+def test_what_a_sentence_says_of_the_organisation_addressed_is_a_claim(sentence):
+    """Review of issue 46: the request's own words can make a claim about its addressee."""
+    request = ["cage-free eggs", "the CEO of Brightwell Supermarkets"]
+    checker = Checker(PASSAGES, request, "Brightwell Supermarkets")
+    assert checker.check(sentence).dropped == [sentence]
+
+
+def test_the_callers_quotation_and_list_markers_claim_nothing(checker):
+    asked = Checker(PASSAGES, ["cage-free eggs", 'Sign the "Free the Hens" petition.'])
+    assert asked.check('Sign the "Free the Hens" petition.').dropped == []
+    listed = checker.check("Talking points:\n1. Hens live twice as long in barns.\n2. Act now.")
+    assert listed.kept == []
+    assert listed.dropped == ["Hens live twice as long in barns."]
+    assert listed.text == "Talking points:\n2. Act now."
+
+
+def test_a_number_in_a_hashtag_is_checked_and_an_emptied_post_is_empty(checker):
+    from functions.content.verify import empty
+
+    checked = checker.check("Cages must give each hen at least #1200 square centimetres. 2/3")
+    assert checked.dropped == ["Cages must give each hen at least #1200 square centimetres."]
+    assert empty(checked.text)
+    assert empty("3/3 #CageFree")
+    assert not empty("Act now. 3/3")

@@ -1,0 +1,54 @@
+"""A plan per content type (issue 46, decision 0081): the organisation an audience names, and a
+topic as a frame sentence holds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from functions.content.compose import _topic
+from functions.content.service import organisation_of
+
+
+@pytest.mark.parametrize(
+    ("audience", "organisation"),
+    [
+        ("the CEO of Brightwell Supermarkets", "Brightwell Supermarkets"),
+        ("the Head of Sustainability at Harlow & Finch Foods", "Harlow & Finch Foods"),
+        ("Lumière Beauté's Head of Regulatory Affairs", "Lumière Beauté"),
+        ("Brightwell Supermarkets' Director of Agriculture", "Brightwell Supermarkets"),
+        ("Sainsbury's head of sourcing", "Sainsbury's"),
+        ("McDonald's UK", "McDonald's"),
+        ("Crestline Eggs Ltd", "Crestline Eggs Ltd"),
+        ("the buyers at Tesco, in London", "Tesco"),
+        ("the head of procurement at Northgate Foods in Leeds", "Northgate Foods"),
+        ("Fiona Carrick at Harlow & Finch", "Harlow & Finch"),
+        ("Fiona Carrick's team", None),
+        ("our supporters", None),
+        ("local councillors", None),
+        ("the Minister of State", None),
+        ("the company's board", None),
+    ],
+)
+def test_the_organisation_an_audience_names(audience, organisation):
+    assert organisation_of(audience) == organisation
+
+
+@pytest.mark.parametrize(
+    ("topic", "framed"),
+    [
+        ("cage-free eggs", "cage-free eggs"),
+        ("fur farming ban", "the fur farming ban"),
+        ("Better Chicken Commitment", "the Better Chicken Commitment"),
+        ("Brightwell's cage-free pledge", "Brightwell's cage-free pledge"),
+        ("Proposition 12", "Proposition 12"),
+        ("stop building colony cage sheds.", "\u201cstop building colony cage sheds\u201d"),
+        ("Does the policy cover ingredients?", "\u201cDoes the policy cover ingredients?\u201d"),
+        ("what about fish?", "\u201cwhat about fish?\u201d"),
+    ],
+)
+def test_a_topic_as_a_frame_sentence_holds_it(topic, framed):
+    assert _topic(topic) == framed
+
+
+def test_a_topic_in_markdown_never_adds_markup():
+    assert _topic("cats & <dogs> ban", markdown=True) == "the cats &amp; &lt;dogs&gt; ban"
