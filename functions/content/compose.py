@@ -286,6 +286,8 @@ def _topic(topic: str, markdown: bool = False) -> str:
     ("stop building colony cage sheds") in quotation marks;
     in Markdown its markup characters are escaped, so a topic never adds HTML to a page."""
     text = " ".join(topic.split()).rstrip(" .!;:")
+    if not any(char.isalnum() for char in text):  # "!!!???", "🐔🐔🐔": as written
+        return _escaped(text) if markdown else text
     if text.endswith("?") or text.split()[0].lower() in drafts().article.clausal:
         quoted = f"\u201c{text}\u201d"  # a question or an instruction, as the caller wrote it
         return _escaped(quoted) if markdown else quoted

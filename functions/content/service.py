@@ -140,13 +140,15 @@ def spec_of(request: ContentRequest) -> Spec:
         for text in (request.topic, request.audience, request.callToAction)
     )
     empty = [
-        FieldError(name, "holds no words once markup is removed (only tags or punctuation)")
+        FieldError(
+            name, "holds no words once markup is removed (only tags, entities or punctuation)"
+        )
         for name, given, kept in (
             ("topic", request.topic, topic),
             ("audience", request.audience, audience),
             ("callToAction", request.callToAction, cta),
         )
-        if given and not any(char.isalnum() for char in kept or "")
+        if given and _worded(given) and not _worded(kept or "")
     ]
     if request.replyBy is not None:
         if request.contentType not in REPLIED:
@@ -169,6 +171,10 @@ def spec_of(request: ContentRequest) -> Spec:
         organisation=organisation_of(audience),
         reply_by=request.replyBy,
     )
+
+
+def _worded(text: str) -> bool:
+    return any(char.isalnum() for char in text)
 
 
 def _capital(char: str) -> bool:

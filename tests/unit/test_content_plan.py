@@ -52,3 +52,8 @@ def test_a_topic_as_a_frame_sentence_holds_it(topic, framed):
 
 def test_a_topic_in_markdown_never_adds_markup():
     assert _topic("cats & <dogs> ban", markdown=True) == "the cats &amp; &lt;dogs&gt; ban"
+
+
+def test_a_company_named_by_its_legal_form_abroad():
+    assert organisation_of("Fjordlax Seafood ASA") == "Fjordlax Seafood ASA"
+    assert organisation_of("the board of Moorfeld Geflügel GmbH") == "Moorfeld Geflügel GmbH"
