@@ -131,6 +131,8 @@ class Citation(BaseModel):
     text: str = Field(description="The sentence or record line, as it appears in the output.")
     url: str | None = Field(
         description="The source that holds it: the knowledge document's own listed source "
-        "the sentence draws on (or the document's main source), or the record's link."
+        "the sentence draws on (or the document's main source), or the record's link. Null "
+        "when none of the document's sources is of the sentence's place or year: the "
+        "document itself (its title) holds it."
     )
     title: str = Field(description="That source's title.")

@@ -22,7 +22,11 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from urllib.parse import urlsplit
 
+from common.datafiles import Content, load
+from common.language import places
 from common.language.index import terms
 
 # A "- label: URL" line of a Sources section (a Markdown link "[label](URL)" is read too).
@@ -34,11 +38,12 @@ _LINKED = re.compile(r"^\s*[-*]\s+\[(?P<label>[^\]]+)\]\((?P<url>https?://[^)\s]
 MIN_WEIGHT = 1.0
 MIN_IDENTIFIER = 3  # characters of an identifier (a number of one or two digits is a count)
 MAX_SOURCES = 30  # per document
-# a year: four digits from 1800 to 2099, not a section's number ("§ 1901") or an amount
-# ("£1999"); with the word before it and whether a plural noun follows ("at 2000 animals")
+# a year: four digits from 1800 to 2099, not a section's number ("§ 1901"), an amount
+# ("£1999") or part of an instrument's number ("Directive 1999/74/EC"); with the word before
+# it and whether a plural noun follows ("at 2000 animals")
 _YEARS = re.compile(
     r"(?:(\w+) )?(?<![\w.§/£$€-])(?<!§ )(?<!§§ )(?<!section )(?<!sections )(?<!Section )"
-    r"(1[89]\d\d|20\d\d)(?!\d)( [a-z]{3,}s\b)?"
+    r"(1[89]\d\d|20\d\d)(?![\d/])( [a-z]{3,}s\b)?"
 )
 # words a year follows ("in 2012 hens were moved"); a count follows others ("at 2000 animals")
 _DATING = frozenset({"in", "since", "by", "from", "until", "before", "after", "of", "during"})
@@ -82,7 +87,7 @@ def cited(
         for sentence in paragraph:
             before = row[-1] if row and leans(sentence) else None
             chosen = _named(sentence, sources) or before or under
-            row.append(fallback if _dated_apart(sentence, chosen) else chosen)
+            row.append(chosen if fits(sentence, chosen) else fallback)
         found.append(row)
     return found
 
@@ -97,7 +102,7 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
     own, pairs = set(said), set(itertools.pairwise(said))
     scores = []
     for source, words in zip(sources, labels, strict=True):
-        if _dated_apart(text, source):
+        if not fits(text, source):
             scores.append(0.0)
             continue
         hits = set(words) & own
@@ -110,6 +115,49 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
     if best == 0.0 or scores.count(best) > 1:
         return None
     return sources[scores.index(best)]
+
+
+class SourceHosts(Content):
+    """data/text/sources.toml."""
+
+    hosts: dict[str, str]
+
+
+@cache
+def _hosts() -> dict[str, str]:
+    return load("text/sources.toml", SourceHosts).hosts
+
+
+# "Outside the EU, ... California requires...": the place after these words is not where
+# the sentence's fact holds
+_OUTSIDE = re.compile(
+    r"\b(?i:outside|beyond|unlike|except in|apart from)\s+(?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*"
+)
+
+
+def fits(sentence: str, source: Source | None, dated: bool = True) -> bool:
+    """Whether ``source`` may be cited for ``sentence``: not a source of another place
+    (``_placed_apart``), nor, when ``dated``, of another year (``_dated_apart``: a listed
+    source; a sentence about a document's main instrument names other years as history, "It
+    replaced the Protection of Animals Act 1911"). A sentence that fits none of its document's
+    sources is cited to the document itself (``functions.content.compose.cite``)."""
+    if source is None:
+        return True
+    return not ((dated and _dated_apart(sentence, source)) or _placed_apart(sentence, source))
+
+
+def _placed_apart(sentence: str, source: Source) -> bool:
+    """Whether a sentence names places and the source's site publishes another's law
+    (``data/text/sources.toml``): none of the sentence's places is the source's, within it,
+    or around it."""
+    host = (urlsplit(source.url).hostname or "").removeprefix("www.")
+    at = _hosts().get(host)
+    if at is None:
+        return False
+    said = places.named(_OUTSIDE.sub(" ", sentence))
+    return bool(said) and not any(
+        at == place or at in places.around(place) or place in places.around(at) for place in said
+    )
 
 
 def _years(text: str) -> set[str]:

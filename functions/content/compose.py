@@ -685,7 +685,10 @@ def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
             by_passage[fact.passage] = _sources_of(passages[fact.passage])
         passage = passages[fact.passage]
         said = by_passage[fact.passage].get(fact.whole or fact.text)
-        source = said or passage.main_source()
+        main = passage.main_source()
+        source = said or main
+        if not citations.fits(fact.whole or fact.text, source, dated=source != main):
+            source = None  # the document itself: the source is another place's or year's
         title = source.title if source else passage.title
         found.append(Citation(fact.text, source.url if source else None, title))
     return found

@@ -103,7 +103,8 @@ def test_a_strategy_question_is_answered_from_knowledge_with_sources(auth, bille
     facts = bullets[: len(bullets) - len(body["sources"])]
     assert [c["text"] for c in body["citations"]] == facts
     listed = set(re.findall(r"https://\S+", _corpus_text()))
-    assert all(c["url"] in listed for c in body["citations"])
+    # or the document itself, when its sources are another place's (decision 0082)
+    assert all(c["url"] in listed or c["title"] in titles for c in body["citations"])
 
 
 def _corpus_text() -> str:

@@ -96,3 +96,27 @@ def test_a_source_of_another_year_is_never_cited_for_a_dated_sentence():
         "cap a licence at 2000 animals."
     )
     assert cited([[counted]], "", sources, act, lambda _: False) == [[licensing]]
+
+
+def test_a_source_of_another_place_is_never_cited_for_a_sentence_placed_elsewhere():
+    """Issue 46: "Outside the EU, ... California under Proposition 12 ..." was cited to the EU's
+    laying-hen directive, the guide's own source; no source of the guide fits it."""
+    from common.language.citations import fits
+
+    directive = Source(
+        "Council Directive 1999/74/EC", "https://eur-lex.europa.eu/eli/dir/1999/74/oj"
+    )
+    act = Source(
+        "Fur Farming (Prohibition) Act 2000", "https://www.legislation.gov.uk/ukpga/2000/33"
+    )
+    elsewhere = (
+        "Outside the EU, many companies have adopted cage-free egg policies, and some "
+        "jurisdictions, including California under Proposition 12, require cage-free housing."
+    )
+    assert not fits(elsewhere, directive)
+    assert fits("Member states could adopt stricter national rules in the EU.", directive)
+    assert fits("Enriched cages must give each hen 750 square centimetres.", directive)
+    assert not fits("There is no federal ban on fur farming in the US.", act)
+    assert fits("Fur farming has been banned in England and Wales since 2003.", act, dated=False)
+    # the main source's own history is no other year: "It replaced the ... Act 1911"
+    assert fits("It replaced the Protection of Animals Act 1911.", act, dated=False)
