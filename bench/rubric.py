@@ -13,7 +13,8 @@ Scored per output, printed per feature:
 - ``answered``: every ``must`` group has one of its words in the answer (lower case);
 - ``right_source``: the expected document (or a record) is among the answer's sources;
 - ``citations_hold``: every citation's sentence is in the output, and its URL is one the
-  document holding that sentence lists (a record line: its record's link);
+  document holding that sentence lists (a record line: its record's link), or, with no URL,
+  its title is that document's (decision 0083: none of its sources is the sentence's place);
 - ``facts_only``: no sentence the labelled set calls advice for campaigners
   (``bench/data/advice_labels.jsonl``) is in public copy;
 - ``grammar_kept``: the caller's topic is not echoed with markup ("<b>" stays out of the
@@ -56,8 +57,8 @@ MARKUP = re.compile(r"<[a-z/][^>]*>", re.IGNORECASE)
 
 
 def listed_urls() -> tuple[dict[str, set[str]], dict[str, str]]:
-    """Each corpus sentence's document's URLs (front matter and Sources list), and each
-    corpus file's title."""
+    """Each corpus sentence's document's URLs (front matter and Sources list) and the document
+    itself (``title:`` and its title), and each corpus file's title."""
     from common.language.sentences import split
     from functions.knowledge.importer import chunks, read_documents
 
@@ -69,6 +70,7 @@ def listed_urls() -> tuple[dict[str, set[str]], dict[str, str]]:
             continue
         titles[Path(where).name] = document.title
         own = set(LISTED.findall(document.text)) | ({document.url} if document.url else set())
+        own.add(f"title:{document.title}")
         for chunk in chunks(document):
             for sentence in split(chunk.text):
                 urls.setdefault(sentence, set()).update(own)
@@ -96,7 +98,8 @@ def citations_hold(text: str, citations: list[dict[str, Any]], urls: dict[str, s
         if " ".join(citation["text"].split()) not in flat:
             return False
         holding = urls.get(citation["text"])
-        if holding is not None and citation["url"] not in holding:
+        cited = citation["url"] or f"title:{citation['title']}"
+        if holding is not None and cited not in holding:
             return False
     return True
 
