@@ -118,7 +118,7 @@ class Spec:
     length: str = "medium"
     cta: str | None = None
     committed: str | None = None  # the audience's company, when its records say it committed
-    organisation: str | None = None  # the organisation the audience names (``addressee``)
+    organisation: str | None = None  # the organisation the audience names (``organisation_of``)
     reply_by: date | None = None  # a letter's or an email's date for a reply
 
 

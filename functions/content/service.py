@@ -72,7 +72,8 @@ _EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _WITHIN = frozenset("_'\u2019-")  # what a word of a topic's name holds besides letters, digits
 # "the CEO of Brightwell Supermarkets", "Fiona Carrick at Harlow & Finch": the organisation
-# follows the cue and starts with a capital or a digit; it ends before a comma or " in ".
+# follows the cue (with its "the") and starts with a capital or a digit; it ends before a
+# comma, a bracket, or " in ", " on ", " about ", " regarding ", " for ".
 _AFTER_CUE = re.compile(r"\b(?:of|at|from) (the )?(?=[^\W_])")
 _OWNER = re.compile(r"^(?:the\s+)?(.+?)['\u2019]s?\s+\S")  # an organisation that owns the role
 _CUT = re.compile(r"[,;(]| (?:in|on|about|regarding|for) ")
@@ -135,10 +136,9 @@ def spec_of(request: ContentRequest) -> Spec:
                 )
             ],
         )
-    topic, audience, cta = (
-        markup.plain(text) if text else None
-        for text in (request.topic, request.audience, request.callToAction)
-    )
+    topic = markup.plain(request.topic)
+    audience = markup.plain(request.audience) if request.audience else None
+    cta = markup.plain(request.callToAction) if request.callToAction else None
     empty = [
         FieldError(
             name, "holds no words once markup is removed (only tags, entities or punctuation)"
@@ -159,7 +159,6 @@ def spec_of(request: ContentRequest) -> Spec:
             empty.append(FieldError("replyBy", f"must be within {REPLY_WITHIN_DAYS} days"))
     if empty:
         raise InvalidRequest("The request cannot be drafted as given.", errors=empty)
-    assert topic is not None  # the topic is required and kept text
     return Spec(
         topic=topic,
         content_type=request.contentType,
@@ -193,14 +192,14 @@ def organisation_of(audience: str | None) -> str | None:
     """The organisation an audience names, for a draft to name it: a company the service
     knows that opens it ("Sainsbury's head of sourcing"); the name that owns the role
     ("Lumière Beauté's Head of Regulatory Affairs"; not a person's: "Fiona Carrick's team");
-    else the capitalised name after
-    the last "of", "at" or "from" ("the Head of Sustainability at Harlow & Finch Foods"), with
-    its "the" ("the European Commission"), cut before a comma, " in " (a place) or " for ", and
-    not a place ("the Prime Minister of the United Kingdom"); else a company the service knows
-    (``common.language.gazetteer``); else the whole audience when it is an organisation's name
-    by its last word ("Crestline Eggs Ltd"). A single word after the cue counts when it is a
-    known company's or a word the guides never use ("the Minister of State" names none).
-    None for an audience of people ("our supporters", "local councillors")."""
+    else the capitalised name after the last "of", "at" or "from" ("the Head of
+    Sustainability at Harlow & Finch Foods"), with its "the" ("the European Commission"), cut
+    before a comma, " in " (a place) or " for ", and not a place ("the Prime Minister of the
+    United Kingdom"); else a company the service knows (``common.language.gazetteer``); else
+    the whole audience when it is an organisation's name by its last word ("Crestline Eggs
+    Ltd"). A single word after the cue counts when it is a known company's or a word the
+    guides never use ("the Minister of State" names none). None for an audience of people
+    ("our supporters", "local councillors")."""
     if not audience:
         return None
     text = " ".join(audience.split())
