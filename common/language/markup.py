@@ -50,20 +50,23 @@ class _TextExtractor(HTMLParser):
             self.parts.append(data)
 
 
-def plain(markup: str, limit: int | None = None) -> str:
+def plain(markup: str, limit: int | None = None, *, strict: bool = False) -> str:
     """Plain text of ``markup`` on one line, at most ``limit`` characters when one is given.
-    Markup that entities spelled out ("&lt;script&gt;") is markup once decoded, and is read
-    again; what is still a tag after ``ROUNDS`` readings is cut out."""
+    ``strict`` (a caller's own text that a draft repeats: a topic, an audience): markup that
+    entities spell ("&lt;script&gt;") is markup once decoded and is read again, and what is
+    still a tag after ``ROUNDS`` readings is cut out. Otherwise (an article's text) what
+    entities spell is the text's own: an article about XML may quote "<!ENTITY ...>"."""
     if not markup:
         return ""
     # Python's HTMLParser slows down quadratically on some hostile input ("<a" repeated):
     # what is kept is at most ``limit``, so more than a few times that is never read
     text = markup if limit is None else markup[: limit * CLIPPED]
-    for _ in range(ROUNDS):
+    for _ in range(ROUNDS if strict else 1):
         if "<" not in text and "&" not in text:
             break
         text = _read(text)
-    text = _LEFT_TAG.sub(" ", text)
+    if strict:
+        text = _LEFT_TAG.sub(" ", text)
     # Entities are decoded by now ("&#8203;" is a zero-width space): what shows nothing, or
     # turns the text around, never reaches a client (decision 0058).
     text = _WHITESPACE.sub(" ", without_invisible(text)).strip()

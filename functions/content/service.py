@@ -136,9 +136,9 @@ def spec_of(request: ContentRequest) -> Spec:
                 )
             ],
         )
-    topic = markup.plain(request.topic)
-    audience = markup.plain(request.audience) if request.audience else None
-    cta = markup.plain(request.callToAction) if request.callToAction else None
+    topic = markup.plain(request.topic, strict=True)
+    audience = markup.plain(request.audience, strict=True) if request.audience else None
+    cta = markup.plain(request.callToAction, strict=True) if request.callToAction else None
     empty = [
         FieldError(
             name, "holds no words once markup is removed (only tags, entities or punctuation)"

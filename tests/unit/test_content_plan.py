@@ -57,3 +57,15 @@ def test_a_topic_in_markdown_never_adds_markup():
 def test_a_company_named_by_its_legal_form_abroad():
     assert organisation_of("Fjordlax Seafood ASA") == "Fjordlax Seafood ASA"
     assert organisation_of("the board of Moorfeld Geflügel GmbH") == "Moorfeld Geflügel GmbH"
+
+
+def test_a_callers_markup_spelled_in_entities_is_cut_an_articles_is_kept():
+    """Review of issue 46: "&lt;script&gt;" in a topic reached an email subject as <script>."""
+    from common.language.markup import plain
+
+    spelled = "enriched cages &lt;script&gt;alert(1)&lt;/script&gt; &lt;b&gt;now&lt;/b&gt;"
+    assert plain(spelled, strict=True) == "enriched cages now"
+    assert plain("the CEO of &lt;b&gt;Acme&lt;/b&gt;", strict=True) == "the CEO of Acme"
+    assert plain("a &lt; b and c &gt; d", strict=True) == "a < b and c > d"
+    quoted = 'Feeds may declare &lt;!ENTITY lol "lol"&gt; in a DTD.'
+    assert plain(quoted) == 'Feeds may declare <!ENTITY lol "lol"> in a DTD.'
