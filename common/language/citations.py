@@ -150,7 +150,10 @@ def _placed_apart(sentence: str, source: Source) -> bool:
     """Whether a sentence names places and the source's site publishes another's law
     (``data/text/sources.toml``): none of the sentence's places is the source's, within it,
     or around it."""
-    host = (urlsplit(source.url).hostname or "").removeprefix("www.")
+    try:
+        host = (urlsplit(source.url).hostname or "").removeprefix("www.")
+    except ValueError:  # "https://[broken": no host to say a place
+        return False
     at = _hosts().get(host)
     if at is None:
         return False

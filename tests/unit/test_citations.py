@@ -118,5 +118,6 @@ def test_a_source_of_another_place_is_never_cited_for_a_sentence_placed_elsewher
     assert fits("Enriched cages must give each hen 750 square centimetres.", directive)
     assert not fits("There is no federal ban on fur farming in the US.", act)
     assert fits("Fur farming has been banned in England and Wales since 2003.", act, dated=False)
+    assert fits("There is no federal ban in the US.", Source("A guide", "https://[broken"))
     # the main source's own history is no other year: "It replaced the ... Act 1911"
     assert fits("It replaced the Protection of Animals Act 1911.", act, dated=False)
