@@ -106,7 +106,7 @@ def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
         "markupFree": f"{markup}/{marked}",
         "replyDateAsked": f"{dated_ok}/{dated}",
         "noDateWhenNoneGiven": f"{undated_ok}/{undated}",
-        "drafts": str(out.relative_to(ROOT)),
+        "drafts": str(out.relative_to(ROOT) if out.is_relative_to(ROOT) else out),
     }
 
 
