@@ -77,6 +77,7 @@ _WITHIN = frozenset("_'\u2019-")  # what a word of a topic's name holds besides 
 _AFTER_CUE = re.compile(r"\b(?:of|at|from) (the )?(?=[^\W_])")
 _OWNER = re.compile(r"^(?:the\s+)?(.+?)['\u2019]s?\s+\S")  # an organisation that owns the role
 _CUT = re.compile(r"[,;(]| (?:in|on|about|regarding|for) ")
+_TRAILING_LOWER = re.compile(r"(?: [a-z][\w-]*)+$")  # who at it: "board", "buying team"
 REPLIED = ("letter", "email")  # content types that may ask for a reply by a date
 REPLY_WITHIN_DAYS = 366  # the latest reply date a request may give, from today
 OFFLINE = "offline"
@@ -196,10 +197,11 @@ def organisation_of(audience: str | None) -> str | None:
     Sustainability at Harlow & Finch Foods"), with its "the" ("the European Commission"), cut
     before a comma, " in " (a place) or " for ", and not a place ("the Prime Minister of the
     United Kingdom"); else a company the service knows (``common.language.gazetteer``); else
-    the whole audience when it is an organisation's name by its last word ("Crestline Eggs
-    Ltd"). A single word after the cue counts when it is a known company's or a word the
-    guides never use ("the Minister of State" names none). None for an audience of people
-    ("our supporters", "local councillors")."""
+    the whole audience when it is an organisation's name by its last capitalised word
+    ("Crestline Eggs Ltd", "the Harbourside Port Authority board"). A single word after the
+    cue counts when it is a known company's or a word the guides never use ("the Minister of
+    State" names none). None for an audience of people ("our supporters", "local
+    councillors")."""
     if not audience:
         return None
     text = " ".join(audience.split())
@@ -228,6 +230,7 @@ def organisation_of(audience: str | None) -> str | None:
     if company is not None and not places.named(company.name):
         return text[company.start : company.start + len(company.name)]
     bare = re.sub(r"^(?:the|The) ", "", text).strip(" .")
+    bare = _TRAILING_LOWER.sub("", bare)  # "the Harbourside Port Authority board"
     if bare[:1].isupper() and organisations.kind_of(bare) is not None:
         return bare
     return None

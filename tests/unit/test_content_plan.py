@@ -19,6 +19,8 @@ from functions.content.service import organisation_of
         ("Sainsbury's head of sourcing", "Sainsbury's"),
         ("McDonald's UK", "McDonald's"),
         ("Crestline Eggs Ltd", "Crestline Eggs Ltd"),
+        ("the Harbourside Port Authority board", "Harbourside Port Authority"),
+        ("Greenleaf Bakeries Ltd buying team", "Greenleaf Bakeries Ltd"),
         ("the buyers at Tesco, in London", "Tesco"),
         ("the head of procurement at Northgate Foods in Leeds", "Northgate Foods"),
         ("Fiona Carrick at Harlow & Finch", "Harlow & Finch"),
