@@ -24,8 +24,10 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -139,12 +141,26 @@ def fit(
     return w, b
 
 
-def p_none(x: np.ndarray, bag: Bag, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+def probabilities(x: np.ndarray, bag: Bag, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """P(label) of each row, the columns in the labels' order."""
     logits = x @ w[:, : x.shape[1]].T + bag.times(w[:, x.shape[1] :]) + b
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
-    p /= p.sum(axis=1, keepdims=True)
-    return p[:, 0]
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def p_none(x: np.ndarray, bag: Bag, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return probabilities(x, bag, w, b)[:, 0]
+
+
+def linear_body(vocab: Sequence[str], w: np.ndarray, b: np.ndarray) -> dict[str, Any]:
+    """A linear model file's vocabulary, weights and bias, as written (``LinearModelFile``)."""
+    return {
+        "alpha": ALPHA,
+        "vocabulary": list(vocab),
+        "weights": [[round(float(v), 5) for v in row] for row in w],
+        "bias": [round(float(v), 5) for v in b],
+    }
 
 
 def choose(
@@ -224,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "labels": names,
         "threshold": round(threshold, 4),
-        "alpha": ALPHA,
-        "vocabulary": list(vocab),
-        "weights": [[round(float(v), 5) for v in row] for row in w],
-        "bias": [round(float(v), 5) for v in b],
+        **linear_body(vocab, w, b),
     }
     print(f"chosen: l2={l2:g}, threshold {threshold:.2f}: recall {recall:.3f}, false {false:.3f}")
     classifier.MODEL_PATH.write_text(json.dumps(model, indent=None) + "\n", encoding="utf-8")

@@ -28,7 +28,7 @@ import numpy as np
 
 from common.datafiles import DATA, NotBlank, Row, read_jsonl
 from common.privacy import classifier
-from devtools.train_privacy import ALPHA, FOLDS, Bag, fit, vocabulary
+from devtools.train_privacy import FOLDS, Bag, fit, linear_body, probabilities, vocabulary
 from functions.content import roles
 from functions.content.texts import advice
 
@@ -67,14 +67,6 @@ class WrittenSentence(Row):
     topic: str
     sentence: NotBlank
     role: roles.Role
-
-
-def probabilities(x: np.ndarray, bag: Bag, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """P(role) of each row, the columns in ``roles.ROLES``'s order."""
-    logits = x @ w[:, : x.shape[1]].T + bag.times(w[:, x.shape[1] :]) + b
-    logits -= logits.max(axis=1, keepdims=True)
-    p = np.exp(logits)
-    return p / p.sum(axis=1, keepdims=True)
 
 
 def figures(y: np.ndarray, out: np.ndarray) -> dict[str, float]:
@@ -164,10 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         "labels": list(roles.ROLES),
         "threshold": threshold,
         "caveatThreshold": caveat_threshold,
-        "alpha": ALPHA,
-        "vocabulary": list(vocab),
-        "weights": [[round(float(v), 5) for v in row] for row in w],
-        "bias": [round(float(v), 5) for v in b],
+        **linear_body(vocab, w, b),
     }
     print(f"chosen: l2={l2:g}, thresholds {threshold:.2f} {caveat_threshold}: {chosen}")
     roles.MODEL_PATH.write_text(json.dumps(model, indent=None) + "\n", encoding="utf-8")
