@@ -16,7 +16,7 @@ alone (a message of a few words).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -83,9 +83,11 @@ def exact(name: str) -> str | None:
     return found[0] if found else None
 
 
-def index_of(names: Iterable[str]) -> Index:
-    """The index of names from the caller's tables (built once by the caller, then reused)."""
-    return _index((name, False, ()) for name in names)
+def index_of(names: Iterable[str], aliases: Callable[[str], Iterable[str]] | None = None) -> Index:
+    """The index of names from the caller's tables (built once by the caller, then reused),
+    each also found by what ``aliases`` gives for it (a shorter form: "Brightwell" for
+    "Brightwell Supermarkets")."""
+    return _index((name, False, aliases(name) if aliases else ()) for name in names)
 
 
 def _index(entries: Iterable[tuple[str, bool, Iterable[str]]]) -> Index:

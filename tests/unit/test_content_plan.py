@@ -71,3 +71,15 @@ def test_a_callers_markup_spelled_in_entities_is_cut_an_articles_is_kept():
     assert plain("a &lt; b and c &gt; d", strict=True) == "a < b and c > d"
     quoted = 'Feeds may declare &lt;!ENTITY lol "lol"&gt; in a DTD.'
     assert plain(quoted) == 'Feeds may declare <!ENTITY lol "lol"> in a DTD.'
+
+
+def test_a_tables_name_is_found_by_its_shorter_forms_but_never_by_a_word() -> None:
+    """``organisation_in``: "Crestline Eggs Ltd" is "Crestline Eggs" and "Crestline" in a
+    topic; "Open Barn Alliance" is never "Open Barn", nor "Green Farms Ltd" "Green"."""
+    from functions.content.service import _short_forms
+
+    assert _short_forms("Crestline Eggs Ltd") == ["Crestline Eggs", "Crestline"]
+    assert _short_forms("Harlow & Finch Foods") == ["Harlow & Finch"]
+    assert _short_forms("Open Barn Alliance") == []
+    assert _short_forms("Green Farms Ltd") == ["Green Farms"]
+    assert _short_forms("Brightwell") == []
