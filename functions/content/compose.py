@@ -13,6 +13,7 @@ or a thread: then it quotes a sentence's main clause (decision 0079).
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import unicodedata
 import zlib
@@ -22,11 +23,12 @@ from datetime import date
 from typing import Any
 
 from common.catalog.topics import name_of
-from common.language import citations
+from common.language import citations, minilm, places
 from common.language.index import terms
 from common.language.names import fold
 from common.language.sentences import split
 from common.offline.entities import topics_in
+from common.privacy.rules import given_names
 from functions.content import roles
 from functions.content.texts import (
     Drafts,
@@ -49,6 +51,15 @@ _URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
 POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
+# a word pointing back among a sentence's first words ("Done badly, it alienates ...") leaves it
+# nothing of its own to point to; a second word that owns ("Among its recommendations") too
+EARLY = 4
+_OWNERS = frozenset({"its", "their"})
+# an instrument named by its kind alone, not by its name ("apply the Act to poultry")
+_UNNAMED = re.compile(
+    r"(?<!^)\bthe (?:Act|Directive|Regulation|Regulations|Code|Bill|Convention|Order|Statute)\b"
+    r"(?! of| for| on| \(|\s+[A-Z0-9])"
+)
 _DETERMINERS = frozenset(
     {"the", "a", "an", "this", "that", "these", "those", "our", "your", "their", "its", "my"}
 )
@@ -168,14 +179,25 @@ def _usable(sentence: str) -> bool:
     return not not_facts().search(sentence.lower())
 
 
-def _dependence(sentence: str, texts: Drafts) -> float:
+def _dependence(sentence: str, texts: Drafts, public: bool = False) -> float:
     """How much the sentence leans on the one before it: 4 when it opens with a word that
-    points back ("It", "These"), 2 when such a word or a quotation comes early, else 0."""
+    points back ("It", "These"), 2 when such a word or a quotation comes early, else 0. For
+    public copy (``public``), read without the question that gives an answer its context, 4
+    also when a word pointing back or owning comes among its first words, points to a law
+    ("this law"), or the law is named by its kind alone ("the Act")."""
     words = re.findall(r"[A-Za-z']+", sentence[:60].lower())
     if sentence.startswith(('"', "'", "\u201c")) or (words and words[0] in texts.anaphora):
         return POINTS_BACK
     if len(words) > 2 and words[0] == "the" and words[1] in texts.dangling and _ends_name(sentence):
         return POINTS_BACK  # "The Act does not apply...": which Act?
+    if not public:
+        return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
+    if any(w in _POINTERS for w in words[1:EARLY]) or (len(words) > 1 and words[1] in _OWNERS):
+        return POINTS_BACK  # "Enforcement of these provisions", "Among its recommendations"
+    if any(w in _POINTERS and n in texts.dangling for w, n in itertools.pairwise(words)):
+        return POINTS_BACK  # "A district court held this law unconstitutional"
+    if _UNNAMED.search(sentence[:80]):
+        return POINTS_BACK  # "USDA does not apply the Act to poultry"
     return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
 
 
@@ -232,7 +254,7 @@ def facts(
                 public and not guidance and advice().search(sentence.lower())
             ):
                 continue
-            dependence = _dependence(sentence, texts)
+            dependence = _dependence(sentence, texts, public)
             if require_overlap and dependence >= POINTS_BACK:
                 continue
             own = set(terms(sentence))
@@ -295,13 +317,35 @@ def _topic(topic: str, markdown: bool = False) -> str:
         return _escaped(quoted) if markdown else quoted
     text = text.rstrip("?")
     words = text.split()
+    if _sentence_case(words):  # "about the duty of care", not "about The duty of care"
+        text = text[0].lower() + text[1:]
+        words = text.split()
     # a name before the noun takes "the" too ("the Better Chicken Commitment"), one that owns
     # it does not ("Brightwell's pledge")
     owned = any(word.endswith(("'s", "\u2019s")) for word in words[:-1])
-    determined = words[0].lower() in _DETERMINERS or owned
+    # the noun's own determiner, wherever it is ("Fiona Carrick and the pledge")
+    determined = any(word.lower() in _DETERMINERS for word in words[:-1]) or owned
     if len(words) > 1 and not determined and words[-1].lower() in drafts().article.heads:
         text = f"the {text}"
     return _escaped(text) if markdown else text
+
+
+def _sentence_case(words: list[str]) -> bool:
+    """Whether a topic's capital is only a sentence's first ("The duty of care", "Lessons from
+    our first demo"): its first word is an English word (the encoder's vocabulary holds it),
+    the second is in lower case, and the first is not a place's, a person's given name or one
+    that keeps its capital (``article.proper``: "Saturday", "Parliament")."""
+    if len(words) < 2 or not words[1][:1].islower():
+        return False
+    first = re.sub(r"['\u2019]s$", "", words[0]).split("-")[0]
+    return (
+        first[:1].isupper()
+        and first[1:].islower()
+        and minilm.in_vocabulary(first)
+        and first.lower() not in drafts().article.proper
+        and not places.named(first)
+        and first.lower() not in given_names()
+    )
 
 
 def _escaped(text: str) -> str:

@@ -46,6 +46,16 @@ def test_the_organisation_an_audience_names(audience, organisation):
         ("stop building colony cage sheds.", "\u201cstop building colony cage sheds\u201d"),
         ("Does the policy cover ingredients?", "\u201cDoes the policy cover ingredients?\u201d"),
         ("what about fish?", "\u201cwhat about fish?\u201d"),
+        # a sentence's capital is lowered inside a frame sentence; a name's, a place's and a
+        # day's are kept
+        ("The duty of care under the Act", "the duty of care under the Act"),
+        ("Lessons from our first demo", "lessons from our first demo"),
+        ("Iowa ag-gag laws", "Iowa ag-gag laws"),
+        ("Dairyvale should end bobby calf slaughter", "Dairyvale should end bobby calf slaughter"),
+        ("Saturday march against cages", "Saturday march against cages"),
+        ("CITES for beginners", "CITES for beginners"),
+        # the noun's own determiner, wherever it stands, takes the place of "the"
+        ("Fiona Carrick and the pledge", "Fiona Carrick and the pledge"),
     ],
 )
 def test_a_topic_as_a_frame_sentence_holds_it(topic, framed):
@@ -83,3 +93,60 @@ def test_a_tables_name_is_found_by_its_shorter_forms_but_never_by_a_word() -> No
     assert _short_forms("Open Barn Alliance") == []
     assert _short_forms("Green Farms Ltd") == ["Green Farms"]
     assert _short_forms("Brightwell") == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Enforcement of these provisions is uneven across the member states.",
+        "Among its recommendations were longer contact between the calf and its dam.",
+        "Done badly, it alienates the public and harms volunteers.",
+        "A district court held this law unconstitutional as viewpoint-based.",
+        "USDA does not apply the Act to poultry, which are most land animals slaughtered.",
+    ],
+)
+def test_public_copy_reads_a_sentence_that_points_back_as_leaning(sentence):
+    """Public copy is read without the question that gives an answer its context: a word
+    pointing back among a sentence's first words, "this law", or "the Act" by its kind alone
+    leave the reader asking which (an answer to a question may still quote them)."""
+    from functions.content.compose import POINTS_BACK, _dependence
+    from functions.content.texts import drafts
+
+    assert _dependence(sentence, drafts(), public=True) >= POINTS_BACK
+    assert _dependence(sentence, drafts()) < POINTS_BACK
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Sows and their piglets are kept in crates for four weeks.",
+        "The Animal Welfare Act 2006 is the main animal welfare law in England and Wales.",
+        "Under the Act (section 4), causing unnecessary suffering is an offence.",
+    ],
+)
+def test_a_sentence_that_names_what_it_is_about_stands_alone(sentence):
+    from functions.content.compose import POINTS_BACK, _dependence
+    from functions.content.texts import drafts
+
+    assert _dependence(sentence, drafts(), public=True) < POINTS_BACK
+
+
+@pytest.mark.parametrize(
+    ("sentence", "advice"),
+    [
+        ("Ask authorities to refuse journey plans that cannot be completed legally.", True),
+        ("Give callers a short script and a clear ask.", True),
+        ("Campaigns on dairy calves ask for pair or group housing from birth.", True),
+        ("Airlines can be asked to refuse shipments of primates.", True),
+        ("Fur campaigns work on three fronts: brands, legislation and retailers.", True),
+        ("Test results show that hens in cages cannot dustbathe.", False),
+        ("Check-ups by vets are required every year.", False),
+        ("Making cages illegal took ten years of campaigning.", False),
+    ],
+)
+def test_advice_for_campaigners_is_read_by_kind(sentence, advice):
+    """Decision 0084: an instruction by a verb that never opens a statement of fact, and what
+    campaigns ask for or how they work, are advice for campaigners (``drafts.toml``)."""
+    from functions.content.texts import advice as patterns
+
+    assert bool(patterns().search(sentence.lower())) is advice
