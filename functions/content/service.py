@@ -60,12 +60,6 @@ COVERAGE_MIN = 0.15
 # quoted a 0.15-0.175 passage on another law (bench/quality.py: facts only 22 -> 21 of 22).
 QUOTED_MIN = 0.175
 PASSAGES = {"short": 6, "medium": 8, "long": 12}
-# ... and judged at least this share of the best of them. Chosen on the candidate facts of spent
-# sets 25-27 (736 sentences of 141 requests, each labelled on or off the request's topic by a
-# helper that read only the request and the sentence): drafts with no off-topic sentence 0.51,
-# 0.38, 0.49 -> 0.83, 0.71, 0.79, each set alike; facts quoted fell to 0.70, 0.65, 0.66 of
-# the count (decision 0084).
-NEAR = 0.7
 TOPIC_HITS = 10  # records read to find the organisation a topic names (``organisation_in``)
 # the field of each table that names an organisation
 _NAMED_BY = {"organizations": "name", "campaigns": "target", "actions": "target"}
@@ -378,13 +372,9 @@ def passages_for(spec: Spec) -> list[Passage]:
 
 def quoted(found: knowledge.Found) -> list[dict[str, Any]]:
     """The passages a draft of a covered topic quotes: ``covering``'s, judged ``QUOTED_MIN``
-    or more and at least ``NEAR`` of the best of them (a passage judged well below the best
-    is about something else that shares the topic's words), or, when none is judged
-    ``QUOTED_MIN``, the best judged alone (``found.top``)."""
-    if not found.hits:
-        return [found.top] if found.top is not None else []
-    best = max(float(hit.get("score") or 0.0) for hit in found.hits)
-    return [hit for hit in found.hits if float(hit.get("score") or 0.0) >= NEAR * best]
+    or more, or, when none is, the best judged alone (``found.top``). A draft quotes those
+    judged near the best first (``compose.near``)."""
+    return found.hits or ([found.top] if found.top is not None else [])
 
 
 def generate(spec: Spec) -> Generated:
@@ -453,7 +443,7 @@ def _generate(spec: Spec) -> Generated:
     if not passages:  # a provider never drafts without sources
         return _offline(spec, passages)
     return provider_or_offline(
-        lambda provider: _from_provider(spec, passages, provider),
+        lambda provider: _from_provider(spec, compose.near(passages), provider),
         lambda: _offline(spec, passages),
         on_failure="fail",
         what="content draft",

@@ -471,26 +471,32 @@ def test_a_draft_quotes_the_passages_judged_quoted_min_or_else_the_best_alone() 
     from functions.knowledge.service import Found
 
     assert service.COVERAGE_MIN < service.QUOTED_MIN
-    kept = [{"passage": "a", "score": 0.24}, {"passage": "b", "score": service.QUOTED_MIN}]
+    kept = [{"passage": "a", "score": 0.9}, {"passage": "b", "score": service.QUOTED_MIN}]
     top = {"passage": "c", "score": service.COVERAGE_MIN}
-    assert service.quoted(Found(kept, 0.24, True, True, kept[0])) == kept
+    assert service.quoted(Found(kept, 0.9, True, True, kept[0])) == kept
     assert service.quoted(Found([], service.COVERAGE_MIN, True, False, top)) == [top]
 
 
-def test_a_draft_quotes_no_passage_judged_well_below_the_best() -> None:
-    """Decision 0084: a passage judged under ``NEAR`` of the best passage is about something
-    else that shares the topic's words (a fur-farming release quoting the puppy-sales law),
-    wherever retrieval placed it."""
-    from functions.content import service
-    from functions.knowledge.service import Found
+def test_a_draft_quotes_the_passages_judged_near_the_best_and_numbers_them_as_given():
+    """Decision 0084: a passage judged under ``NEAR`` of the best is about something else
+    that shares the topic's words; the draft quotes the near ones, its facts numbered in the
+    passages as given (citations read them so)."""
+    from dataclasses import replace
 
-    best, near = 0.8, 0.8 * service.NEAR
-    hits = [
-        {"passage": "retrieval's first, judged low", "score": near - 0.01},
-        {"passage": "the best", "score": best},
-        {"passage": "just near enough", "score": near},
-    ]
-    assert [h["passage"] for h in service.quoted(Found(hits, best, True, True, hits[1]))] == [
-        "the best",
-        "just near enough",
-    ]
+    from functions.content.compose import NEAR
+
+    far, best = replace(PLEDGES, score=0.5 * NEAR), replace(HENS, score=0.9)
+    draft = compose(Spec("cage-free laying hens", "letter", "web"), [far, best])
+    assert draft is not None and draft.facts
+    assert {f.passage for f in draft.facts} == {1}  # the hens passage, second as given
+    assert "pledges" not in draft.content
+
+
+def test_a_topic_only_the_far_passages_speak_of_is_drafted_from_them_as_before():
+    """The near passages give no draft: rather than refuse a covered topic, all are quoted."""
+    from dataclasses import replace
+
+    far, best = replace(PLEDGES, score=0.1), replace(HENS, score=0.9)
+    draft = compose(Spec("accountability for pledges", "letter", "web"), [best, far])
+    assert draft is not None
+    assert {f.passage for f in draft.facts} == {1}
