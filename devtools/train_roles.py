@@ -34,16 +34,18 @@ from functions.content.texts import advice
 
 CORPUS = DATA / "content" / "roles" / "corpus.jsonl"
 # Sentences written about the guides' topics, labelled the same way (``WrittenSentence``): two
-# helpers' training sets and the held-apart set decision 0080 was measured on once (spent),
-# the rows its two labellers agreed on.
+# helpers' training sets and the held-apart sets decision 0080 (roles_holdout2) and 0084
+# (roles_holdout3) were measured on once (spent), the rows their two labellers agreed on.
 WRITTEN = tuple(
     DATA / "content" / "roles" / name
-    for name in ("written.jsonl", "written2.jsonl", "held_apart.jsonl")
+    for name in ("written.jsonl", "written2.jsonl", "held_apart.jsonl", "held_apart2.jsonl")
 )
 # Of the facts, cross-validated, advice patterns included: over the corpus's sentences and over
-# all of them. The issue's goal is 0.02 on a held-apart set; the bound keeps a margin below it,
-# as the privacy screen's does.
-MAX_FACTS_LOST = 0.012
+# all of them. The issue's goal is 0.02 on a held-apart set. A margin below it (0.012, decision
+# 0080) was a difference of two or three of the corpus's 380 facts, which the folds' draw moves:
+# with roles_holdout3 added it chose P(fact) >= 0.03 and no caveat threshold (guidance kept out
+# 0.79), while the held-apart sets lost no fact at 0.08 (decision 0084). The bound is the goal.
+MAX_FACTS_LOST = 0.02
 L2_CHOICES = (1e-4, 1e-3)
 FACT_THRESHOLDS = np.linspace(0.01, 0.6, 60)
 CAVEAT_THRESHOLDS = (1.01, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)  # 1.01: off

@@ -43,6 +43,7 @@ SETS: dict[str, type[Row]] = {
     "content/roles/written.jsonl": WrittenSentence,
     "content/roles/written2.jsonl": WrittenSentence,
     "content/roles/held_apart.jsonl": WrittenSentence,
+    "content/roles/held_apart2.jsonl": WrittenSentence,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {
