@@ -29,6 +29,7 @@ from common.language.names import fold
 from common.language.sentences import split
 from common.offline.entities import topics_in
 from common.privacy.rules import given_names
+from common.search import relevance
 from functions.content import roles
 from functions.content.texts import (
     Drafts,
@@ -55,6 +56,11 @@ _DIGIT = re.compile(r"\d")
 # sentence): drafts with no off-topic sentence 0.51, 0.38, 0.49 -> 0.83, 0.71, 0.79, each set
 # alike; facts quoted 0.70, 0.65, 0.66 of the count (decision 0084).
 NEAR = 0.7
+# ... and of their sentences those the relevance judge gives at least this probability of
+# answering the draft's subject, while any does: on the same labelled sets, with ``NEAR``,
+# drafts with no off-topic sentence 0.86, 0.77, 0.82 -> 0.86, 0.80, 0.88, facts 0.98, 0.97,
+# 0.95 of the count (the judge's calibrated scale, whatever the embedder; decision 0084).
+SENTENCE_MIN = 0.1
 POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
 # a word pointing back among a sentence's first words ("Done badly, it alienates ...") leaves it
@@ -138,6 +144,7 @@ class Spec:
     committed: str | None = None  # the audience's company, when its records say it committed
     # the organisation the audience names (``organisation_of``), or the topic (``organisation_in``)
     organisation: str | None = None
+    subject: str | None = None  # what the facts are about: the topic without the names addressed
     reply_by: date | None = None  # a letter's or an email's date for a reply
 
 
@@ -227,6 +234,7 @@ def facts(
     public: bool = False,
     guidance: bool = False,
     judged: bool = True,
+    about: str | None = None,
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
@@ -243,7 +251,10 @@ def facts(
     reply", by the patterns of ``drafts.toml`` and the roles model, ``roles``), unless
     ``guidance``: a topic that is itself campaign practice, whose passages
     say nothing else about it (``compose``). With ``judged`` (the default), public copy also
-    quotes only what the roles model calls a fact (``roles``, decision 0080)."""
+    quotes only what the roles model calls a fact (``roles``, decision 0080), and, given what
+    the draft is ``about`` (its topic without the names it addresses), what the relevance
+    judge gives at least ``SENTENCE_MIN`` of answering it, while any sentence does (decision
+    0084)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -279,6 +290,10 @@ def facts(
     if public and not guidance and judged and found:  # what the roles model calls facts
         verdicts = roles.quotable([(f.text, passages[f.passage].section) for f in found])
         found = [f for f, fact in zip(found, verdicts, strict=True) if fact]
+    if public and about and found:  # what the judge finds on the topic, while any is
+        judged_on = relevance.relevance(about, [f.text for f in found], "topic")
+        on_topic = [f for f, p in zip(found, judged_on, strict=True) if p >= SENTENCE_MIN]
+        found = on_topic or found
     if public and any(not f.leans for f in found):  # public copy: no sentence out of context
         found = [f for f in found if not f.leans]
     found.sort(key=lambda f: (-f.score, f.passage))
@@ -441,10 +456,12 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     rather than no draft, the sentences the roles model keeps out but the advice patterns let
     through are quoted, as before the model."""
     best = _best(passages) if passages else None
-    found = facts(spec.topic, passages, public=True)
+    found = facts(spec.topic, passages, public=True, about=spec.subject or spec.topic)
     practice = best is not None and not found and _practice(spec.topic, passages, best)
     if practice:
-        found = facts(spec.topic, passages, public=True, guidance=True)
+        found = facts(
+            spec.topic, passages, public=True, guidance=True, about=spec.subject or spec.topic
+        )
     draft = _drafted(spec, found, passages) if found else None
     if draft is not None or best is None:
         return draft

@@ -173,6 +173,7 @@ def spec_of(request: ContentRequest) -> Spec:
         cta=cta,
         organisation=organisation_of(audience),
         reply_by=request.replyBy,
+        subject=subject(topic, audience),
     )
 
 

@@ -488,7 +488,8 @@ def test_a_draft_quotes_the_passages_judged_near_the_best_and_numbers_them_as_gi
 
     far, best = replace(PLEDGES, score=0.5 * NEAR), replace(HENS, score=0.9)
     draft = compose(Spec("cage-free laying hens", "letter", "web"), [far, best])
-    assert draft is not None and draft.facts
+    assert draft is not None
+    assert draft.facts
     assert {f.passage for f in draft.facts} == {1}  # the hens passage, second as given
     assert "pledges" not in draft.content
 
@@ -501,3 +502,29 @@ def test_a_topic_only_the_far_passages_speak_of_is_drafted_from_them_as_before()
     draft = compose(Spec("accountability for pledges", "letter", "web"), [best, far])
     assert draft is not None
     assert {f.passage for f in draft.facts} == {1}
+
+
+def test_public_copy_quotes_the_sentences_the_judge_finds_on_the_topic_while_any_is():
+    """Decision 0084: of a passage's sentences sharing the topic's words, public copy quotes
+    those the relevance judge gives ``SENTENCE_MIN`` or more for what the draft is about; when
+    none is, the others rather than nothing."""
+    from common.search import relevance
+    from functions.content.compose import SENTENCE_MIN
+
+    mixed = Passage(
+        text=(
+            "Farrowing crates confine a sow for weeks so that she cannot turn around. "
+            "Crates for transporting dogs by air must meet airline size rules."
+        ),
+        title="Crates",
+        url="https://example.org/crates",
+        section="Crates",
+    )
+    sentences = split(mixed.text)
+    about = "farrowing crates for sows"
+    judged = relevance.relevance(about, sentences, "topic")
+    assert judged[0] >= SENTENCE_MIN > judged[1]  # the premise: one on, one off
+    quoted = [f.text for f in facts("crates", [mixed], public=True, about=about)]
+    assert quoted == [sentences[0]]
+    off = Passage(sentences[1], "Crates", None, "Crates")
+    assert [f.text for f in facts("crates", [off], public=True, about=about)] == [sentences[1]]
