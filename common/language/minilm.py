@@ -173,7 +173,7 @@ def _model_directory() -> Path:
 def in_vocabulary(word: str) -> bool:
     """Whether the encoder's vocabulary holds ``word`` whole (lower case): an English word
     ("green", "liberty"), not a coined name ("brightwell", "fjordlax")."""
-    return word.lower() in get_model().tokenizer.get_vocab()
+    return get_model().tokenizer.token_to_id(word.lower()) is not None
 
 
 def get_model() -> MiniLM:

@@ -155,7 +155,13 @@ def draft(info: dict[str, Any]) -> Answer:
         return Answer(
             texts().draft_needs_topic.format(kind=kind), helped=False, asks_for_topic=True
         )
-    spec = compose.Spec(topic=clip(topic, 500), content_type=content_type, platform=platform)
+    topic = clip(topic, 500)
+    spec = compose.Spec(
+        topic=topic,
+        content_type=content_type,
+        platform=platform,
+        subject=content.subject(topic, None),  # the facts' subject: the names addressed left out
+    )
     where = f" for {_label(platform)}" if platform not in ("email", "web") else ""
     try:
         generated = content.generate(spec)

@@ -23,7 +23,7 @@ from datetime import date
 from typing import Any
 
 from common.catalog.topics import name_of
-from common.language import citations, minilm, places
+from common.language import citations, gazetteer, minilm, places
 from common.language.index import terms
 from common.language.names import fold
 from common.language.sentences import split
@@ -63,10 +63,20 @@ NEAR = 0.7
 SENTENCE_MIN = 0.1
 POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
 _POINTERS = frozenset({"this", "these", "those", "it", "they", "them", "such"})
-# a word pointing back among a sentence's first words ("Done badly, it alienates ...") leaves it
+# a demonstrative among a sentence's first words ("Enforcement of these provisions") leaves it
 # nothing of its own to point to; a second word that owns ("Among its recommendations") too
 EARLY = 4
+_DEMONSTRATIVES = frozenset({"this", "these", "those", "such"})
 _OWNERS = frozenset({"its", "their"})
+# a pronoun as the subject after an opening clause ("Done badly, it alienates the public"), not
+# the "it" that stands for what follows ("In England, it is an offence to ...")
+_INTRODUCED = re.compile(
+    r"^[^,.;:]{1,40}, (?:they\b|it\b(?! (?:is|was|has|had|became|becomes|will|would|can|may|"
+    r"remains|remained|seems|seemed)\b))",
+    re.IGNORECASE,
+)
+_POINTED = re.compile(r"\b(this|these|those|such) ([A-Za-z]+)\b", re.IGNORECASE)
+_NAMING = re.compile(r"[A-Z0-9]")  # a name or a date before the pointer says what it points to
 # an instrument named by its kind alone, not by its name ("apply the Act to poultry")
 _UNNAMED = re.compile(
     r"(?<!^)\bthe (?:Act|Directive|Regulation|Regulations|Code|Bill|Convention|Order|Statute)\b"
@@ -196,22 +206,36 @@ def _dependence(sentence: str, texts: Drafts, public: bool = False) -> float:
     """How much the sentence leans on the one before it: 4 when it opens with a word that
     points back ("It", "These"), 2 when such a word or a quotation comes early, else 0. For
     public copy (``public``), read without the question that gives an answer its context, 4
-    also when a word pointing back or owning comes among its first words, points to a law
-    ("this law"), or the law is named by its kind alone ("the Act")."""
+    also when a demonstrative comes among its first words ("Enforcement of these provisions";
+    not "such as"), "its" or "their" is its second ("Among its recommendations"), a pronoun
+    is the subject after an opening clause ("Done badly, it alienates"; not "it is"), a
+    demonstrative points to a law that nothing before it names ("A court held this law"; not
+    "Sweden banned cages in 1988, and this ban"), or a law is named by its kind alone ("apply
+    the Act to poultry")."""
     words = re.findall(r"[A-Za-z']+", sentence[:60].lower())
     if sentence.startswith(('"', "'", "\u201c")) or (words and words[0] in texts.anaphora):
         return POINTS_BACK
     if len(words) > 2 and words[0] == "the" and words[1] in texts.dangling and _ends_name(sentence):
         return POINTS_BACK  # "The Act does not apply...": which Act?
-    if not public:
-        return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
-    if any(w in _POINTERS for w in words[1:EARLY]) or (len(words) > 1 and words[1] in _OWNERS):
-        return POINTS_BACK  # "Enforcement of these provisions", "Among its recommendations"
-    if any(w in _POINTERS and n in texts.dangling for w, n in itertools.pairwise(words)):
-        return POINTS_BACK  # "A district court held this law unconstitutional"
-    if _UNNAMED.search(sentence[:80]):
-        return POINTS_BACK  # "USDA does not apply the Act to poultry"
+    if public and _leans(sentence, words, texts):
+        return POINTS_BACK
     return 2.0 if any(w in _POINTERS for w in words[1:]) else 0.0
+
+
+def _leans(sentence: str, words: list[str], texts: Drafts) -> bool:
+    """``_dependence``'s further readings for public copy."""
+    if any(
+        w in _DEMONSTRATIVES and not (w == "such" and nxt == "as")
+        for w, nxt in itertools.pairwise([*words[: EARLY + 1], ""][: EARLY + 1])
+    ):
+        return True
+    if (len(words) > 1 and words[1] in _OWNERS) or _INTRODUCED.match(sentence):
+        return True
+    for pointed in _POINTED.finditer(sentence):
+        named_before = _NAMING.search(sentence[1 : pointed.start()])
+        if pointed.group(2).lower() in texts.dangling and not named_before:
+            return True
+    return bool(_UNNAMED.search(sentence[:80]))
 
 
 def _ends_name(sentence: str) -> bool:
@@ -327,14 +351,18 @@ def hashtags(topic: str) -> list[str]:
 def _topic(topic: str, markdown: bool = False) -> str:
     """The caller's topic as a frame sentence can hold it: on one line, without a closing
     stop, with "the" when it ends in a singular noun that needs one ("the fur farming ban",
-    "the Better Chicken Commitment"; not "Brightwell's pledge"); a question or an instruction
-    ("stop building colony cage sheds") in quotation marks;
+    "the Better Chicken Commitment"; not "Brightwell's pledge"); a question, an instruction
+    ("stop building colony cage sheds") or a sentence ("Salmon farms must stop ...") in
+    quotation marks; a sentence's capital lowered (``_sentence_case``);
     in Markdown its markup characters are escaped, so a topic never adds HTML to a page."""
     text = " ".join(topic.split()).rstrip(" .!;:")
     if not any(char.isalnum() for char in text):  # "!!!???", "🐔🐔🐔": as written
         return _escaped(text) if markdown else text
-    if text.endswith("?") or text.split()[0].lower() in drafts().article.clausal:
-        quoted = f"\u201c{text}\u201d"  # a question or an instruction, as the caller wrote it
+    article = drafts().article
+    said = [w.lower().strip(_EDGES) for w in text.split()]
+    sentence = any(word in article.verbs for word in said[1:])
+    if text.endswith("?") or said[0] in article.clausal or sentence:
+        quoted = f"\u201c{text}\u201d"  # a question, an instruction or a sentence, as written
         return _escaped(quoted) if markdown else quoted
     text = text.rstrip("?")
     words = text.split()
@@ -354,9 +382,15 @@ def _topic(topic: str, markdown: bool = False) -> str:
 def _sentence_case(words: list[str]) -> bool:
     """Whether a topic's capital is only a sentence's first ("The duty of care", "Lessons from
     our first demo"): its first word is an English word (the encoder's vocabulary holds it),
-    the second is in lower case, and the first is not a place's, a person's given name or one
-    that keeps its capital (``article.proper``: "Saturday", "Parliament")."""
+    the second is in lower case and does not join the first to a name ("Compassion in World
+    Farming", "Friends of the Earth"), and the first is not a company's (``gazetteer``:
+    "Target"), a place's, a given name or one that keeps its capital (``article.proper``:
+    "Saturday", "Labour")."""
     if len(words) < 2 or not words[1][:1].islower():
+        return False
+    if words[1] in _JOINS and len(words) > 2 and words[2][:1].isupper():
+        return False  # "Friends of the Earth": "of" then a capital, or "the" then one
+    if words[1] in _JOINS and len(words) > 3 and words[2] == "the" and words[3][:1].isupper():
         return False
     first = re.sub(r"['\u2019]s$", "", words[0]).split("-")[0]
     return (
@@ -366,7 +400,12 @@ def _sentence_case(words: list[str]) -> bool:
         and first.lower() not in drafts().article.proper
         and not places.named(first)
         and first.lower() not in given_names()
+        and gazetteer.exact(words[0]) is None  # "Co-op", "Target"
     )
+
+
+_EDGES = ".,;:!?'\"()\u201c\u201d"  # punctuation around a word of the topic
+_JOINS = frozenset({"in", "of", "for", "and", "on", "at", "&"})  # inside a name
 
 
 def _escaped(text: str) -> str:
@@ -475,9 +514,9 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
 
 def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
     """Whether a topic no passage says anything of that public copy may quote is campaign
-    practice: the document of the passage judged best gives advice on it (decision 0080; since
-    decision 0084 every passage quoted is judged near the best, so another guide's facts are
-    on the topic, not words it merely shares, and the caller has looked at them all)."""
+    practice: the document of the passage judged best gives advice on it (decision 0080). The
+    caller has looked at every passage's facts: quoted first from the passages judged near the
+    best (decision 0084), another guide's facts are on the topic, not words it merely shares."""
     own = [p for p in passages if p.title == passages[best].title]
     return bool(facts(topic, own, public=True, guidance=True))
 
@@ -635,7 +674,8 @@ def _long_form(
     picked = found[: _facts_wanted(spec)]
     audience = _audience(spec.audience)
     audience = _escaped(audience) if web and audience else audience
-    target = _target(spec, audience, organisation)
+    # whom a petition calls on (``addressee``), escaped as the frame writes it
+    target = audience if spec.audience and addressee(spec) == spec.audience else organisation
     asked = cta(spec)
     ask = (_escaped(asked) if web else asked) if asked else None
     closing = [ask] if ask else []
@@ -735,13 +775,13 @@ def _audience(audience: str | None) -> str | None:
     return " ".join(audience.split()) if audience else None
 
 
-def _target(spec: Spec, audience: str | None, organisation: str | None) -> str | None:
-    """Whom a petition calls on: its audience when that names the organisation or there is
-    none ("the CEO of Brightwell Supermarkets"), else the organisation its topic names (a
-    petition "to New Zealand consumers" on Dairyvale's calves calls on Dairyvale)."""
-    if organisation is None or (
-        spec.audience and fold(spec.organisation or "") in fold(spec.audience)
-    ):
+def addressee(spec: Spec) -> str | None:
+    """Whom a draft asks to act: its audience when that names the organisation or none is
+    known ("the CEO of Brightwell Supermarkets"), else the organisation its topic names (a
+    petition "to New Zealand consumers" on Dairyvale's calves calls on Dairyvale, its
+    signers' audience; decision 0084)."""
+    organisation, audience = spec.organisation, spec.audience
+    if organisation is None or (audience and fold(organisation) in fold(audience)):
         return audience
     return organisation
 

@@ -63,6 +63,8 @@ PASSAGES = {"short": 6, "medium": 8, "long": 12}
 TOPIC_HITS = 10  # records read to find the organisation a topic names (``organisation_in``)
 # the field of each table that names an organisation
 _NAMED_BY = {"organizations": "name", "campaigns": "target", "actions": "target"}
+_ADDRESSABLE = ("company", "government")  # organisations a draft may call on: not an ally
+_JOINING = frozenset({"&", "and", "of", "the", "for", "de", "del", "du", "des", "la", "le", "y"})
 COMMITMENT_HITS = 10  # campaign records read to find whether the audience's company committed
 # A won campaign is on the draft's topic when they share a catalog topic that is not a broad
 # one (``committed.broad_topics``) or this many words of its title besides the company's name:
@@ -242,36 +244,50 @@ def organisation_of(audience: str | None) -> str | None:
 
 def organisation_in(topic: str) -> str | None:
     """The organisation a topic names when its audience names none ("salmon at Fjordlax sea
-    sites" -> "Fjordlax Seafood ASA"), by the names the tables hold (the organisations' names,
-    the campaigns' and actions' targets: one words-only search of the three), each found also
-    by its shorter forms (``_short_forms``), or a company the service knows
-    (``common.language.gazetteer``). The tables' spelling; None when the topic names none, or
-    only a place ("Iceland's whaling season")."""
+    sites" -> "Fjordlax Seafood ASA"), by the names the tables hold (the campaigns' and
+    actions' targets and the names of the organisations that are companies or governments,
+    never an ally: one words-only search of the three), each found also by its shorter forms
+    (``_short_forms``), or a company the service knows (``common.language.gazetteer``);
+    written as a name, each word capitalised ("marigold extract in hen feed" names no
+    Marigold Grocers). The tables' spelling; None when the topic names none, or only a place
+    ("Iceland's whaling season")."""
     from functions.search import service as search
 
     hits = search.search([search.table(t) for t in _NAMED_BY], topic, "text", TOPIC_HITS)
-    held = {str(hit["record"].get(_NAMED_BY[hit["table"]]) or "") for hit in hits} - {""}
+    held = {
+        str(hit["record"].get(_NAMED_BY[hit["table"]]) or "")
+        for hit in hits
+        if hit["table"] != "organizations" or hit["record"].get("type") in _ADDRESSABLE
+    } - {""}
     found = gazetteer.find(topic, gazetteer.index_of(sorted(held), _short_forms))
-    if found is None or places.named(found.name):
+    if found is None or places.named(found.name) or not _written_as_name(found.name):
         return None
     return found.canonical
+
+
+def _written_as_name(text: str) -> bool:
+    """Every word capitalised but the joining ones ("Harlow & Finch", "Bahía Gris")."""
+    return all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _JOINING for w in text.split())
 
 
 def _short_forms(name: str) -> list[str]:
     """A table's name as a topic may shorten it: without its last words while they are an
     organisation's ("Crestline Eggs Ltd" -> "Crestline Eggs", "Crestline"; "Brightwell
-    Supermarkets" -> "Brightwell"), while what is left holds a word the guides never use and
-    is not a place ("Open Barn Alliance" is never "Open Barn"); one word alone, only when it is
-    no English word (the encoder's vocabulary does not hold it: "Brightwell", not "Green")."""
+    Supermarkets" -> "Brightwell"), and not a place. Of two words or more, what is left holds
+    a word the guides never use ("Open Barn Alliance" is never "Open Barn"); one word alone
+    is no English word (the encoder's vocabulary does not hold it: "Brightwell", not "Green"
+    of "Green Farms Ltd")."""
     organised, words, forms = organisations.all_words(), name.split(), []
     while len(words) > 1 and words[-1].lower().strip(".,") in organised:
         words = words[:-1]
         shorter = " ".join(words)
         if words[-1] == "&" or places.named(shorter):
             break
-        if len(words) == 1 and minilm.in_vocabulary(shorter):
-            break  # "Green" of "Green Farms Ltd" is a word, not a name
-        if all(relevance.in_guides(w) for w in words):
+        if (
+            minilm.in_vocabulary(shorter)
+            if len(words) == 1
+            else all(map(relevance.in_guides, words))
+        ):
             break
         forms.append(shorter)
     return forms
@@ -438,8 +454,7 @@ def _generate(spec: Spec) -> Generated:
     ):
         spec = replace(spec, organisation=organisation_in(spec.topic))
     if spec.content_type in ADDRESSED and spec.committed is None:
-        addressed = spec.audience or spec.organisation
-        spec = replace(spec, committed=committed_company(addressed, spec.topic))
+        spec = replace(spec, committed=committed_company(compose.addressee(spec), spec.topic))
     passages = passages_for(spec)
     if not passages:  # a provider never drafts without sources
         return _offline(spec, passages)

@@ -42,6 +42,7 @@ class ToneTexts(Content):
 
 class Article(Content):
     clausal: LowerWords
+    verbs: LowerWords
     proper: LowerWords
     heads: LowerWords
 

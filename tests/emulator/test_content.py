@@ -496,3 +496,17 @@ def test_the_organisation_a_topic_names_is_addressed_when_the_audience_names_non
     # a topic that names no organisation is addressed as before
     body = {"topic": "cage-free eggs", "contentType": "petition"}
     assert "To: [the decision maker]" in generate(auth, body).get_json()["content"]
+
+
+def test_a_petition_calls_on_the_topics_company_to_deliver_what_it_committed(auth, campaigns):
+    """The party a petition calls on is the one whose commitment is looked up: the campaigns
+    table records Marigold Grocers' cage-free campaign as won, so a petition its shoppers sign
+    asks Marigold to deliver, not to act (decision 0084)."""
+    body = {
+        "topic": "Marigold cage-free eggs",
+        "contentType": "petition",
+        "audience": "shoppers in Leeds",
+    }
+    petition = generate(auth, body).get_json()["content"]
+    assert "To: Marigold Grocers" in petition
+    assert "call on Marigold Grocers to deliver the commitment" in petition

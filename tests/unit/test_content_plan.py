@@ -51,7 +51,16 @@ def test_the_organisation_an_audience_names(audience, organisation):
         ("The duty of care under the Act", "the duty of care under the Act"),
         ("Lessons from our first demo", "lessons from our first demo"),
         ("Iowa ag-gag laws", "Iowa ag-gag laws"),
-        ("Dairyvale should end bobby calf slaughter", "Dairyvale should end bobby calf slaughter"),
+        ("Dairyvale bobby calf slaughter", "Dairyvale bobby calf slaughter"),
+        ("Compassion in World Farming's report", "Compassion in World Farming's report"),
+        ("Friends of the Earth and farming", "Friends of the Earth and farming"),
+        ("Target stores and cage-free eggs", "Target stores and cage-free eggs"),
+        ("Labour's welfare plans", "Labour's welfare plans"),
+        # a topic that is a sentence is quoted as written
+        (
+            "Salmon farms must stop thermal delousing",
+            "\u201cSalmon farms must stop thermal delousing\u201d",
+        ),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
         # the noun's own determiner, wherever it stands, takes the place of "the"
@@ -93,6 +102,7 @@ def test_a_tables_name_is_found_by_its_shorter_forms_but_never_by_a_word() -> No
     assert _short_forms("Open Barn Alliance") == []
     assert _short_forms("Green Farms Ltd") == ["Green Farms"]
     assert _short_forms("Brightwell") == []
+    assert _short_forms("Brightwell Supermarkets") == ["Brightwell"]  # no English word
 
 
 @pytest.mark.parametrize(
@@ -150,3 +160,18 @@ def test_advice_for_campaigners_is_read_by_kind(sentence, advice):
     from functions.content.texts import advice as patterns
 
     assert bool(patterns().search(sentence.lower())) is advice
+
+
+def test_a_draft_asks_its_audience_unless_only_the_topic_names_the_organisation() -> None:
+    from functions.content.compose import Spec, addressee
+
+    def spec(audience: str | None, organisation: str | None) -> Spec:
+        return Spec(
+            "cage-free eggs", "petition", "web", audience=audience, organisation=organisation
+        )
+
+    assert addressee(spec("the CEO of Brightwell", "Brightwell")) == "the CEO of Brightwell"
+    assert addressee(spec("shoppers in Leeds", "Marigold Grocers")) == "Marigold Grocers"
+    assert addressee(spec(None, "Marigold Grocers")) == "Marigold Grocers"
+    assert addressee(spec("our supporters", None)) == "our supporters"
+    assert addressee(spec(None, None)) is None
