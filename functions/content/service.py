@@ -214,6 +214,11 @@ def organisation_of(audience: str | None) -> str | None:
     known = gazetteer.find(text)
     if known is not None and known.start == 0 and not places.named(known.name):
         return text[: len(known.name)]  # "Sainsbury's head of sourcing"
+    tail = text.rsplit(",", 1)[1].strip(" .") if "," in text else ""
+    named = len(tail.split()) > 1 or organisations.kind_of(tail) is not None
+    titled = bool(tail) and tail.split()[0].lower() in drafts().titles  # "Head of Sourcing"
+    if tail and named and not titled and _written_as_name(tail) and not places.named(tail):
+        return tail  # "Head of Cargo, Skyward Cargo Airlines": the role's, then whose
     owner = _OWNER.match(text)  # "Lumière Beauté's Head of Regulatory Affairs"
     if owner and owner.group(1)[:1].isupper() and not _a_person(owner.group(1)):
         return owner.group(1)
@@ -242,7 +247,7 @@ def organisation_of(audience: str | None) -> str | None:
     return None
 
 
-def organisation_in(topic: str) -> str | None:
+def organisation_in(topic: str, allies: bool = False) -> str | None:
     """The organisation a topic names when its audience names none ("salmon at Fjordlax sea
     sites" -> "Fjordlax Seafood ASA"), by the names the tables hold (the campaigns' and
     actions' targets and the names of the organisations that are companies or governments,
@@ -250,14 +255,15 @@ def organisation_in(topic: str) -> str | None:
     (``_short_forms``), or a company the service knows (``common.language.gazetteer``);
     written as a name, each word capitalised ("marigold extract in hen feed" names no
     Marigold Grocers). The tables' spelling; None when the topic names none, or only a place
-    ("Iceland's whaling season")."""
+    ("Iceland's whaling season"). With ``allies``, any organisation: an audience the rules
+    of ``organisation_of`` read no organisation in ("Porcina Ibérica") is written to."""
     from functions.search import service as search
 
     hits = search.search([search.table(t) for t in _NAMED_BY], topic, "text", TOPIC_HITS)
     held = {
         str(hit["record"].get(_NAMED_BY[hit["table"]]) or "")
         for hit in hits
-        if hit["table"] != "organizations" or hit["record"].get("type") in _ADDRESSABLE
+        if allies or hit["table"] != "organizations" or hit["record"].get("type") in _ADDRESSABLE
     } - {""}
     found = gazetteer.find(topic, gazetteer.index_of(sorted(held), _short_forms))
     if found is None or places.named(found.name) or not _written_as_name(found.name):
@@ -420,6 +426,7 @@ ADDRESSED = ("letter", "email", "petition")  # content types that ask their audi
 # content types that call on an organisation whoever reads them (a petition's signers, a press
 # release's journalists): the one the topic names when the audience names none
 ON_BEHALF = ("petition", "press_release")
+_NAMING = (*ADDRESSED, *ON_BEHALF)  # content types whose frame names an organisation
 WON = "won"  # a campaign's status when its target committed
 
 
@@ -449,6 +456,8 @@ def committed_company(audience: str | None, topic: str) -> str | None:
 
 
 def _generate(spec: Spec) -> Generated:
+    if spec.organisation is None and spec.audience and spec.content_type in _NAMING:
+        spec = replace(spec, organisation=organisation_in(spec.audience, allies=True))
     if spec.organisation is None and (
         spec.content_type in ON_BEHALF or (spec.content_type in ADDRESSED and not spec.audience)
     ):

@@ -117,6 +117,7 @@ class Drafts(Content):
     anaphora: LowerWords
     dangling: LowerWords
     addressing: LowerWords
+    titles: LowerWords
     related: dict[LowerLine, tuple[LowerLine, ...]]
     article: Article
     answer: AnswerWords

@@ -510,3 +510,10 @@ def test_a_petition_calls_on_the_topics_company_to_deliver_what_it_committed(aut
     petition = generate(auth, body).get_json()["content"]
     assert "To: Marigold Grocers" in petition
     assert "call on Marigold Grocers to deliver the commitment" in petition
+
+
+def test_an_audience_that_is_only_a_name_the_tables_hold_is_written_to(auth, campaigns):
+    """An audience the rules read no organisation in ("Sunny Griddle Diners" ends in no word
+    of an organisation's name) is looked up in the tables, allies included."""
+    body = {"topic": "cage-free eggs", "contentType": "email", "audience": "Sunny Griddle Diners"}
+    assert "you at Sunny Griddle Diners" in generate(auth, body).get_json()["content"]

@@ -29,6 +29,14 @@ from functions.content.service import organisation_of
         ("local councillors", None),
         ("the Minister of State", None),
         ("the company's board", None),
+        # a role, then whose it is after a comma
+        ("Head of Cargo, Skyward Cargo Airlines", "Skyward Cargo Airlines"),
+        (
+            "Head of Stewardship, Coalition for Responsible Protein Investment",
+            "Coalition for Responsible Protein Investment",
+        ),
+        ("Ms Jane Smith, Head of Sourcing", None),
+        ("the buyers, Leeds", None),
     ],
 )
 def test_the_organisation_an_audience_names(audience, organisation):
