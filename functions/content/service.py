@@ -215,9 +215,9 @@ def organisation_of(audience: str | None) -> str | None:
     if known is not None and known.start == 0 and not places.named(known.name):
         return text[: len(known.name)]  # "Sainsbury's head of sourcing"
     tail = text.rsplit(",", 1)[1].strip(" .") if "," in text else ""
-    named = len(tail.split()) > 1 or organisations.kind_of(tail) is not None
+    of_words = len(tail.split()) > 1 or organisations.kind_of(tail) is not None
     titled = bool(tail) and tail.split()[0].lower() in drafts().titles  # "Head of Sourcing"
-    if tail and named and not titled and _written_as_name(tail) and not places.named(tail):
+    if tail and of_words and not titled and _written_as_name(tail) and not places.named(tail):
         return tail  # "Head of Cargo, Skyward Cargo Airlines": the role's, then whose
     owner = _OWNER.match(text)  # "Lumière Beauté's Head of Regulatory Affairs"
     if owner and owner.group(1)[:1].isupper() and not _a_person(owner.group(1)):
