@@ -142,8 +142,8 @@ def spec_of(request: ContentRequest) -> Spec:
                 )
             ],
         )
-    topic = markup.plain(request.topic, strict=True)
-    audience = markup.plain(request.audience, strict=True) if request.audience else None
+    topic, named = about_of(markup.plain(request.topic, strict=True))
+    audience = markup.plain(request.audience, strict=True) if request.audience else named
     cta = markup.plain(request.callToAction, strict=True) if request.callToAction else None
     empty = [
         FieldError(
@@ -177,6 +177,18 @@ def spec_of(request: ContentRequest) -> Spec:
         reply_by=request.replyBy,
         subject=subject(topic, audience),
     )
+
+
+def about_of(topic: str) -> tuple[str, str | None]:
+    """The topic without a request to the tool that opens it (``drafts.toml`` ``requests``:
+    "letter to my MP: sow stalls were banned in 1999" -> "sow stalls were banned in 1999"),
+    when what follows holds a word, and whom the request names ("my MP"); else as given."""
+    for pattern in drafts().requests:
+        found = re.match(pattern, topic, re.IGNORECASE | re.DOTALL)
+        if found and _worded(found.group("about")):
+            named = found.groupdict().get("to")
+            return found.group("about").strip(" .?!"), named.strip() if named else None
+    return topic, None
 
 
 def _worded(text: str) -> bool:

@@ -112,6 +112,7 @@ class Drafts(Content):
     frame: Frame
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
+    requests: tuple[Pattern, ...]
     trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
     limiting_words: LowerWords
     anaphora: LowerWords

@@ -183,3 +183,53 @@ def test_a_draft_asks_its_audience_unless_only_the_topic_names_the_organisation(
     assert addressee(spec(None, "Marigold Grocers")) == "Marigold Grocers"
     assert addressee(spec("our supporters", None)) == "our supporters"
     assert addressee(spec(None, None)) is None
+
+
+@pytest.mark.parametrize(
+    ("topic", "about", "named"),
+    [
+        (
+            "Could you email the coalition laying out the investor case on bird flu?",
+            "the investor case on bird flu",
+            None,
+        ),
+        (
+            "write to Skyward Cargo Airlines asking them to stop flying monkeys to laboratories",
+            "stop flying monkeys to laboratories",
+            "Skyward Cargo Airlines",
+        ),
+        ("Write a letter to Tesco about cage-free eggs", "cage-free eggs", "Tesco"),
+        (
+            "letter to my MP: farrowing crates are still legal",
+            "farrowing crates are still legal",
+            "my MP",
+        ),
+        ("can you do a thread on fish welfare?", "fish welfare", None),
+        # no request to the tool, or nothing after it: as given
+        ("letter writing tips", "letter writing tips", None),
+        ("Could you tell me about ag-gag laws?", "Could you tell me about ag-gag laws?", None),
+        ("cage-free eggs", "cage-free eggs", None),
+    ],
+)
+def test_a_request_to_the_tool_is_cut_from_the_topic(topic, about, named):
+    """Decision 0084: "regarding write to Skyward Cargo Airlines asking them to ..." read as
+    pasted; what the draft is about is what follows the request, and whom it names is the
+    audience when the request gives none."""
+    from functions.content.service import about_of
+
+    assert about_of(topic) == (about, named)
+
+
+def test_the_audience_a_request_names_is_used_only_when_none_is_given():
+    from functions.content.models import ContentRequest
+    from functions.content.service import spec_of
+
+    asked = "write to Skyward Cargo Airlines asking them to stop flying monkeys to laboratories"
+    spec = spec_of(ContentRequest(topic=asked, contentType="letter"))
+    assert (spec.topic, spec.audience) == (
+        "stop flying monkeys to laboratories",
+        "Skyward Cargo Airlines",
+    )
+    assert spec.organisation == "Skyward Cargo Airlines"
+    given = spec_of(ContentRequest(topic=asked, contentType="letter", audience="its cargo team"))
+    assert given.audience == "its cargo team"
