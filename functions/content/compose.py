@@ -359,9 +359,11 @@ def _topic(topic: str, markdown: bool = False) -> str:
     if not any(char.isalnum() for char in text):  # "!!!???", "🐔🐔🐔": as written
         return _escaped(text) if markdown else text
     article = drafts().article
-    said = [w.lower().strip(_EDGES) for w in text.split()]
+    said = [
+        re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.lower().strip(_EDGES)) for w in text.split()
+    ]
     sentence = any(word in article.verbs for word in said[1:])
-    if text.endswith("?") or said[0] in article.clausal or sentence:
+    if "?" in text or said[0] in article.clausal or sentence:  # "What's in your egg box? ..."
         quoted = f"\u201c{text}\u201d"  # a question, an instruction or a sentence, as written
         return _escaped(quoted) if markdown else quoted
     text = text.rstrip("?")

@@ -64,6 +64,11 @@ def test_the_organisation_an_audience_names(audience, organisation):
         ("Friends of the Earth and farming", "Friends of the Earth and farming"),
         ("Target stores and cage-free eggs", "Target stores and cage-free eggs"),
         ("Labour's welfare plans", "Labour's welfare plans"),
+        # a question anywhere in it, or opening with a contracted question word
+        (
+            "What's in your egg box? Reading the code",
+            "\u201cWhat's in your egg box? Reading the code\u201d",
+        ),
         # a topic that is a sentence is quoted as written
         (
             "Salmon farms must stop thermal delousing",
