@@ -34,7 +34,7 @@ from common.subjects import optout
 from functions.content import compose, verify
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
-from functions.content.texts import drafts
+from functions.content.texts import drafts, tool_requests
 from functions.knowledge import service as knowledge
 
 logger = get_logger("ars.content")
@@ -183,8 +183,8 @@ def about_of(topic: str) -> tuple[str, str | None]:
     """The topic without a request to the tool that opens it (``drafts.toml`` ``requests``:
     "letter to my MP: sow stalls were banned in 1999" -> "sow stalls were banned in 1999"),
     when what follows holds a word, and whom the request names ("my MP"); else as given."""
-    for pattern in drafts().requests:
-        found = re.match(pattern, topic, re.IGNORECASE | re.DOTALL)
+    for pattern in tool_requests():
+        found = pattern.match(topic)
         if found and _worded(found.group("about")):
             named = found.groupdict().get("to")
             return found.group("about").strip(" .?!"), named.strip() if named else None
@@ -271,6 +271,8 @@ def organisation_in(topic: str, allies: bool = False) -> str | None:
     of ``organisation_of`` read no organisation in ("Porcina Ibérica") is written to."""
     from functions.search import service as search
 
+    if not any(char.isupper() for char in topic):  # no name written as one: no search
+        return None
     hits = search.search([search.table(t) for t in _NAMED_BY], topic, "text", TOPIC_HITS)
     held = {
         str(hit["record"].get(_NAMED_BY[hit["table"]]) or "")

@@ -145,6 +145,13 @@ def advice() -> re.Pattern[str]:
 
 
 @cache
+def tool_requests() -> tuple[re.Pattern[str], ...]:
+    """A request to the tool that opens a topic (data/content/drafts.toml ``requests``), in
+    order, matched in any case."""
+    return tuple(re.compile(p, re.IGNORECASE | re.DOTALL) for p in drafts().requests)
+
+
+@cache
 def trailing_clauses() -> re.Pattern[str]:
     """Where a sentence's trailing clause that adds to it begins (data/content/drafts.toml
     ``trailing_clauses``), matched as written: a post quotes the head before it when the

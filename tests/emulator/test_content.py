@@ -517,3 +517,12 @@ def test_an_audience_that_is_only_a_name_the_tables_hold_is_written_to(auth, cam
     of an organisation's name) is looked up in the tables, allies included."""
     body = {"topic": "cage-free eggs", "contentType": "email", "audience": "Sunny Griddle Diners"}
     assert "you at Sunny Griddle Diners" in generate(auth, body).get_json()["content"]
+
+
+def test_a_word_of_a_name_written_in_lower_case_names_no_organisation(auth, campaigns):
+    """``organisation_in`` reads a table's name only as a name is written: "marigold" in a
+    topic about hen feed is a flower, not Marigold Grocers, whom a petition never calls on."""
+    body = {"topic": "marigold extract in hen feed and cage-free eggs", "contentType": "petition"}
+    petition = generate(auth, body).get_json()["content"]
+    assert "To: [the decision maker]" in petition
+    assert "Marigold Grocers" not in petition
