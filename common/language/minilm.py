@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +36,6 @@ class MiniLM:
     """The encoder, loaded once per process (``get_model``); thread-safe (NumPy only reads)."""
 
     def __init__(self, directory: Path) -> None:
-        import numpy as np
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -42,45 +43,54 @@ class MiniLM:
         self.layers = int(config["num_hidden_layers"])
         self.heads = int(config["num_attention_heads"])
         self.eps = float(config["layer_norm_eps"])
-        self.weights: dict[str, np.ndarray] = load_file(str(directory / "model.safetensors"))
-        # Linear layers are applied as x @ W.T: transpose once, contiguously, at load.
-        for name in list(self.weights):
-            if (
-                name.endswith(".weight")
-                and self.weights[name].ndim == 2
-                and "embeddings" not in name
-            ):
-                self.weights[name] = np.ascontiguousarray(self.weights[name].T)
+        self.weights = prepared(load_file(str(directory / "model.safetensors")))
         self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - not a secret
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit vectors of ``texts``, in order."""
+        return self._embed(texts, None)
+
+    def embed_tuned(
+        self, texts: Sequence[str | tuple[str, str]], tuned: Mapping[str, np.ndarray]
+    ) -> list[list[float]]:
+        """Unit vectors of ``texts`` from a fine-tuned copy of the model: ``tuned`` holds the
+        weights it changed, named as the model's and ``prepared``; the rest are the base's. A
+        text may be a pair, read as BERT reads two segments ([CLS] a [SEP] b [SEP])."""
+        return self._embed(texts, tuned)
+
+    def _embed(
+        self, texts: Sequence[str | tuple[str, str]], tuned: Mapping[str, np.ndarray] | None
+    ) -> list[list[float]]:
         # Batches of similar length: a batch is padded to its longest text.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: len("".join(texts[i])))
         vectors: list[list[float]] = [[] for _ in texts]
         for start in range(0, len(order), BATCH):
             chunk = order[start : start + BATCH]
-            for index, vector in zip(chunk, self._batch([texts[i] for i in chunk]), strict=True):
+            for index, vector in zip(
+                chunk, self._batch([texts[i] for i in chunk], tuned), strict=True
+            ):
                 vectors[index] = vector.tolist()
         return vectors
 
-    def _batch(self, texts: list[str]) -> np.ndarray:
+    def _batch(
+        self, texts: list[str | tuple[str, str]], tuned: Mapping[str, np.ndarray] | None
+    ) -> np.ndarray:
         import numpy as np
 
+        w: Mapping[str, np.ndarray] = ChainMap(dict(tuned), self.weights) if tuned else self.weights
         encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings])
         types = np.array([e.type_ids for e in encodings])
         mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-        w = self.weights
         length = ids.shape[1]
         x = (
             w["embeddings.word_embeddings.weight"][ids]
             + w["embeddings.position_embeddings.weight"][:length][None, :, :]
             + w["embeddings.token_type_embeddings.weight"][types]
         )
-        x = self._norm(x, "embeddings.LayerNorm")
+        x = self._norm(w, x, "embeddings.LayerNorm")
         batch, tokens, hidden = x.shape
         heads, size = self.heads, hidden // self.heads
         padding = ((1.0 - mask) * -1e9)[:, None, None, :]
@@ -90,9 +100,9 @@ class MiniLM:
             def split(t: np.ndarray) -> np.ndarray:
                 return t.reshape(batch, tokens, heads, size).transpose(0, 2, 1, 3)
 
-            query = split(self._linear(x, p + "attention.self.query"))
-            key = split(self._linear(x, p + "attention.self.key"))
-            value = split(self._linear(x, p + "attention.self.value"))
+            query = split(self._linear(w, x, p + "attention.self.query"))
+            key = split(self._linear(w, x, p + "attention.self.key"))
+            value = split(self._linear(w, x, p + "attention.self.value"))
             # einsum (optimize=True) hands these stacked products to BLAS; ``@`` on 4-D arrays
             # is several times slower.
             scores = np.einsum("bhtd,bhsd->bhts", query, key, optimize=True)
@@ -102,27 +112,44 @@ class MiniLM:
             attended = np.einsum("bhts,bhsd->bthd", scores, value, optimize=True)
             attended = attended.reshape(batch, tokens, hidden)
             x = self._norm(
-                x + self._linear(attended, p + "attention.output.dense"),
+                w,
+                x + self._linear(w, attended, p + "attention.output.dense"),
                 p + "attention.output.LayerNorm",
             )
-            inner = _gelu(self._linear(x, p + "intermediate.dense"))
-            x = self._norm(x + self._linear(inner, p + "output.dense"), p + "output.LayerNorm")
+            inner = _gelu(self._linear(w, x, p + "intermediate.dense"))
+            x = self._norm(
+                w, x + self._linear(w, inner, p + "output.dense"), p + "output.LayerNorm"
+            )
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1)[:, None], 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
 
-    def _linear(self, x: np.ndarray, prefix: str) -> np.ndarray:
-        weight = self.weights[prefix + ".weight"]
+    @staticmethod
+    def _linear(w: Mapping[str, np.ndarray], x: np.ndarray, prefix: str) -> np.ndarray:
+        weight = w[prefix + ".weight"]
         flat = x.reshape(-1, x.shape[-1]) @ weight  # one 2-D product (BLAS), not a stacked one
-        return (flat + self.weights[prefix + ".bias"]).reshape(*x.shape[:-1], weight.shape[1])
+        return (flat + w[prefix + ".bias"]).reshape(*x.shape[:-1], weight.shape[1])
 
-    def _norm(self, x: np.ndarray, prefix: str) -> np.ndarray:
+    def _norm(self, w: Mapping[str, np.ndarray], x: np.ndarray, prefix: str) -> np.ndarray:
         import numpy as np
 
         mean = x.mean(axis=-1, keepdims=True)
         variance = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
         normal = (x - mean) / np.sqrt(variance + self.eps)
-        return normal * self.weights[prefix + ".weight"] + self.weights[prefix + ".bias"]
+        return normal * w[prefix + ".weight"] + w[prefix + ".bias"]
+
+
+def prepared(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``weights`` as the forward pass reads them: a linear layer is applied as x @ W.T, so its
+    matrix is transposed once, contiguously, at load (the embeddings' tables are not)."""
+    import numpy as np
+
+    return {
+        name: np.ascontiguousarray(value.T)
+        if name.endswith(".weight") and value.ndim == 2 and "embeddings" not in name
+        else value
+        for name, value in weights.items()
+    }
 
 
 _ERFC = (  # Numerical Recipes' erfc(z) = t * exp(-z*z + P(t)), t = 1 / (1 + z/2)

@@ -670,7 +670,8 @@ def _long_form(
     topic = _topic(spec.topic, markdown=web)
     values = {"topic": topic, "Topic": _capital(topic)}
     company = {"company": spec.committed, "topic": topic}
-    organisation = _escaped(spec.organisation) if web and spec.organisation else spec.organisation
+    organisation = _institution(spec.organisation) if spec.organisation else None
+    organisation = _escaped(organisation) if web and organisation else organisation
     you = frame.you_at.format(organisation=organisation) if organisation else frame.you
     # the tone's first line of a letter or an email, naming the organisation addressed
     intro = drafts().tone[spec.tone].intro.format(topic=topic, you=you)
@@ -776,6 +777,17 @@ def _long_form(
 
 def _audience(audience: str | None) -> str | None:
     return " ".join(audience.split()) if audience else None
+
+
+def _institution(name: str) -> str:
+    """An organisation's name as a frame sentence holds it: with "the" when it opens or ends
+    with a word such as "Coalition" or "Agency" (``article.institutions``: "the Coalition for
+    Humane Farming"), as written otherwise (a company, or a name that has its "the")."""
+    words = [w.lower().strip(_EDGES) for w in name.split()]
+    institutions = drafts().article.institutions
+    if len(words) > 1 and words[0] != "the" and {words[0], words[-1]} & institutions:
+        return f"the {name}"
+    return name
 
 
 def addressee(spec: Spec) -> str | None:

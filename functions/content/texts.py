@@ -45,6 +45,7 @@ class Article(Content):
     verbs: LowerWords
     proper: LowerWords
     heads: LowerWords
+    institutions: LowerWords
 
 
 class AnswerWords(Content):

@@ -528,3 +528,19 @@ def test_public_copy_quotes_the_sentences_the_judge_finds_on_the_topic_while_any
     assert quoted == [sentences[0]]
     off = Passage(sentences[1], "Crates", None, "Crates")
     assert [f.text for f in facts("crates", [off], public=True, about=about)] == [sentences[1]]
+
+
+@pytest.mark.parametrize(
+    ("organisation", "named"),
+    [
+        ("Coalition for Humane Farming", "you at the Coalition for Humane Farming"),
+        ("Food Standards Agency", "you at the Food Standards Agency"),
+        ("The Humane League", "you at The Humane League"),
+        ("Brightwell Supermarkets", "you at Brightwell Supermarkets"),
+    ],
+)
+def test_a_letter_names_an_institution_with_the_and_a_company_as_written(organisation, named):
+    spec = Spec("cage-free laying hens", "letter", "web", organisation=organisation, tone="formal")
+    draft = compose(spec, [HENS, PLEDGES])
+    assert draft is not None
+    assert named in draft.content

@@ -1,11 +1,16 @@
-"""Sentence roles (decision 0080): the model public copy reads to keep out guidance for
-campaigners, trained on the sets as they are, and its use in a draft's choice of facts."""
+"""Sentence roles (decisions 0080 and 0085): the model public copy reads to keep out guidance
+for campaigners, trained on the sets as they are, run by the service as the trainer ran it, and
+its use in a draft's choice of facts."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
+import pytest
+
+from common.datafiles import ContentError
 from devtools.train_roles import CORPUS, WRITTEN
 from functions.content import roles
 from functions.content.compose import Passage, Spec, compose, facts
@@ -23,7 +28,27 @@ FACT = "In 2012 the EU banned barren battery cages for laying hens across all me
 def test_the_model_was_trained_on_the_sets_as_they_are():
     trained = json.loads(roles.MODEL_PATH.read_text())["trainedOn"]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in (CORPUS, *WRITTEN))).hexdigest()
-    assert trained["sha256"] == digest, "retrain: python -m devtools.train_roles"
+    assert trained["sha256"] == digest, "retrain: make train-roles"
+
+
+def test_the_service_computes_what_the_trainer_computed():
+    """The tuned layers run in the service's NumPy forward pass (``MiniLM.embed_tuned``), not
+    in the trainer's JAX: the probabilities the trainer wrote for a few of its sentences (some
+    with a section, read as a first segment) come out the same, so the thresholds
+    cross-validation chose mean here what they meant there."""
+    checks = json.loads(roles.MODEL_PATH.read_text())["tuned"]["checks"]
+    found = roles.model().fine_tuned([(c["sentence"], c["section"]) for c in checks])
+    for check, probabilities in zip(checks, found, strict=True):
+        assert list(probabilities) == pytest.approx(check["probabilities"], abs=2e-3)
+
+
+def test_layers_that_are_not_the_models_are_refused(tmp_path):
+    shutil.copy(roles.MODEL_PATH, tmp_path / roles.MODEL_PATH.name)
+    changed = bytearray(roles.LAYERS_PATH.read_bytes())
+    changed[-1] ^= 1
+    (tmp_path / roles.LAYERS_PATH.name).write_bytes(bytes(changed))
+    with pytest.raises(ContentError, match="not the file"):
+        roles.read(tmp_path / roles.MODEL_PATH.name)
 
 
 def test_public_copy_may_quote_a_fact_and_not_guidance_the_patterns_miss():

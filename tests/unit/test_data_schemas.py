@@ -44,6 +44,9 @@ SETS: dict[str, type[Row]] = {
     "content/roles/written2.jsonl": WrittenSentence,
     "content/roles/held_apart.jsonl": WrittenSentence,
     "content/roles/held_apart2.jsonl": WrittenSentence,
+    "content/roles/held_apart3.jsonl": WrittenSentence,
+    "content/roles/held_apart4.jsonl": WrittenSentence,
+    "content/roles/held_apart5.jsonl": WrittenSentence,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {

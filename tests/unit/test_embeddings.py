@@ -57,6 +57,32 @@ def test_the_offline_encoder_keeps_order_whatever_the_lengths():
         assert max(abs(x - y) for x, y in zip(alone, vector, strict=True)) < 1e-5
 
 
+def test_a_tuned_copy_changes_only_the_weights_it_names_and_reads_pairs_as_two_segments():
+    """``embed_tuned`` (the roles model's fine-tuned layers, decision 0085): weights it names
+    replace the base's for that call alone; a pair is BERT's two segments, not the texts
+    joined."""
+    from common.language.minilm import get_model, prepared
+
+    model = get_model()
+    name = "encoder.layer.5.output.dense.bias"
+    own = prepared({name: model.weights[name].copy()})
+    import numpy as np
+
+    noise = np.random.default_rng(0).normal(0.0, 0.5, model.weights[name].shape)
+    changed = {name: (model.weights[name] + noise).astype(np.float32)}
+    text = "Sows in stalls cannot turn around."
+    base = model.embed([text])[0]
+    assert (
+        max(abs(x - y) for x, y in zip(model.embed_tuned([text], own)[0], base, strict=True)) < 1e-6
+    )
+    moved = model.embed_tuned([text], changed)[0]
+    assert max(abs(x - y) for x, y in zip(moved, base, strict=True)) > 1e-3
+    assert model.embed([text])[0] == base  # the base model is unchanged
+    pair = model.embed_tuned([("Closing ask", text)], own)[0]
+    joined = model.embed_tuned([f"Closing ask {text}"], own)[0]
+    assert max(abs(x - y) for x, y in zip(pair, joined, strict=True)) > 1e-3
+
+
 @pytest.fixture
 def vertex() -> Iterator[FakeVertexServer]:
     with FakeVertexServer() as fake:

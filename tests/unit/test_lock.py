@@ -16,6 +16,7 @@ LOCKS = {
     "requirements-model.txt": "requirements-model.lock",
     "requirements-tasks-emulator.txt": "requirements-tasks-emulator.lock",
     "requirements-checkov.txt": "requirements-checkov.lock",
+    "requirements-train.txt": "requirements-train.lock",
 }
 
 
