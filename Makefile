@@ -51,7 +51,7 @@ $(CHECKOV_STAMP): requirements-checkov.lock
 venv: $(STAMP)
 
 # `make train-roles` retrains the sentence-roles model (decision 0085) in a virtualenv of its
-# own: fine-tuning needs JAX, which nothing else uses. About 15 minutes on two cores.
+# own: fine-tuning needs JAX, which nothing else uses. About 25 minutes on two cores.
 TRAIN_VENV := .venv-train
 TRAIN_STAMP := $(TRAIN_VENV)/.installed
 $(TRAIN_STAMP): requirements-lock.txt requirements-model.lock requirements-train.lock
@@ -129,4 +129,4 @@ format: $(STAMP)
 	$(PY) -m ruff format .
 
 clean:
-	rm -rf $(VENV) $(TASKS_VENV) $(CHECKOV_VENV) $(LOCK_VENV) .local .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(TASKS_VENV) $(CHECKOV_VENV) $(LOCK_VENV) $(TRAIN_VENV) .local .pytest_cache .ruff_cache .mypy_cache

@@ -23,7 +23,7 @@ pass of the service must reproduce: tests/unit/test_content_roles.py) to
 ``data/content/roles_model.json``.
 
 JAX and Optax are needed only here: ``make train-roles`` builds ``.venv-train`` from
-``requirements-train.lock`` and runs this (about 15 minutes on two cores).
+``requirements-train.lock`` and runs this (about 25 minutes on two cores).
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ TUNED_LAYERS = 2
 EPOCHS = 4
 BATCH = 32
 RATE = 1e-4
-MAX_TOKENS = 128  # the longest sentence of the sets has 87
+# The sets' longest sentence, with its heading, has 128 tokens: the service reads up to 256
+# (``minilm.MAX_TOKENS``), so a longer sentence of a guide is read further than any was here.
+MAX_TOKENS = 128
 SEED = 7
 # A fine-tuned model is sure of most sentences: the thresholds on P(fact) that matter are small.
 FACT_THRESHOLDS = np.unique(np.round(np.geomspace(0.0005, 0.6, 80), 4))

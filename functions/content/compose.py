@@ -23,7 +23,7 @@ from datetime import date
 from typing import Any
 
 from common.catalog.topics import name_of
-from common.language import citations, gazetteer, minilm, places
+from common.language import citations, gazetteer, minilm, organisations, places
 from common.language.index import terms
 from common.language.names import fold
 from common.language.sentences import split
@@ -780,14 +780,19 @@ def _audience(audience: str | None) -> str | None:
 
 
 def _institution(name: str) -> str:
-    """An organisation's name as a frame sentence holds it: with "the" when it opens or ends
-    with a word such as "Coalition" or "Agency" (``article.institutions``: "the Coalition for
-    Humane Farming"), as written otherwise (a company, or a name that has its "the")."""
+    """An organisation's name as a frame sentence holds it: with "the" when it ends with a word
+    such as "Agency" or "Council", or opens with one before "of", "for" or "on" ("the
+    Coalition for Humane Farming"; ``article.institutions``); as written when it is a
+    company's ("Court Farm Eggs", "Union Street Bakery") or has its "the"."""
     words = [w.lower().strip(_EDGES) for w in name.split()]
     institutions = drafts().article.institutions
-    if len(words) > 1 and words[0] != "the" and {words[0], words[-1]} & institutions:
-        return f"the {name}"
-    return name
+    if len(words) < 2 or words[0] == "the" or organisations.kind_of(name) == "company":
+        return name
+    opens = words[0] in institutions and words[1] in _INSTITUTION_JOINS
+    return f"the {name}" if opens or words[-1] in institutions else name
+
+
+_INSTITUTION_JOINS = frozenset({"of", "for", "on", "against"})
 
 
 def addressee(spec: Spec) -> str | None:

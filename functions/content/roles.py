@@ -52,10 +52,17 @@ _SECTION_WORD = re.compile(r"[a-z0-9']+")
 _REMEMBERED = 8192  # sentences whose probability is kept (the corpus has about 2,000)
 
 
+def heading(section: str) -> str:
+    """A passage's own heading: the last of a path such as "Laying hens > Cages" (the
+    importer's), which is what the training sets hold."""
+    return section.split(" > ")[-1].strip()
+
+
 def features(sentence: str, section: str) -> set[str]:
     """The words the linear model reads beside the embedding: the sentence's (``grams``) and
-    its section heading's, marked."""
-    return grams(sentence) | {f"section:{w}" for w in _SECTION_WORD.findall(section.lower())}
+    its section heading's (``heading``), marked."""
+    words = _SECTION_WORD.findall(heading(section).lower())
+    return grams(sentence) | {f"section:{w}" for w in words}
 
 
 class TrainedOn(Row):
@@ -164,6 +171,8 @@ class Model:
 
         from common.language.minilm import get_model
 
+        if not rows:
+            return np.zeros((0, len(ROLES)), dtype=np.float32)
         texts = [encoded(sentence, section) for sentence, section in rows]
         vectors = np.asarray(get_model().embed_tuned(texts, self.tuned), dtype=np.float32)
         return _softmax(vectors @ self.head.T + self.head_bias)
@@ -184,8 +193,8 @@ def encoded(sentence: str, section: str) -> str | tuple[str, str]:
     """What the model reads: the sentence alone, or after its section's own heading (the last
     of a path such as "Laying hens > Cages") as a first segment: the guides put their advice
     under headings such as "Closing ask"."""
-    heading = section.split(" > ")[-1].strip()
-    return (heading, sentence) if heading else sentence
+    own = heading(section)
+    return (own, sentence) if own else sentence
 
 
 def read(path: Path) -> Model:

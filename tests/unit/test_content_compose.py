@@ -537,6 +537,8 @@ def test_public_copy_quotes_the_sentences_the_judge_finds_on_the_topic_while_any
         ("Food Standards Agency", "you at the Food Standards Agency"),
         ("The Humane League", "you at The Humane League"),
         ("Brightwell Supermarkets", "you at Brightwell Supermarkets"),
+        ("Union Street Bakery", "you at Union Street Bakery"),
+        ("Court Farm Eggs", "you at Court Farm Eggs"),
     ],
 )
 def test_a_letter_names_an_institution_with_the_and_a_company_as_written(organisation, named):
