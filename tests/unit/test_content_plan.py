@@ -74,6 +74,11 @@ def test_the_organisation_an_audience_names(audience, organisation):
             "Salmon farms must stop thermal delousing",
             "\u201cSalmon farms must stop thermal delousing\u201d",
         ),
+        (
+            "Nordmark Outerwear still sells fox-fur trim",
+            "\u201cNordmark Outerwear still sells fox-fur trim\u201d",
+        ),
+        ("Westwind keeps shipping calves", "\u201cWestwind keeps shipping calves\u201d"),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
         # the noun's own determiner, wherever it stands, takes the place of "the"
