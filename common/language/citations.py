@@ -45,6 +45,10 @@ _YEARS = re.compile(
     r"(?:(\w+) )?(?<![\w.§/£$€-])(?<!§ )(?<!§§ )(?<!section )(?<!sections )(?<!Section )"
     r"(1[89]\d\d|20\d\d)(?![\d/])( [a-z]{3,}s\b)?"
 )
+# a section of a law: "section 11", "§ 25992", "§§ 1901", "s. 4", "727.8A" after one of those
+_SECTION = re.compile(r"(?:\b[Ss]ections?|§§?|\bs\.)\s*(\d(?:[\dA-Za-z.]*[\dA-Za-z])?)")
+# ... followed by more of them: a run ("and following", "et seq.", "to 16", "-1907")
+_RUN = re.compile(r"\s*(?:and following|et seq|ff\b|(?:to|through|\u2013|-)\s*\d|,?\s*and\s+\d)")
 # words a year follows ("in 2012 hens were moved"); a count follows others ("at 2000 animals")
 _DATING = frozenset({"in", "since", "by", "from", "until", "before", "after", "of", "during"})
 
@@ -137,13 +141,18 @@ _OUTSIDE = re.compile(
 
 def fits(sentence: str, source: Source | None, dated: bool = True) -> bool:
     """Whether ``source`` may be cited for ``sentence``: not a source of another place
-    (``_placed_apart``), nor, when ``dated``, of another year (``_dated_apart``: a listed
+    (``_placed_apart``) or of another section of a law (``_sectioned_apart``), nor, when
+    ``dated``, of another year (``_dated_apart``: a listed
     source; a sentence about a document's main instrument names other years as history, "It
     replaced the Protection of Animals Act 1911"). A sentence that fits none of its document's
     sources is cited to the document itself (``functions.content.compose.cite``)."""
     if source is None:
         return True
-    return not ((dated and _dated_apart(sentence, source)) or _placed_apart(sentence, source))
+    return not (
+        (dated and _dated_apart(sentence, source))
+        or _placed_apart(sentence, source)
+        or _sectioned_apart(sentence, source)
+    )
 
 
 def _placed_apart(sentence: str, source: Source) -> bool:
@@ -181,6 +190,24 @@ def _dated_apart(sentence: str, source: Source | None) -> bool:
     if source is None:
         return False
     said, labelled = _years(sentence), _years(source.title)
+    return bool(said and labelled and not said & labelled)
+
+
+def _sections(text: str) -> set[str] | None:
+    """The sections of a law a text names ("section 727.8A", "§ 25992", "s. 4"), lower case;
+    None when it names a run of them ("§ 1901 and following", "sections 12 to 16"), which may
+    hold any."""
+    found = _SECTION.findall(text)
+    if any(_RUN.match(text, end) for end in (m.end() for m in _SECTION.finditer(text))):
+        return None
+    return {number.lower().rstrip(".") for number in found}
+
+
+def _sectioned_apart(sentence: str, source: Source) -> bool:
+    """Whether a sentence and a source's label each name a section of a law and share none:
+    "section 727.8A" is not in "Iowa Code § 717A.3A", nor "§ 25992" in "§ 25990", however many
+    words they share. Such a sentence is cited to the document itself."""
+    said, labelled = _sections(sentence), _sections(source.title)
     return bool(said and labelled and not said & labelled)
 
 

@@ -121,3 +121,19 @@ def test_a_source_of_another_place_is_never_cited_for_a_sentence_placed_elsewher
     assert fits("There is no federal ban in the US.", Source("A guide", "https://[broken"))
     # the main source's own history is no other year: "It replaced the ... Act 1911"
     assert fits("It replaced the Protection of Animals Act 1911.", act, dated=False)
+
+
+def test_a_source_of_another_section_is_never_cited_for_a_sentence_naming_its_own():
+    """Set 29's readers: a sentence on Iowa's section 727.8A was cited to "Iowa Code § 717A.3A",
+    the guide's main source, and one on § 25992's exceptions to § 25990. A sentence naming a run
+    of sections ("§ 1901 and following") may be from any of them."""
+    from common.language.citations import fits
+
+    trespass = Source("Iowa Code § 717A.3A (2012)", "https://example.org/717a")
+    assert not fits("Section 727.8A makes placing a camera on farm property an offence.", trespass)
+    assert fits("Section 717A.3A makes agricultural production facility fraud a crime.", trespass)
+    assert fits("Iowa passed a second law after the first was struck down.", trespass)
+    slaughter = Source("7 U.S.C. § 1902, Humane methods of slaughter", "https://example.org/1902")
+    assert fits("The Act (7 U.S.C. § 1901 and following) requires humane slaughter.", slaughter)
+    assert not fits("Section 4 of the Act sets a duty of care.", NOTICE)
+    assert fits("Section 11 requires six days' notice of a march.", NOTICE)
