@@ -823,7 +823,7 @@ def _by_section(picked: list[Fact], passages: Sequence[Passage]) -> list[tuple[s
     """Facts grouped under the innermost heading of their passage."""
     groups: dict[str, list[Fact]] = {}
     for fact in picked:
-        section = passages[fact.passage].section.split(" > ")[-1]
+        section = roles.heading(passages[fact.passage].section)
         groups.setdefault(section, []).append(fact)
     return list(groups.items())
 
@@ -871,10 +871,9 @@ def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
 def _sources_of(passage: Passage) -> dict[str, citations.Source | None]:
     texts = drafts()
     paragraphs = [split(p) for p in passage.text.split("\n") if p.strip()]
-    heading = passage.section.split(" > ")[-1]
     rows = citations.cited(
         paragraphs,
-        heading,
+        roles.heading(passage.section),
         passage.sources,
         passage.main_source(),
         lambda sentence: _dependence(sentence, texts) > 0,
