@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
 
-from common.datafiles import Content, load
+from common.datafiles import Content, LowerWords, Words, load
 from common.language import places
 from common.language.index import terms
 
@@ -90,7 +90,7 @@ def cited(
         row: list[Source | None] = []
         for sentence in paragraph:
             before = row[-1] if row and leans(sentence) else None
-            chosen = _named(sentence, sources) or before or under
+            chosen = _named(sentence, sources) or _holder(sentence, sources) or before or under
             row.append(chosen if fits(sentence, chosen) else fallback)
         found.append(row)
     return found
@@ -124,12 +124,95 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
 class SourceHosts(Content):
     """data/text/sources.toml."""
 
+    kinds: LowerWords
+    abbreviations: Words
     hosts: dict[str, str]
 
 
 @cache
+def _sources_data() -> SourceHosts:
+    return load("text/sources.toml", SourceHosts)
+
+
 def _hosts() -> dict[str, str]:
-    return load("text/sources.toml", SourceHosts).hosts
+    return _sources_data().hosts
+
+
+# what may name an instrument or a body: a quotation, or capitalised words joined by these
+_CAPITAL = r"\(?[A-Z][\w'\u2019.-]*\)?"  # "(Sentience)" too
+_NAMING = re.compile(
+    r"[\u201c\"](?P<quoted>[A-Z][^\u201d\"]{2,60})[\u201d\"]"
+    rf"|(?P<words>{_CAPITAL}(?:\s+(?:(?:of|the|for|and|on|in|to)\s+)*{_CAPITAL})*)"
+)
+_ABBREVIATION = re.compile(r"^[A-Z]{3,}s?$")  # "EFSA", "APHIS", "NGOs"
+
+
+def names(sentence: str) -> list[str]:
+    """The instruments and bodies a sentence names: capitalised words that end in a kind of
+    instrument or body ("European Chicken Commitment", not "The Act" alone), an abbreviation of
+    three capitals or more that is not a common one ("EFSA", not "CO2"), a quotation in title
+    case ("Lucy's Law", not "Improve welfare")."""
+    data = _sources_data()
+    found: list[str] = []
+    for match in _NAMING.finditer(sentence):
+        quoted = match.group("quoted")
+        if quoted is not None:
+            long = [w for w in quoted.split() if len(w) >= 4]
+            if long and all(w[0].isupper() for w in long):
+                found.append(quoted)
+            continue
+        words = match.group("words").split()
+        if words[0] in ("The", "A", "An", "Its", "This", "These"):
+            words = words[1:]
+        if len(words) >= 2 and words[-1].strip(".,;:()").lower() in data.kinds:
+            found.append(" ".join(words).strip(".,;:()"))
+            continue
+        bare = [w.strip(".,;:()") for w in words]
+        found += [
+            w
+            for w in bare
+            if _ABBREVIATION.match(w) and w.removesuffix("s") not in data.abbreviations
+        ]
+    return found
+
+
+def _holder(sentence: str, sources: Sequence[Source]) -> Source | None:
+    """The one source whose label holds an instrument or body the sentence names (``names``),
+    when the words it shares with two labels tie ("the European Chicken Commitment is the
+    sister policy" shares "policy" with the US commitment's label)."""
+    said = names(sentence)
+    found = [s for s in sources if said and fits(sentence, s) and _calls(said, s.title)]
+    return found[0] if len(found) == 1 else None
+
+
+def holds(sentence: str, source: Source, also: str = "") -> bool:
+    """Whether ``source`` may hold ``sentence``: the sentence names no instrument or body
+    (``names``), or names the source itself (by its number, its label or by ``also``, for a
+    document's own source the document's title: "the Animal Welfare Act" is the source
+    "7 U.S.C. § 2132" of a guide on it). "The European Chicken Commitment is the sister policy
+    for Europe" is not held by the US Better Chicken Commitment's text, nor an EFSA opinion by
+    a directive."""
+    said = names(sentence)
+    numbers = set(_sequence(source.title)) & set(_sequence(sentence))
+    if not said or any(_identifier(w) for w in numbers):
+        return True  # names nothing, or the source by its number ("No 338/97", "§ 25990")
+    return _calls(said, f"{source.title} {also}", source.title)
+
+
+def _calls(said: list[str], label: str, title: str | None = None) -> bool:
+    """Whether one of the names ``said`` is the one of a source's ``label``: its words, its
+    abbreviation or initials, or a name holding the own name of its ``title`` (when the label
+    adds a document's title to it): "Part II of the Public Order Act" holds "Public Order
+    Act", the name before the number or comma of "Public Order Act 1986, section 11"."""
+    own, initials = set(_sequence(label)), "".join(re.findall(r"\b[A-Z]", label))
+    called = set(_sequence(re.split(r"[,(\d]", title or label)[0]))
+    for name in said:
+        if _ABBREVIATION.match(name):
+            if name.removesuffix("s") in label or name.removesuffix("s") in initials:
+                return True
+        elif set(_sequence(name)) <= own or (len(called) >= 2 and called <= set(_sequence(name))):
+            return True
+    return False
 
 
 # "Outside the EU, ... California requires...": the place after these words is not where

@@ -279,7 +279,8 @@ def facts(
     quotes only what the roles model calls a fact (``roles``, decision 0080), and, given what
     the draft is ``about`` (its topic without the names it addresses), what the relevance
     judge gives at least ``SENTENCE_MIN`` of answering it, while any sentence does (decision
-    0084)."""
+    0084), and what the source it would be cited to holds, while any is (``_held``, decision
+    0086)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -319,6 +320,8 @@ def facts(
         judged_on = relevance.relevance(about, [f.text for f in found], "topic")
         on_topic = [f for f, p in zip(found, judged_on, strict=True) if p >= SENTENCE_MIN]
         found = on_topic or found
+    if public and found:  # what its source holds, while any is (decision 0086)
+        found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
     if public and any(not f.leans for f in found):  # public copy: no sentence out of context
         found = [f for f in found if not f.leans]
     found.sort(key=lambda f: (-f.score, f.passage))
@@ -853,19 +856,38 @@ def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:
     (``common.language.citations``: the listed source the sentence names, or the one the sentence
     it leans on names, or the section's, or the document's own)."""
     found: list[Citation] = []
+    for fact, source in zip(picked, _sources(picked, passages), strict=True):
+        title = source.title if source else passages[fact.passage].title
+        found.append(Citation(fact.text, source.url if source else None, title))
+    return found
+
+
+def _sources(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[citations.Source | None]:
+    """The source each fact is cited to (``cite``); None for its document itself, when the
+    source is another place's, year's or section's."""
+    found: list[citations.Source | None] = []
     by_passage: dict[int, dict[str, citations.Source | None]] = {}
     for fact in picked:
         if fact.passage not in by_passage:
             by_passage[fact.passage] = _sources_of(passages[fact.passage])
-        passage = passages[fact.passage]
-        said = by_passage[fact.passage].get(fact.whole or fact.text)
-        main = passage.main_source()
-        source = said or main
+        main = passages[fact.passage].main_source()
+        source = by_passage[fact.passage].get(fact.whole or fact.text) or main
         if not citations.fits(fact.whole or fact.text, source, dated=source != main):
-            source = None  # the document itself: the source is another place's or year's
-        title = source.title if source else passage.title
-        found.append(Citation(fact.text, source.url if source else None, title))
+            source = None
+        found.append(source)
     return found
+
+
+def _held(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
+    """Whether each fact's citation holds it (decision 0086): it is cited to a source of its
+    document, not the document itself, and names no instrument or body that source is not
+    (``citations.holds``; a document's own source is also what the document's title names)."""
+    held: list[bool] = []
+    for fact, source in zip(found, _sources(found, passages), strict=True):
+        passage = passages[fact.passage]
+        own = passage.title if source == passage.main_source() else ""
+        held.append(source is not None and citations.holds(fact.whole or fact.text, source, own))
+    return held
 
 
 def _sources_of(passage: Passage) -> dict[str, citations.Source | None]:

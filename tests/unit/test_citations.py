@@ -137,3 +137,34 @@ def test_a_source_of_another_section_is_never_cited_for_a_sentence_naming_its_ow
     assert fits("The Act (7 U.S.C. § 1901 and following) requires humane slaughter.", slaughter)
     assert not fits("Section 4 of the Act sets a duty of care.", NOTICE)
     assert fits("Section 11 requires six days' notice of a march.", NOTICE)
+
+
+def test_a_source_holds_no_sentence_naming_another_instrument_or_body_and_not_it():
+    """Set 29's readers: "The European Chicken Commitment is the sister policy for Europe" was
+    cited to the US Better Chicken Commitment's text, an EFSA opinion and the End the Cage Age
+    initiative to a directive (decision 0086). A sentence that names nothing, or names the
+    source (by its label, its initials, or for a document's own source the document's title),
+    is the source's to hold."""
+    from common.language.citations import holds, names
+
+    bcc = Source("Better Chicken Commitment, policy text (US)", "https://example.org/bcc")
+    directive = Source("Council Directive 2008/120/EC on the protection of pigs", "https://e.org/d")
+    cites = Source("Text of the Convention on International Trade in Endangered Species", "u")
+    assert names("The European Chicken Commitment is the sister policy for Europe.") == [
+        "European Chicken Commitment"
+    ]
+    assert not holds("The European Chicken Commitment is the sister policy for Europe.", bcc)
+    assert holds("The Better Chicken Commitment asks for 2 kg per square metre at most.", bcc)
+    assert not holds("EFSA opinions found high CO2 concentrations aversive to pigs.", directive)
+    assert not holds('The initiative "End the Cage Age" asked for an end to crates.', directive)
+    assert holds("Sows must be kept in groups from four weeks after service.", directive)
+    assert holds("The Directive requires group housing of sows.", directive)  # no name of another
+    assert holds("CITES was agreed in Washington in 1973.", cites)  # its initials
+    awa = Source("7 U.S.C. § 2132, Definitions", "u")
+    sentence = "The Animal Welfare Act excludes rats and mice bred for research."
+    assert not holds(sentence, awa)
+    assert holds(sentence, awa, "The US federal Animal Welfare Act and what it does not cover")
+    # what is no name of an instrument or body: a common abbreviation, a quoted phrase in
+    # sentence case, "The Act" alone
+    assert names('"Improve welfare" cannot be checked; CO2 stunning in the EU and UK.') == []
+    assert names("The Act applies to England and Wales.") == []

@@ -530,6 +530,35 @@ def test_public_copy_quotes_the_sentences_the_judge_finds_on_the_topic_while_any
     assert [f.text for f in facts("crates", [off], public=True, about=about)] == [sentences[1]]
 
 
+def test_public_copy_quotes_what_its_cited_source_holds_while_any_is():
+    """Decision 0086: set 29's readers found "The European Chicken Commitment is the sister
+    policy" cited to the US commitment's text, and sentences cited to a guide with no URL.
+    Public copy quotes a sentence whose source, as cited, holds it; when none is, the others
+    rather than nothing."""
+    from common.language.citations import Source
+
+    bcc = Source("Better Chicken Commitment, policy text (US)", "https://example.org/bcc")
+    text = (
+        "The European Chicken Commitment sets a maximum stocking density for chickens. "
+        "Broiler chickens bred for fast growth suffer leg disorders under the commitment's "
+        "stocking density."
+    )
+    chickens = Passage(text, "Broiler chickens", bcc.url, "Broiler chickens", (bcc,))
+    sentences = split(text)
+    quoted = [f.text for f in facts("chicken stocking density", [chickens], public=True)]
+    assert quoted == [sentences[1]]
+    alone = Passage(sentences[0], "Broiler chickens", bcc.url, "Broiler chickens", (bcc,))
+    assert [f.text for f in facts("chicken stocking density", [alone], public=True)] == [
+        sentences[0]
+    ]
+    # a source of the sentence's own listed beside it is cited, and holds it
+    ecc = Source("European Chicken Commitment", "https://example.org/ecc")
+    both = Passage(text, "Broiler chickens", bcc.url, "Broiler chickens", (bcc, ecc))
+    found = facts("chicken stocking density", [both], public=True)
+    assert {f.text for f in found} == set(sentences)
+    assert {c.text[:12]: c.url for c in cite(found, [both])}["The European"] == ecc.url
+
+
 @pytest.mark.parametrize(
     ("organisation", "named"),
     [
