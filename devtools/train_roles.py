@@ -51,7 +51,9 @@ CORPUS = DATA / "content" / "roles" / "corpus.jsonl"
 # Sentences written about the guides' topics, labelled the same way (``WrittenSentence``): two
 # helpers' training sets and the held-apart sets of bench/data measured on once (spent), the
 # rows their two labellers agreed on: held_apart is roles_holdout (decision 0080), held_apart2
-# roles_holdout3 (0084), held_apart3 and 4 roles_holdout4 and 5, held_apart5 roles_holdout2.
+# roles_holdout3 (0084), held_apart3 and 4 roles_holdout4 and 5, held_apart5 roles_holdout2,
+# held_apart6 roles_holdout6 (0085); written3 and 4 two more helpers' training sets, written
+# mostly of caveats and the facts nearest them (0086).
 WRITTEN = tuple(
     DATA / "content" / "roles" / name
     for name in (
@@ -62,6 +64,9 @@ WRITTEN = tuple(
         "held_apart3.jsonl",
         "held_apart4.jsonl",
         "held_apart5.jsonl",
+        "held_apart6.jsonl",
+        "written3.jsonl",
+        "written4.jsonl",
     )
 )
 # Of the facts, cross-validated, advice patterns included: over the corpus's sentences and over

@@ -47,6 +47,9 @@ SETS: dict[str, type[Row]] = {
     "content/roles/held_apart3.jsonl": WrittenSentence,
     "content/roles/held_apart4.jsonl": WrittenSentence,
     "content/roles/held_apart5.jsonl": WrittenSentence,
+    "content/roles/held_apart6.jsonl": WrittenSentence,
+    "content/roles/written3.jsonl": WrittenSentence,
+    "content/roles/written4.jsonl": WrittenSentence,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {
