@@ -5,6 +5,7 @@ assistant's extraction and memory, and the personal-data screen share.
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import cache
 from typing import Literal
@@ -46,11 +47,18 @@ def suffix_kind() -> dict[str, Kind]:
 
 def kind_of(name: str) -> Kind | None:
     """The kind of a name of two words or more by its last word ("Harlow Foods": company), or
-    None ("Dana Whitfield", "Foods")."""
-    parts = name.split()
+    a government's by a word of the government list that "of" or "for" follows ("California
+    Department of Food and Agriculture"), or None ("Dana Whitfield", "Foods")."""
+    parts = [part.rstrip(".,") for part in name.split()]
     if len(parts) < 2:
         return None
-    return suffix_kind().get(parts[-1].rstrip(".,"))
+    found = suffix_kind().get(parts[-1])
+    if found is None and any(
+        word in words().government and after in ("of", "for")
+        for word, after in itertools.pairwise(parts)
+    ):
+        return "government"
+    return found
 
 
 @cache

@@ -235,6 +235,8 @@ def organisation_of(audience: str | None) -> str | None:
     if owner and owner.group(1)[:1].isupper() and not _a_person(owner.group(1)):
         return owner.group(1)
     cues = [cue for cue in _AFTER_CUE.finditer(text) if _capital(text[cue.end()])]
+    if len(cues) > 1 and _inside_name(text[cues[-2].end() : cues[-1].start()], cues[-1]):
+        cues.pop()  # "at the California Department of Food and Agriculture": "of" in its name
     if cues:
         named = _CUT.split(text[cues[-1].end() :], maxsplit=1)[0].strip(" .;:!?")
         words = named.split()
@@ -257,6 +259,23 @@ def organisation_of(audience: str | None) -> str | None:
     if bare[:1].isupper() and organisations.kind_of(bare) is not None:
         return bare
     return None
+
+
+def _inside_name(between: str, cue: re.Match[str]) -> bool:
+    """Whether an "of" joins two halves of one name ("Department of Food and Agriculture"):
+    the words before it, back to the cue before, are all capitalised or joining words, and not
+    a role's title ("Head of Sourcing of ...")."""
+    words = between.split()
+    return (
+        cue.group(0).startswith("of")
+        and bool(words)
+        and words[0].lower() not in drafts().titles
+        and all(w[:1].isupper() or w in _NAME_JOINS for w in words)
+        and words[-1][:1].isupper()
+    )
+
+
+_NAME_JOINS = frozenset({"of", "and", "for", "the", "&"})
 
 
 def organisation_in(topic: str, allies: bool = False) -> str | None:

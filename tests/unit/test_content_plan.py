@@ -37,6 +37,13 @@ from functions.content.service import organisation_of
         ),
         ("Ms Jane Smith, Head of Sourcing", None),
         ("the buyers, Leeds", None),
+        # "of" inside a government's name, which opens with its kind (spent set 30)
+        (
+            "the Animal Care Program at the California Department of Food and Agriculture",
+            "the California Department of Food and Agriculture",
+        ),
+        ("the Secretary of State of the Department of Health", "the Department of Health"),
+        ("the press office of the Iowa Senate", "the Iowa Senate"),
     ],
 )
 def test_the_organisation_an_audience_names(audience, organisation):
