@@ -766,7 +766,12 @@ def _long_form(
             *closing,
         ]
     else:  # talking_points
-        lines = [_heading(frame.talking_points_title.format(**values), 1, web), ""]
+        title = (
+            frame.talking_points_title_for.format(audience=target, topic=topic)
+            if target
+            else frame.talking_points_title.format(**values)
+        )  # for whom, the organisation named (decision 0086)
+        lines = [_heading(title, 1, web), ""]
         lines += [f"- {f.text} ({passages[f.passage].title})" for f in picked]
         if ask:  # the caller's; talking points have no ask of their own
             lines += ["", _heading(frame.talking_points_close, 2, web), "", ask]

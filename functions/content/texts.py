@@ -79,6 +79,7 @@ class Frame(Content):
     petition_ask: Annotated[str, Template("audience", "topic")]
     petition_ask_default: Annotated[str, Template("topic")]
     talking_points_title: Annotated[str, Template("topic")]
+    talking_points_title_for: Annotated[str, Template("audience", "topic")]
     talking_points_close: str
     sources_heading: str
 

@@ -575,3 +575,23 @@ def test_a_letter_names_an_institution_with_the_and_a_company_as_written(organis
     draft = compose(spec, [HENS, PLEDGES])
     assert draft is not None
     assert named in draft.content
+
+
+def test_talking_points_say_for_whom_when_the_request_names_them():
+    """Spent set 30: talking points for "the fish sourcing team at Brightwell Supermarkets"
+    never named the company; they now say for whom they are (decision 0086), and without an
+    audience they are titled by the topic alone."""
+    audience = "the fish sourcing team at Brightwell Supermarkets"
+    spec = Spec(
+        "cage-free laying hens",
+        "talking_points",
+        "email",
+        audience=audience,
+        organisation="Brightwell Supermarkets",
+    )
+    draft = compose(spec, [HENS, PLEDGES])
+    assert draft is not None
+    assert draft.content.startswith(f"Talking points for {audience}: cage-free laying hens")
+    plain = compose(Spec("cage-free laying hens", "talking_points", "email"), [HENS, PLEDGES])
+    assert plain is not None
+    assert plain.content.startswith("Talking points: cage-free laying hens")
