@@ -90,7 +90,7 @@ def cited(
         row: list[Source | None] = []
         for sentence in paragraph:
             before = row[-1] if row and leans(sentence) else None
-            chosen = _named(sentence, sources) or _holder(sentence, sources) or before or under
+            chosen = _named(sentence, sources) or before or _holder(sentence, sources) or under
             row.append(chosen if fits(sentence, chosen) else fallback)
         found.append(row)
     return found
@@ -104,14 +104,23 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
             shared[word] = shared.get(word, 0) + 1
     said = _sequence(text)
     own, pairs = set(said), set(itertools.pairwise(said))
+    plain = _plain()
+    # the sentence's own capitalised words after its first: names of people and bodies
+    proper = {t for word in text.split()[1:] if word[:1].isupper() for t in terms(word)}
     scores = []
     for source, words in zip(sources, labels, strict=True):
         if not fits(text, source):
             scores.append(0.0)
             continue
         hits = set(words) & own
-        anchored = any(pair in pairs for pair in itertools.pairwise(words)) or any(
-            shared[w] == 1 and _identifier(w) for w in hits
+        anchored = (
+            any(pair in pairs and not set(pair) <= plain for pair in itertools.pairwise(words))
+            or any(shared[w] == 1 and _identifier(w) for w in hits)
+            or (  # a study by its authors and its year ("a 2003 study by ... Braithwaite and
+                # ... Gentle"): two names only this label has, and its year
+                len({w for w in hits if shared[w] == 1} & proper) >= 2
+                and bool(_years(text) & _years(source.title))
+            )
         )
         weight = sum(1 / shared[w] for w in hits)
         scores.append(weight if anchored and weight >= MIN_WEIGHT else 0.0)
@@ -126,12 +135,19 @@ class SourceHosts(Content):
 
     kinds: LowerWords
     abbreviations: Words
+    plain: LowerWords
     hosts: dict[str, str]
 
 
 @cache
 def _sources_data() -> SourceHosts:
     return load("text/sources.toml", SourceHosts)
+
+
+@cache
+def _plain() -> frozenset[str]:
+    """The search terms of ``plain`` words (``data/text/sources.toml``)."""
+    return frozenset(_sequence(" ".join(sorted(_sources_data().plain))))
 
 
 def _hosts() -> dict[str, str]:
@@ -145,6 +161,7 @@ _NAMING = re.compile(
     rf"|(?P<words>{_CAPITAL}(?:\s+(?:(?:of|the|for|and|on|in|to)\s+)*{_CAPITAL})*)"
 )
 _ABBREVIATION = re.compile(r"^[A-Z]{3,}s?$")  # "EFSA", "APHIS", "NGOs"
+_YEAR_NAMED = re.compile(r"\b(?:[Tt]he|[Ii]ts) ((?:1[89]|20)\d\d) $")  # "the 2022 Act"
 
 
 def names(sentence: str) -> list[str]:
@@ -162,6 +179,11 @@ def names(sentence: str) -> list[str]:
                 found.append(quoted)
             continue
         words = match.group("words").split()
+        year = _YEAR_NAMED.search(sentence[: match.start()])
+        if year is not None and len(words) == 1:
+            if words[0].strip(".,;:()").lower() in data.kinds:  # "the 2022 Act"
+                found.append(f"{year.group(1)} {words[0].strip('.,;:()')}")
+            continue
         if words[0] in ("The", "A", "An", "Its", "This", "These"):
             words = words[1:]
         if len(words) >= 2 and words[-1].strip(".,;:()").lower() in data.kinds:

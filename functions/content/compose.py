@@ -898,9 +898,10 @@ def _held(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
 def _sources_of(passage: Passage) -> dict[str, citations.Source | None]:
     texts = drafts()
     paragraphs = [split(p) for p in passage.text.split("\n") if p.strip()]
+    heading = roles.heading(passage.section)
     rows = citations.cited(
         paragraphs,
-        roles.heading(passage.section),
+        "" if heading == passage.title else heading,  # a guide's title names no one source
         passage.sources,
         passage.main_source(),
         lambda sentence: _dependence(sentence, texts) > 0,

@@ -168,3 +168,30 @@ def test_a_source_holds_no_sentence_naming_another_instrument_or_body_and_not_it
     # sentence case, "The Act" alone
     assert names('"Improve welfare" cannot be checked; CO2 stunning in the EU and UK.') == []
     assert names("The Act applies to England and Wales.") == []
+
+
+def test_a_year_an_instrument_and_a_studys_authors_name_their_source():
+    """Spent set 30's readers (decision 0086): "The 2022 Act gave the Home Secretary power..."
+    was cited to the Public Order Act 1986, "A landmark 2003 study by Lynne Sneddon, Victoria
+    Braithwaite and Michael Gentle" to Sneddon's 2019 review, and "Animal welfare issues reach
+    investors..." to the Business Benchmark on Farm Animal Welfare by "animal welfare" alone."""
+    from common.language.citations import holds, names
+
+    act = Source("Public Order Act 1986", "https://example.org/poa")
+    police = Source("Police, Crime, Sentencing and Courts Act 2022, Part 3", "https://e.org/pcsc")
+    assert names("The 2022 Act gave the Home Secretary power.") == ["2022 Act"]
+    assert not holds("The 2022 Act gave the Home Secretary power.", act)
+    assert holds("The 2022 Act gave the Home Secretary power.", police)
+    review = Source('Sneddon, L.U. (2019), "Evolution of nociception and pain"', "https://e.org/r")
+    study = Source(
+        'Sneddon, L.U., Braithwaite, V.A. & Gentle, M.J. (2003), "Do fishes have nociceptors?"',
+        "https://e.org/s",
+    )
+    sentence = "A 2003 study by Lynne Sneddon, Victoria Braithwaite and Michael Gentle found them."
+    assert cited([[sentence]], "", [review, study], review, leans) == [[study]]
+    later = "A study by Braithwaite and Gentle found nociceptors."  # no year: no study named
+    assert cited([[later]], "", [review, study], review, leans) == [[review]]
+    benchmark = Source("Business Benchmark on Farm Animal Welfare", "https://e.org/bbfaw")
+    rule = Source("17 CFR § 240.14a-8, Shareholder proposals", "https://e.org/rule")
+    risks = "Animal welfare issues reach investors mainly as business risks."
+    assert cited([[risks]], "", [rule, benchmark], rule, leans) == [[rule]]

@@ -595,3 +595,22 @@ def test_talking_points_say_for_whom_when_the_request_names_them():
     plain = compose(Spec("cage-free laying hens", "talking_points", "email"), [HENS, PLEDGES])
     assert plain is not None
     assert plain.content.startswith("Talking points: cage-free laying hens")
+
+
+def test_a_guides_title_names_none_of_its_sources():
+    """Spent set 30: the opening lines of "Laying hens: cage systems and welfare" were cited
+    to the EFSA opinion "Welfare of laying hens on farm", whose label shares the title's words;
+    a guide's title is its own, so they are cited to its main source (decision 0086)."""
+    from common.language.citations import Source
+    from functions.content.compose import Fact
+
+    directive = Source("Council Directive 1999/74/EC on laying hens", "https://example.org/dir")
+    efsa = Source('EFSA (2023), "Welfare of laying hens on farm"', "https://example.org/efsa")
+    title = "Laying hens: cage systems and welfare"
+    text = "Conventional battery cages hold a few hens on a sloping wire floor."
+    opening = Passage(text, title, directive.url, title, (directive, efsa))
+    assert cite([Fact(text, 0, 1.0)], [opening])[0].url == directive.url
+    section = Passage(
+        text, title, directive.url, f"{title} > Welfare of laying hens", (directive, efsa)
+    )
+    assert cite([Fact(text, 0, 1.0)], [section])[0].url == efsa.url  # a heading still names one
