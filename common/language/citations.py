@@ -179,7 +179,7 @@ def names(sentence: str) -> list[str]:
                 found.append(quoted)
             continue
         words = match.group("words").split()
-        year = _YEAR_NAMED.search(sentence[: match.start()])
+        year = _YEAR_NAMED.search(sentence[max(0, match.start() - 12) : match.start()])
         if year is not None and len(words) == 1:
             if words[0].strip(".,;:()").lower() in data.kinds:  # "the 2022 Act"
                 found.append(f"{year.group(1)} {words[0].strip('.,;:()')}")
