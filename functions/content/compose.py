@@ -362,12 +362,7 @@ def _topic(topic: str, markdown: bool = False) -> str:
     text = " ".join(topic.split()).rstrip(" .!;:")
     if not any(char.isalnum() for char in text):  # "!!!???", "🐔🐔🐔": as written
         return _escaped(text) if markdown else text
-    article = drafts().article
-    said = [
-        re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.lower().strip(_EDGES)) for w in text.split()
-    ]
-    sentence = any(word in article.verbs for word in said[1:])
-    if "?" in text or said[0] in article.clausal or sentence:  # "What's in your egg box? ..."
+    if _clausal(text):  # "What's in your egg box? ..."
         quoted = f"\u201c{text}\u201d"  # a question, an instruction or a sentence, as written
         return _escaped(quoted) if markdown else quoted
     text = text.rstrip("?")
@@ -382,6 +377,37 @@ def _topic(topic: str, markdown: bool = False) -> str:
     determined = any(word.lower() in _DETERMINERS for word in words[:-1]) or owned
     if len(words) > 1 and not determined and words[-1].lower() in drafts().article.heads:
         text = f"the {text}"
+    return _escaped(text) if markdown else text
+
+
+def _clausal(topic: str) -> bool:
+    """Whether a topic is a question, an instruction or a sentence rather than the name of
+    something: a question mark, a first word of ``article.clausal`` ("stop building colony
+    cage sheds", "how is..."), or a verb of ``article.verbs`` after it ("Salmon farms must
+    stop", "Westwind keeps shipping")."""
+    text = " ".join(topic.split())
+    article = drafts().article
+    said = [
+        re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.lower().strip(_EDGES)) for w in text.split()
+    ]
+    if not said:
+        return False
+    if "?" in text or said[0] in article.clausal or any(w in article.verbs for w in said[1:]):
+        return True
+    # "Siam Tidewater Foods: stop cutting eyestalks": a name, then what it is asked
+    head, colon, rest = text.partition(": ")
+    return bool(colon and rest and head) and _clausal(rest)
+
+
+def _said(topic: str, markdown: bool = False) -> str | None:
+    """A topic that is a sentence (``_clausal``) as a sentence of its own, capitalised and with
+    its stop, for the frames of ``[frame.said]`` (decision 0086); None for the name of
+    something, which the frames hold as written (``_topic``)."""
+    text = " ".join(topic.split()).rstrip(" ,;:")
+    if not any(char.isalnum() for char in text) or not _clausal(text):
+        return None
+    text = _capital(text)
+    text = text if text[-1] in ".?!" else f"{text}."
     return _escaped(text) if markdown else text
 
 
@@ -425,6 +451,9 @@ def _capital(text: str) -> str:
 
 def hook(spec: Spec) -> str:
     """The tone's opening for this topic (the same topic always gets the same one)."""
+    said = _said(spec.topic)
+    if said is not None:  # a sentence opens as itself
+        return said
     hooks = drafts().tone[spec.tone].hooks
     topic = _topic(spec.topic)
     chosen = hooks[zlib.crc32(topic.lower().encode()) % len(hooks)]
@@ -676,8 +705,16 @@ def _long_form(
     organisation = _institution(spec.organisation) if spec.organisation else None
     organisation = _escaped(organisation) if web and organisation else organisation
     you = frame.you_at.format(organisation=organisation) if organisation else frame.you
-    # the tone's first line of a letter or an email, naming the organisation addressed
-    intro = drafts().tone[spec.tone].intro.format(topic=topic, you=you)
+    # the tone's first line of a letter or an email, naming the organisation addressed; a
+    # topic that is a sentence stands as its own (``[frame.said]``)
+    said = _said(spec.topic, markdown=web)
+    tone = drafts().tone[spec.tone]
+    intro = (
+        tone.intro_said.format(you=you, Said=said)
+        if said
+        else tone.intro.format(topic=topic, you=you)
+    )
+    own = frame.said
     picked = found[: _facts_wanted(spec)]
     audience = _audience(spec.audience)
     audience = _escaped(audience) if web and audience else audience
@@ -694,7 +731,7 @@ def _long_form(
     lines: list[str]
     if spec.content_type == "email":
         lines = [
-            frame.email_subject.format(**values),
+            own.email_subject.format(Said=said) if said else frame.email_subject.format(**values),
             "",
             frame.email_greeting,
             "",
@@ -721,13 +758,15 @@ def _long_form(
         lines = [
             frame.press_header,
             "",
-            _heading(frame.press_headline.format(**values), 1, web),
-            "",
-            (
-                frame.press_dateline_to.format(organisation=organisation, topic=topic)
-                if organisation
-                else frame.press_dateline.format(**values)
+            _heading(
+                own.press_headline.format(Said=said)
+                if said
+                else frame.press_headline.format(**values),
+                1,
+                web,
             ),
+            "",
+            _dateline(organisation, topic, said),
             "",
             *_paragraphs(picked),
             frame.press_quote,
@@ -739,15 +778,22 @@ def _long_form(
             frame.press_about,
         ]
     elif spec.content_type == "blog_post":
-        lines = [_heading(frame.blog_title.format(**values), 1, web), "", frame.blog_intro]
-        lines[-1] = lines[-1].format(**values)
+        title = own.blog_title.format(Said=said) if said else frame.blog_title.format(**values)
+        lines = [_heading(title, 1, web), ""]
+        lines.append(own.blog_intro if said else frame.blog_intro.format(**values))
         lines.append("")
         for section, group in _by_section(picked, passages):
             lines += [_heading(section, 2, web), "", " ".join(f.text for f in group), ""]
         lines += [_heading(frame.blog_conclusion, 2, web), "", *closing]
     elif spec.content_type == "petition":
         lines = [
-            _heading(frame.petition_title.format(**values), 1, web),
+            _heading(
+                own.petition_title.format(Said=said)
+                if said
+                else frame.petition_title.format(**values),
+                1,
+                web,
+            ),
             "",
             frame.petition_to.format(audience=target) if target else frame.petition_to_default,
             "",
@@ -758,19 +804,23 @@ def _long_form(
             (
                 committed.petition_ask.format(**company)
                 if spec.committed
-                else frame.petition_ask.format(audience=target, topic=topic)
-                if target
-                else frame.petition_ask_default.format(**values)
+                else _petition_ask(target, topic, said)
             ),
             "",
             *closing,
         ]
     else:  # talking_points
-        title = (
-            frame.talking_points_title_for.format(audience=target, topic=topic)
+        title = (  # for whom, the organisation named (decision 0086)
+            (
+                own.talking_points_title_for.format(audience=target, Said=said)
+                if said
+                else frame.talking_points_title_for.format(audience=target, topic=topic)
+            )
             if target
+            else own.talking_points_title.format(Said=said)
+            if said
             else frame.talking_points_title.format(**values)
-        )  # for whom, the organisation named (decision 0086)
+        )
         lines = [_heading(title, 1, web), ""]
         lines += [f"- {f.text} ({passages[f.passage].title})" for f in picked]
         if ask:  # the caller's; talking points have no ask of their own
@@ -781,6 +831,33 @@ def _long_form(
     if count(text, spec.platform) > drafts().platform[spec.platform].limit:
         return None
     return Draft([text], text, tags, picked)
+
+
+def _dateline(organisation: str | None, topic: str, said: str | None) -> str:
+    """A press release's dateline: whom it calls on, and on what (a sentence topic stands as
+    its own, ``[frame.said]``)."""
+    frame = drafts().frame
+    if said is not None:
+        if organisation:
+            return frame.said.press_dateline_to.format(organisation=organisation, Said=said)
+        return frame.said.press_dateline.format(Said=said)
+    if organisation:
+        return frame.press_dateline_to.format(organisation=organisation, topic=topic)
+    return frame.press_dateline.format(topic=topic)
+
+
+def _petition_ask(target: str | None, topic: str, said: str | None) -> str:
+    """A petition's call on its target, or on the decision maker for the author to name."""
+    frame = drafts().frame
+    if said is not None:
+        return (
+            frame.said.petition_ask.format(audience=target)
+            if target
+            else frame.said.petition_ask_default
+        )
+    if target:
+        return frame.petition_ask.format(audience=target, topic=topic)
+    return frame.petition_ask_default.format(topic=topic)
 
 
 def _audience(audience: str | None) -> str | None:

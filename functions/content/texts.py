@@ -38,6 +38,7 @@ class ToneTexts(Content):
     hooks: tuple[Annotated[Line, AfterValidator(_hook)], ...] = Field(min_length=1)
     ask: Line
     intro: Annotated[Line, Template("topic", "you")]
+    intro_said: Annotated[Line, Template("you", "Said")]
 
 
 class Article(Content):
@@ -50,6 +51,22 @@ class Article(Content):
 
 class AnswerWords(Content):
     generic: LowerWords
+
+
+class SaidFrame(Content):
+    """The frames of a topic that is a sentence: it stands as its own, ``{Said}``."""
+
+    email_subject: Annotated[str, Template("Said")]
+    press_headline: Annotated[str, Template("Said")]
+    press_dateline: Annotated[str, Template("Said")]
+    press_dateline_to: Annotated[str, Template("organisation", "Said")]
+    blog_title: Annotated[str, Template("Said")]
+    blog_intro: str
+    petition_title: Annotated[str, Template("Said")]
+    petition_ask: Annotated[str, Template("audience")]
+    petition_ask_default: str
+    talking_points_title: Annotated[str, Template("Said")]
+    talking_points_title_for: Annotated[str, Template("audience", "Said")]
 
 
 class Frame(Content):
@@ -82,6 +99,7 @@ class Frame(Content):
     talking_points_title_for: Annotated[str, Template("audience", "topic")]
     talking_points_close: str
     sources_heading: str
+    said: SaidFrame
 
 
 class Committed(Content):

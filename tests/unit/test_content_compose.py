@@ -614,3 +614,44 @@ def test_a_guides_title_names_none_of_its_sources():
         text, title, directive.url, f"{title} > Welfare of laying hens", (directive, efsa)
     )
     assert cite([Fact(text, 0, 1.0)], [section])[0].url == efsa.url  # a heading still names one
+
+
+@pytest.mark.parametrize(
+    ("content_type", "platform", "opening"),
+    [
+        ("email", "email", "Subject: How are laying hens kept in cages?"),
+        ("press_release", "web", "FOR IMMEDIATE RELEASE\n\n# How are laying hens kept in cages?"),
+        ("blog_post", "web", "# How are laying hens kept in cages?"),
+        ("petition", "web", "# Petition: How are laying hens kept in cages?"),
+        ("talking_points", "email", "Talking points: How are laying hens kept in cages?"),
+        ("social_post", "x", "How are laying hens kept in cages? "),
+    ],
+)
+def test_a_topic_that_is_a_sentence_stands_as_its_own(content_type, platform, opening):
+    """Spent set 30's readers counted 45-51 grammar slips in 48 drafts, most of them a question,
+    an instruction or a sentence pasted in quotation marks into a slot for a noun ("regarding
+    “how is ...?”", "act on “...”"). Such a topic stands as a sentence of its own, capitalised
+    with its stop (decision 0086); no frame quotes it."""
+    spec = Spec("how are laying hens kept in cages?", content_type, platform, tone="urgent")
+    draft = compose(spec, [HENS, PLEDGES])
+    assert draft is not None
+    assert draft.content.startswith(opening)
+    assert "\u201c" not in draft.content
+    if content_type == "petition":
+        assert "We, the undersigned, call on [the decision maker] to act." in draft.content
+
+
+def test_a_letter_to_an_organisation_on_a_sentence_names_it_then_says_the_sentence():
+    spec = Spec(
+        "Brightwell Supermarkets: stop selling caged eggs",
+        "letter",
+        "email",
+        organisation="Brightwell Supermarkets",
+        tone="formal",
+    )
+    draft = compose(spec, [HENS, PLEDGES])
+    assert draft is not None
+    assert (
+        "I am writing to you at Brightwell Supermarkets on the following matter. "
+        "Brightwell Supermarkets: stop selling caged eggs." in draft.content
+    )

@@ -222,6 +222,13 @@ def test_a_draft_asks_its_audience_unless_only_the_topic_names_the_organisation(
             "my MP",
         ),
         ("can you do a thread on fish welfare?", "fish welfare", None),
+        # what the writer is asked to do, or the draft's genre (spent set 30, decision 0086)
+        (
+            "explain Iowa's ag-gag law after the 8th Circuit ruling",
+            "Iowa's ag-gag law after the 8th Circuit ruling",
+            None,
+        ),
+        ("supporter update on the End the Cage Age reply", "the End the Cage Age reply", None),
         # no request to the tool, or nothing after it: as given
         ("letter writing tips", "letter writing tips", None),
         ("Could you tell me about ag-gag laws?", "Could you tell me about ag-gag laws?", None),
