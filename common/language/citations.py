@@ -178,16 +178,18 @@ def names(sentence: str) -> list[str]:
             if long and all(w[0].isupper() for w in long):
                 found.append(quoted)
             continue
-        words = match.group("words").split()
+        # "Despite the Animal Welfare Act": what comes before a lower-case "the" that no
+        # joining word precedes is no part of the name
+        words = _after_the(match.group("words").split())
+        kind = _POSSESSIVE.sub("", words[-1].strip(".,;:()")).lower()
         year = _YEAR_NAMED.search(sentence[max(0, match.start() - 12) : match.start()])
-        if year is not None and len(words) == 1:
-            if words[0].strip(".,;:()").lower() in data.kinds:  # "the 2022 Act"
-                found.append(f"{year.group(1)} {words[0].strip('.,;:()')}")
+        if year is not None and len(words) == 1 and kind in data.kinds:  # "the 2022 Act"
+            found.append(f"{year.group(1)} {_POSSESSIVE.sub('', words[0].strip('.,;:()'))}")
             continue
         if words[0] in ("The", "A", "An", "Its", "This", "These"):
             words = words[1:]
-        if len(words) >= 2 and words[-1].strip(".,;:()").lower() in data.kinds:
-            found.append(" ".join(words).strip(".,;:()"))
+        if len(words) >= 2 and kind in data.kinds:  # "the European Chicken Commitment's"
+            found.append(_POSSESSIVE.sub("", " ".join(words).strip(".,;:()")))
             continue
         bare = [w.strip(".,;:()") for w in words]
         found += [
@@ -205,6 +207,21 @@ def _holder(sentence: str, sources: Sequence[Source]) -> Source | None:
     said = names(sentence)
     found = [s for s in sources if said and fits(sentence, s) and _calls(said, s.title)]
     return found[0] if len(found) == 1 else None
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+_JOINING = frozenset({"of", "for", "and", "on", "in", "to"})
+
+
+def _after_the(words: list[str]) -> list[str]:
+    """The words of a capitalised run from its last "the" that no joining word precedes:
+    "Despite the Animal Welfare Act" -> "the Animal Welfare Act"; "Convention for the
+    Protection" stays whole."""
+    cut = 0
+    for i in range(1, len(words) - 1):
+        if words[i] == "the" and words[i - 1] not in _JOINING:
+            cut = i
+    return ["The", *words[cut + 1 :]] if cut else words
 
 
 def holds(sentence: str, source: Source, also: str = "") -> bool:
@@ -227,14 +244,26 @@ def _calls(said: list[str], label: str, title: str | None = None) -> bool:
     adds a document's title to it): "Part II of the Public Order Act" holds "Public Order
     Act", the name before the number or comma of "Public Order Act 1986, section 11"."""
     own, initials = set(_sequence(label)), "".join(re.findall(r"\b[A-Z]", label))
-    called = set(_sequence(re.split(r"[,(\d]", title or label)[0]))
+    kinds = _kind_terms()
+    # the title's own name, its words in order, ends the name ("... of the Public Order Act")
+    called = _sequence(re.split(r"[,(\d]", title or label)[0])
     for name in said:
         if _ABBREVIATION.match(name):
             if name.removesuffix("s") in label or name.removesuffix("s") in initials:
                 return True
-        elif set(_sequence(name)) <= own or (len(called) >= 2 and called <= set(_sequence(name))):
+            continue
+        terms_of = _sequence(name)
+        if set(terms_of) - kinds <= own:  # "Humane Methods of Slaughter Act": its words
+            return True
+        if len(called) >= 2 and terms_of[-len(called) :] == called:
             return True
     return False
+
+
+@cache
+def _kind_terms() -> frozenset[str]:
+    """The search terms of ``kinds``: "Act" adds nothing to "Humane Methods of Slaughter"."""
+    return frozenset(_sequence(" ".join(sorted(_sources_data().kinds))))
 
 
 # "Outside the EU, ... California requires...": the place after these words is not where

@@ -32,7 +32,9 @@ from common.privacy.rules import given_names
 from common.search import relevance
 from functions.content import roles
 from functions.content.texts import (
+    Committed,
     Drafts,
+    Frame,
     advice,
     drafts,
     generic_terms,
@@ -320,10 +322,12 @@ def facts(
         judged_on = relevance.relevance(about, [f.text for f in found], "topic")
         on_topic = [f for f, p in zip(found, judged_on, strict=True) if p >= SENTENCE_MIN]
         found = on_topic or found
-    if public and found:  # what its source holds, while any is (decision 0086)
-        found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
     if public and any(not f.leans for f in found):  # public copy: no sentence out of context
         found = [f for f in found if not f.leans]
+    # what its source holds, while any is (decision 0086); after the sentences out of context
+    # go, so "It also requires ..." is not kept for the unheld sentence it leans on
+    if public and found:
+        found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
     found.sort(key=lambda f: (-f.score, f.passage))
     chosen: list[Fact] = []
     per_document: dict[str, int] = {}
@@ -382,32 +386,45 @@ def _topic(topic: str, markdown: bool = False) -> str:
 
 def _clausal(topic: str) -> bool:
     """Whether a topic is a question, an instruction or a sentence rather than the name of
-    something: a question mark, a first word of ``article.clausal`` ("stop building colony
-    cage sheds", "how is..."), or a verb of ``article.verbs`` after it ("Salmon farms must
-    stop", "Westwind keeps shipping")."""
+    something: a question mark; a first word of ``article.clausal`` ("stop building colony
+    cage sheds", "how is..."), not a noun before "of" or "for" ("end of cages"); or a verb of
+    ``article.verbs`` after it, as written in lower case ("Salmon farms must stop", "Westwind
+    keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
+    allows ..."); or a name, a colon and an instruction ("Siam Tidewater Foods: stop
+    cutting eyestalks")."""
     text = " ".join(topic.split())
     article = drafts().article
-    said = [
-        re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.lower().strip(_EDGES)) for w in text.split()
-    ]
+    written = [re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.strip(_EDGES)) for w in text.split()]
+    said = [w.lower() for w in written]
     if not said:
         return False
-    if "?" in text or said[0] in article.clausal or any(w in article.verbs for w in said[1:]):
+    if "?" in text:
         return True
-    # "Siam Tidewater Foods: stop cutting eyestalks": a name, then what it is asked
+    if said[0] in article.clausal and (len(said) < 2 or said[1] not in ("of", "for")):
+        return True
+    for i in range(1, len(said)):
+        if said[i - 1] in article.relative:
+            break  # "the loophole that allows ...": the rest is the name's own clause
+        if said[i] in article.verbs and written[i] == said[i]:
+            return True
     head, colon, rest = text.partition(": ")
-    return bool(colon and rest and head) and _clausal(rest)
+    first = rest.split()[0].lower().strip(_EDGES) if rest.split() else ""
+    return bool(colon and head) and first in article.clausal and first not in article.asking
 
 
 def _said(topic: str, markdown: bool = False) -> str | None:
     """A topic that is a sentence (``_clausal``) as a sentence of its own, capitalised and with
-    its stop, for the frames of ``[frame.said]`` (decision 0086); None for the name of
-    something, which the frames hold as written (``_topic``)."""
+    its stop, a question's "?" when it opens as one ("how is Proposition 12 enforced") and
+    none was written, for the frames of ``[frame.said]`` (decision 0086); None for the name
+    of something, which the frames hold as written (``_topic``)."""
     text = " ".join(topic.split()).rstrip(" ,;:")
     if not any(char.isalnum() for char in text) or not _clausal(text):
         return None
+    words = text.lower().split()
+    asks = words[0] in drafts().article.asking and words[:2] != ["how", "to"]
     text = _capital(text)
-    text = text if text[-1] in ".?!" else f"{text}."
+    if text[-1] not in ".?!":
+        text = f"{text}?" if asks else f"{text}."
     return _escaped(text) if markdown else text
 
 
@@ -700,21 +717,16 @@ def _long_form(
     frame, committed = drafts().frame, drafts().committed
     web = spec.platform == "web"
     topic = _topic(spec.topic, markdown=web)
-    values = {"topic": topic, "Topic": _capital(topic)}
-    company = {"company": spec.committed, "topic": topic}
+    values: dict[str, str | None] = {"topic": topic, "Topic": _capital(topic)}
     organisation = _institution(spec.organisation) if spec.organisation else None
     organisation = _escaped(organisation) if web and organisation else organisation
     you = frame.you_at.format(organisation=organisation) if organisation else frame.you
     # the tone's first line of a letter or an email, naming the organisation addressed; a
     # topic that is a sentence stands as its own (``[frame.said]``)
     said = _said(spec.topic, markdown=web)
+    values = {**values, "Said": said or "", "company": spec.committed or "", "you": you}
     tone = drafts().tone[spec.tone]
-    intro = (
-        tone.intro_said.format(you=you, Said=said)
-        if said
-        else tone.intro.format(topic=topic, you=you)
-    )
-    own = frame.said
+    intro = (tone.intro_said if said else tone.intro).format(**values)
     picked = found[: _facts_wanted(spec)]
     audience = _audience(spec.audience)
     audience = _escaped(audience) if web and audience else audience
@@ -728,14 +740,21 @@ def _long_form(
         # an email's own ask is for a reply: the date says it ("Please reply by ...")
         own_ask = spec.content_type == "email" and not spec.cta and not spec.committed
         closing = [replied] if own_ask else [*closing, replied]
+
+    def framed(name: str, whole: Frame | Committed = frame, **more: str | None) -> str:
+        """Frame ``name`` of ``whole`` (the frame or the committed one) filled in: its
+        ``said`` form for a topic that is a sentence."""
+        chosen = getattr(whole.said if said else whole, name)
+        return str(chosen).format(**values, **more)
+
     lines: list[str]
     if spec.content_type == "email":
         lines = [
-            own.email_subject.format(Said=said) if said else frame.email_subject.format(**values),
+            framed("email_subject"),
             "",
             frame.email_greeting,
             "",
-            committed.email_intro.format(**company) if spec.committed else intro,
+            framed("email_intro", committed) if spec.committed else intro,
             "",
             *_paragraphs(picked),
             " ".join(closing),
@@ -747,7 +766,7 @@ def _long_form(
             *([frame.letter_to.format(audience=audience), ""] if audience else []),
             frame.letter_address,
             "",
-            committed.letter_intro.format(**company) if spec.committed else intro,
+            framed("letter_intro", committed) if spec.committed else intro,
             "",
             *_paragraphs(picked),
             " ".join(closing),
@@ -758,15 +777,11 @@ def _long_form(
         lines = [
             frame.press_header,
             "",
-            _heading(
-                own.press_headline.format(Said=said)
-                if said
-                else frame.press_headline.format(**values),
-                1,
-                web,
-            ),
+            _heading(framed("press_headline"), 1, web),
             "",
-            _dateline(organisation, topic, said),
+            framed("press_dateline_to", organisation=organisation)
+            if organisation
+            else framed("press_dateline"),
             "",
             *_paragraphs(picked),
             frame.press_quote,
@@ -778,22 +793,13 @@ def _long_form(
             frame.press_about,
         ]
     elif spec.content_type == "blog_post":
-        title = own.blog_title.format(Said=said) if said else frame.blog_title.format(**values)
-        lines = [_heading(title, 1, web), ""]
-        lines.append(own.blog_intro if said else frame.blog_intro.format(**values))
-        lines.append("")
+        lines = [_heading(framed("blog_title"), 1, web), "", framed("blog_intro"), ""]
         for section, group in _by_section(picked, passages):
             lines += [_heading(section, 2, web), "", " ".join(f.text for f in group), ""]
         lines += [_heading(frame.blog_conclusion, 2, web), "", *closing]
     elif spec.content_type == "petition":
         lines = [
-            _heading(
-                own.petition_title.format(Said=said)
-                if said
-                else frame.petition_title.format(**values),
-                1,
-                web,
-            ),
+            _heading(framed("petition_title"), 1, web),
             "",
             frame.petition_to.format(audience=target) if target else frame.petition_to_default,
             "",
@@ -801,25 +807,19 @@ def _long_form(
             "",
             *(f"- {f.text}" for f in picked),
             "",
-            (
-                committed.petition_ask.format(**company)
-                if spec.committed
-                else _petition_ask(target, topic, said)
-            ),
+            framed("petition_ask", committed)
+            if spec.committed
+            else framed("petition_ask", audience=target)
+            if target
+            else framed("petition_ask_default"),
             "",
             *closing,
         ]
-    else:  # talking_points
-        title = (  # for whom, the organisation named (decision 0086)
-            (
-                own.talking_points_title_for.format(audience=target, Said=said)
-                if said
-                else frame.talking_points_title_for.format(audience=target, topic=topic)
-            )
+    else:  # talking_points, for whom when the request names them (decision 0086)
+        title = (
+            framed("talking_points_title_for", audience=target)
             if target
-            else own.talking_points_title.format(Said=said)
-            if said
-            else frame.talking_points_title.format(**values)
+            else framed("talking_points_title")
         )
         lines = [_heading(title, 1, web), ""]
         lines += [f"- {f.text} ({passages[f.passage].title})" for f in picked]
@@ -831,33 +831,6 @@ def _long_form(
     if count(text, spec.platform) > drafts().platform[spec.platform].limit:
         return None
     return Draft([text], text, tags, picked)
-
-
-def _dateline(organisation: str | None, topic: str, said: str | None) -> str:
-    """A press release's dateline: whom it calls on, and on what (a sentence topic stands as
-    its own, ``[frame.said]``)."""
-    frame = drafts().frame
-    if said is not None:
-        if organisation:
-            return frame.said.press_dateline_to.format(organisation=organisation, Said=said)
-        return frame.said.press_dateline.format(Said=said)
-    if organisation:
-        return frame.press_dateline_to.format(organisation=organisation, topic=topic)
-    return frame.press_dateline.format(topic=topic)
-
-
-def _petition_ask(target: str | None, topic: str, said: str | None) -> str:
-    """A petition's call on its target, or on the decision maker for the author to name."""
-    frame = drafts().frame
-    if said is not None:
-        return (
-            frame.said.petition_ask.format(audience=target)
-            if target
-            else frame.said.petition_ask_default
-        )
-    if target:
-        return frame.petition_ask.format(audience=target, topic=topic)
-    return frame.petition_ask_default.format(topic=topic)
 
 
 def _audience(audience: str | None) -> str | None:

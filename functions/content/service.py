@@ -263,15 +263,18 @@ def organisation_of(audience: str | None) -> str | None:
 
 def _inside_name(between: str, cue: re.Match[str]) -> bool:
     """Whether an "of" joins two halves of one name ("Department of Food and Agriculture"):
-    the words before it, back to the cue before, are all capitalised or joining words, and not
-    a role's title ("Head of Sourcing of ...")."""
+    the words before it, back to the cue before, are capitalised or joining words ending in a
+    government's or an institution's word ("California Department"), not a role's
+    ("Head of Sourcing of ...", "the Secretary of State of ...")."""
     words = between.split()
+    heads = organisations.words().government | {
+        w.capitalize() for w in drafts().article.institutions
+    }
     return (
         cue.group(0).startswith("of")
         and bool(words)
-        and words[0].lower() not in drafts().titles
         and all(w[:1].isupper() or w in _NAME_JOINS for w in words)
-        and words[-1][:1].isupper()
+        and words[-1] in heads
     )
 
 

@@ -43,6 +43,8 @@ class ToneTexts(Content):
 
 class Article(Content):
     clausal: LowerWords
+    asking: LowerWords
+    relative: LowerWords
     verbs: LowerWords
     proper: LowerWords
     heads: LowerWords
@@ -102,6 +104,14 @@ class Frame(Content):
     said: SaidFrame
 
 
+class SaidCommitted(Content):
+    """The committed frames of a topic that is a sentence: it stands as its own, ``{Said}``."""
+
+    letter_intro: Annotated[str, Template("company", "Said")]
+    email_intro: Annotated[str, Template("company", "Said")]
+    petition_ask: Annotated[str, Template("company")]
+
+
 class Committed(Content):
     """The frame for a company that has already committed: asked to deliver, not to sign."""
 
@@ -111,6 +121,7 @@ class Committed(Content):
     email_cta: Annotated[Line, Template("company")]
     petition_ask: Annotated[str, Template("company", "topic")]
     broad_topics: LowerWords
+    said: SaidCommitted
 
 
 class Checked(Content):

@@ -641,9 +641,14 @@ def test_a_topic_that_is_a_sentence_stands_as_its_own(content_type, platform, op
         assert "We, the undersigned, call on [the decision maker] to act." in draft.content
 
 
-def test_a_letter_to_an_organisation_on_a_sentence_names_it_then_says_the_sentence():
+def test_a_letter_to_an_organisation_on_a_question_names_it_then_asks_it():
+    """A question written without its "?" takes one; a name and an instruction after a colon
+    is a sentence too; "Ag-gag laws: how they work" and "from May 2025" are names (review of
+    decision 0086)."""
+    from functions.content.compose import _said
+
     spec = Spec(
-        "Brightwell Supermarkets: stop selling caged eggs",
+        "does Brightwell Supermarkets still sell caged eggs",
         "letter",
         "email",
         organisation="Brightwell Supermarkets",
@@ -653,5 +658,30 @@ def test_a_letter_to_an_organisation_on_a_sentence_names_it_then_says_the_senten
     assert draft is not None
     assert (
         "I am writing to you at Brightwell Supermarkets on the following matter. "
-        "Brightwell Supermarkets: stop selling caged eggs." in draft.content
+        "Does Brightwell Supermarkets still sell caged eggs?" in draft.content
     )
+    assert _said("Siam Tidewater Foods: stop cutting eyestalks") == (
+        "Siam Tidewater Foods: stop cutting eyestalks."
+    )
+    for name in (
+        "Ag-gag laws: how they work",
+        "cage-free laying hens from May 2025",
+        "the loophole that allows caged eggs",
+        "end of cages for laying hens",
+    ):
+        assert _said(name) is None
+
+
+def test_a_sentence_leaning_on_an_unheld_one_is_not_quoted_in_its_place():
+    """Review of decision 0086: "It also requires more space" leans on a sentence about the
+    European Chicken Commitment; held by the US text through it, it was quoted alone."""
+    from common.language.citations import Source
+
+    bcc = Source("Better Chicken Commitment, policy text (US)", "https://example.org/bcc")
+    text = (
+        "The European Chicken Commitment sets a maximum stocking density of 30 kg for chickens. "
+        "It also requires chickens to have more space, natural light and perches."
+    )
+    chickens = Passage(text, "Broiler chickens", bcc.url, "Broiler chickens", (bcc,))
+    quoted = [f.text for f in facts("chicken stocking density space", [chickens], public=True)]
+    assert quoted == [split(text)[0]]

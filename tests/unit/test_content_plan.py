@@ -44,6 +44,8 @@ from functions.content.service import organisation_of
         ),
         ("the Secretary of State of the Department of Health", "the Department of Health"),
         ("the press office of the Iowa Senate", "the Iowa Senate"),
+        ("the Head of Sourcing of Brightwell Supermarkets", "Brightwell Supermarkets"),
+        ("the Board of Directors of Brightwell Supermarkets", "Brightwell Supermarkets"),
     ],
 )
 def test_the_organisation_an_audience_names(audience, organisation):
@@ -229,6 +231,16 @@ def test_a_draft_asks_its_audience_unless_only_the_topic_names_the_organisation(
             None,
         ),
         ("supporter update on the End the Cage Age reply", "the End the Cage Age reply", None),
+        (  # not a genre: whose update, or none
+            "No update on Brightwell's cage-free pledge",
+            "No update on Brightwell's cage-free pledge",
+            None,
+        ),
+        (
+            "explain to my MP why sow stalls are cruel",
+            "explain to my MP why sow stalls are cruel",
+            None,
+        ),
         # no request to the tool, or nothing after it: as given
         ("letter writing tips", "letter writing tips", None),
         ("Could you tell me about ag-gag laws?", "Could you tell me about ag-gag laws?", None),
