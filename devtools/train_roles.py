@@ -52,8 +52,8 @@ CORPUS = DATA / "content" / "roles" / "corpus.jsonl"
 # helpers' training sets and the held-apart sets of bench/data measured on once (spent), the
 # rows their two labellers agreed on: held_apart is roles_holdout (decision 0080), held_apart2
 # roles_holdout3 (0084), held_apart3 and 4 roles_holdout4 and 5, held_apart5 roles_holdout2,
-# held_apart6 roles_holdout6 (0085); written3 and 4 two more helpers' training sets, written
-# mostly of caveats and the facts nearest them (0086).
+# held_apart6 and 7 roles_holdout6 and 7 (0085, 0086); written3 and 4 two more helpers'
+# training sets, written mostly of caveats and the facts nearest them (0086).
 WRITTEN = tuple(
     DATA / "content" / "roles" / name
     for name in (
@@ -65,6 +65,7 @@ WRITTEN = tuple(
         "held_apart4.jsonl",
         "held_apart5.jsonl",
         "held_apart6.jsonl",
+        "held_apart7.jsonl",
         "written3.jsonl",
         "written4.jsonl",
     )

@@ -483,12 +483,14 @@ def test_the_organisation_a_topic_names_is_addressed_when_the_audience_names_non
 
     petition = drafted("petition")
     assert "To: Atlas Poultry Group" in petition
-    assert "call on Atlas Poultry Group to act on" in petition
+    # the topic is a sentence, and stands as its own (decision 0086)
+    assert "call on Atlas Poultry Group to act." in petition
+    assert "# Petition: Atlas Poultry still sells eggs from caged hens." in petition
     signed = drafted("petition", "shoppers in Leeds")  # the signers, not the target
     assert "To: Atlas Poultry Group" in signed
     assert "shoppers in Leeds" not in signed
     assert "I am writing to you at Atlas Poultry Group" in drafted("letter")
-    assert "called on Atlas Poultry Group to act on" in drafted("press_release", "local media")
+    assert "called on Atlas Poultry Group to act." in drafted("press_release", "local media")
     # a letter to its own audience, which names no organisation, is written to them
     to_supporters = drafted("letter", "our supporters")
     assert "To: our supporters" in to_supporters

@@ -48,6 +48,7 @@ SETS: dict[str, type[Row]] = {
     "content/roles/held_apart4.jsonl": WrittenSentence,
     "content/roles/held_apart5.jsonl": WrittenSentence,
     "content/roles/held_apart6.jsonl": WrittenSentence,
+    "content/roles/held_apart7.jsonl": WrittenSentence,
     "content/roles/written3.jsonl": WrittenSentence,
     "content/roles/written4.jsonl": WrittenSentence,
 }
