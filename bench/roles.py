@@ -2,9 +2,9 @@
 for campaigners, caveat or other, how many public copy keeps out, by the advice patterns of
 ``data/content/drafts.toml`` alone and with the roles model (``functions/content/roles.py``).
 
-The set is by default ``bench/data/roles_holdout7.jsonl``: 340 sentences a helper wrote about
+The set is by default ``bench/data/roles_holdout8.jsonl``: 340 sentences a helper wrote about
 the guides' topics from ``roles.brief.md`` alone, apart from the training sets, with their
-roles; a second helper labelled them again (``roles_holdout7_second_labels.jsonl``). It was
+roles; a second helper labelled them again (``roles_holdout8_second_labels.jsonl``). It was
 measured once for decision 0086 and is spent (``roles.README.md``). Figures are on the sentences
 both label alike.
 
@@ -37,8 +37,8 @@ def figures(labels: list[str], out: list[bool]) -> dict[str, float | int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", type=Path, default=DATA / "roles_holdout7.jsonl")
-    parser.add_argument("--second", type=Path, default=DATA / "roles_holdout7_second_labels.jsonl")
+    parser.add_argument("--set", type=Path, default=DATA / "roles_holdout8.jsonl")
+    parser.add_argument("--second", type=Path, default=DATA / "roles_holdout8_second_labels.jsonl")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
     second = {}
