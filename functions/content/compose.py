@@ -17,9 +17,11 @@ import itertools
 import re
 import unicodedata
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from common.catalog.topics import name_of
@@ -921,12 +923,9 @@ def _sources(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[citati
     """The source each fact is cited to (``cite``); None for its document itself, when the
     source is another place's, year's or section's."""
     found: list[citations.Source | None] = []
-    by_passage: dict[int, dict[str, citations.Source | None]] = {}
     for fact in picked:
-        if fact.passage not in by_passage:
-            by_passage[fact.passage] = _sources_of(passages[fact.passage])
         main = passages[fact.passage].main_source()
-        source = by_passage[fact.passage].get(fact.whole or fact.text) or main
+        source = _sources_of(passages[fact.passage]).get(fact.whole or fact.text) or main
         if not citations.fits(fact.whole or fact.text, source, dated=source != main):
             source = None
         found.append(source)
@@ -945,7 +944,14 @@ def _held(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
     return held
 
 
-def _sources_of(passage: Passage) -> dict[str, citations.Source | None]:
+@lru_cache(maxsize=512)
+def _sources_of(passage: Passage) -> Mapping[str, citations.Source | None]:
+    """Each sentence of a passage and the source it is cited to: read once per passage, by
+    ``facts`` (``_held``) and ``cite`` alike; read-only, shared by every thread."""
+    return MappingProxyType(_cited_sentences(passage))
+
+
+def _cited_sentences(passage: Passage) -> dict[str, citations.Source | None]:
     texts = drafts()
     paragraphs = [split(p) for p in passage.text.split("\n") if p.strip()]
     heading = roles.heading(passage.section)

@@ -60,8 +60,8 @@ class SaidFrame(Content):
 
     email_subject: Annotated[str, Template("Said")]
     press_headline: Annotated[str, Template("Said")]
-    press_dateline: Annotated[str, Template("Said")]
-    press_dateline_to: Annotated[str, Template("organisation", "Said")]
+    press_dateline: str
+    press_dateline_to: Annotated[str, Template("organisation")]
     blog_title: Annotated[str, Template("Said")]
     blog_intro: str
     petition_title: Annotated[str, Template("Said")]

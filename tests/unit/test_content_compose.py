@@ -639,6 +639,8 @@ def test_a_topic_that_is_a_sentence_stands_as_its_own(content_type, platform, op
     assert "\u201c" not in draft.content
     if content_type == "petition":
         assert "We, the undersigned, call on [the decision maker] to act." in draft.content
+    if content_type == "press_release":  # the dateline does not repeat the headline
+        assert draft.content.count("How are laying hens kept in cages?") == 1
 
 
 def test_a_letter_to_an_organisation_on_a_question_names_it_then_asks_it():
@@ -685,3 +687,14 @@ def test_a_sentence_leaning_on_an_unheld_one_is_not_quoted_in_its_place():
     chickens = Passage(text, "Broiler chickens", bcc.url, "Broiler chickens", (bcc,))
     quoted = [f.text for f in facts("chicken stocking density space", [chickens], public=True)]
     assert quoted == [split(text)[0]]
+
+
+def test_a_passages_sources_are_read_once_and_shared_read_only():
+    """``_sources_of`` is cached for every thread of the server: what it returns cannot be
+    changed by one request under another."""
+    from functions.content.compose import _sources_of
+
+    first = _sources_of(HENS)
+    assert _sources_of(HENS) is first
+    with pytest.raises(TypeError):
+        first["Laying hens are kept in cages, barns or free-range systems."] = None  # type: ignore[index]
