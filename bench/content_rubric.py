@@ -11,7 +11,10 @@ draft must name (``addressee``, or null) and its ask. Rules measured here:
 - ``markupFree``: drafts with no ``<`` and no word of a script the request carried;
 - ``replyDate``: letters and emails with ``replyBy`` that ask for a reply by that date, and
   those without that name no date;
-- ``refused``: requests answered 4xx, by code.
+- ``refused``: requests answered 4xx, by code;
+- ``quotingADoubtfulFact``: drafts that quote a sentence the roles model calls a doubtful fact,
+  which public copy quotes only when it has no clear one left (decision 0087), and how many
+  such sentences they quote.
 
 Every draft, with its citations, is written to ``--out`` (JSON lines) for a reader to grade by
 the rubric of ``content_rubric.brief.md`` (citations that support their sentence, off-topic
@@ -47,6 +50,32 @@ def _named(content: str, addressee: str) -> bool:
     from common.language.names import fold
 
     return fold(plain(addressee)) in fold(content.replace("&amp;", "&"))
+
+
+def _sections() -> dict[str, str]:
+    """Each sentence of the guides and the section it stands in, as the importer reads them."""
+    from common.language.sentences import split
+    from functions.knowledge.importer import chunks, read_documents
+
+    return {
+        sentence: chunk.section
+        for _, document in read_documents([ROOT / "data" / "knowledge"])
+        if not isinstance(document, str)
+        for chunk in chunks(document)
+        for sentence in split(chunk.text)
+    }
+
+
+def _doubtful(drafts: list[dict[str, Any]]) -> tuple[int, int]:
+    """(drafts quoting a doubtful fact, such sentences quoted)."""
+    from functions.content import roles
+
+    where = _sections()
+    quoted = [
+        [(c["text"], where.get(c["text"], "")) for c in d.get("citations") or []] for d in drafts
+    ]
+    verdicts = [roles.judged(rows) for rows in quoted]
+    return sum("doubtful" in v for v in verdicts), sum(v.count("doubtful") for v in verdicts)
 
 
 def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
@@ -98,6 +127,7 @@ def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
         )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in drafts))
+    doubtful, doubtful_sentences = _doubtful(drafts)
     return {
         "requests": len(rows),
         "drafted": len(rows) - sum(refused.values()),
@@ -106,6 +136,8 @@ def measure(rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
         "markupFree": f"{markup}/{marked}",
         "replyDateAsked": f"{dated_ok}/{dated}",
         "noDateWhenNoneGiven": f"{undated_ok}/{undated}",
+        "quotingADoubtfulFact": f"{doubtful}/{len(rows) - sum(refused.values())}",
+        "doubtfulFactsQuoted": doubtful_sentences,
         "drafts": str(out.relative_to(ROOT) if out.is_relative_to(ROOT) else out),
     }
 

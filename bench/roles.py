@@ -2,6 +2,11 @@
 for campaigners, caveat or other, how many public copy keeps out, by the advice patterns of
 ``data/content/drafts.toml`` alone and with the roles model (``functions/content/roles.py``).
 
+A sentence the model calls a doubtful fact is quoted only when a draft has no clear fact left
+(decision 0087): ``patternsAndModel`` is what public copy always keeps out,
+``patternsAndModelWhileAClearFactIsLeft`` what it keeps out while it has a clear fact to quote
+instead (``bench/content_rubric.py`` counts the drafts that quote a doubtful one).
+
 The set is by default ``bench/data/roles_holdout8.jsonl``: 340 sentences a helper wrote about
 the guides' topics from ``roles.brief.md`` alone, apart from the training sets, with their
 roles; a second helper labelled them again (``roles_holdout8_second_labels.jsonl``). It was
@@ -51,16 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     sentences = [r["sentence"] for r in agreed]
     labels = [r["role"] for r in agreed]
     patterns = [advice().search(s.lower()) is not None for s in sentences]
-    quotable = roles.quotable([(s, "") for s in sentences])
-    with_model = [p or not q for p, q in zip(patterns, quotable, strict=True)]
+    verdicts = roles.judged([(s, "") for s in sentences])
+    with_model = [p or v == "out" for p, v in zip(patterns, verdicts, strict=True)]
+    # public copy quotes a doubtful sentence only when it has no clear fact left (0087)
+    while_clear = [p or v != "clear" for p, v in zip(patterns, verdicts, strict=True)]
     report = {
         "set": args.set.name,
         "sentences": len(rows),
         "bothLabelAlike": len(agreed),
         "threshold": roles.model().threshold,
         "caveatThreshold": roles.model().caveat_threshold,
+        "clearThreshold": roles.model().clear_threshold,
+        "clearCaveatThreshold": roles.model().clear_caveat_threshold,
         "patternsAlone": figures(labels, patterns),
         "patternsAndModel": figures(labels, with_model),
+        "patternsAndModelWhileAClearFactIsLeft": figures(labels, while_clear),
     }
     print(json.dumps(report, indent=2))
     return 0

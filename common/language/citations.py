@@ -4,8 +4,12 @@ A knowledge document lists the sources it was written from (its "Sources" sectio
 each, ``- label: URL``), and its front matter names the main one. A fact quoted from it is
 cited to the listed source whose label the sentence itself names most distinctively ("section
 25992", "National Pork Producers Council v. Ross"), else, when it leans on the sentence before
-it ("Its recitals state..."), that sentence's, else the one its section heading names, else the
-document's main source. A label's words count by how
+it ("Its recitals state...") or goes on about the court case its paragraph cited ("Writing for
+the Court, Justice Gorsuch..." after the sentence naming the case), that sentence's, else the
+one its section heading names (by two of its label's words, or by the label's gloss:
+"Exceptions" names "§ 25992 (exceptions)"), else, for a sentence that defines a term, the source
+glossed as definitions, and for one of welfare science, the document's one scientific source
+(decision 0087), else the document's main source. A label's words count by how
 few of the document's labels share them: "Public Order Act" names every source of a document
 about public order law and decides nothing; "section 11" or "25992" decides, and so do two of a
 label's words in a row ("DPP v Ziegler"), never words scattered over a sentence (a single
@@ -80,20 +84,111 @@ def cited(
     """The source each sentence of a passage (its paragraphs, each a list of sentences, under
     ``heading``) is cited to, among its document's ``sources``: the one the sentence names;
     else, when it leans on the sentence before it (``leans``: "Its recitals state..."), that
-    one's; else the one the heading names; else ``main``, the document's own."""
+    one's, or when it goes on about the court case its paragraph cited, that case
+    (``_decided``); else the one the heading names (``_named`` or ``_glossed``); else, for a
+    definition or welfare science, the source of its kind (``_defined``, ``_studied``); else
+    ``main``, the document's own."""
     fallback = main if main is not None else (sources[0] if len(sources) == 1 else None)
     if len(sources) < 2:
         return [[fallback for _ in paragraph] for paragraph in paragraphs]
-    under = _named(heading, sources) or fallback
+    headed = _named(heading, sources) or _glossed(heading, sources)
+    # a section on a law ("The EU Directive on laying hens") is the law's, whatever its words
+    scientific = sources if _words("legal").isdisjoint(_sequence(heading)) else ()
     found: list[list[Source | None]] = []
     for paragraph in paragraphs:
         row: list[Source | None] = []
+        case: Source | None = None  # the court case the paragraph last cited
         for sentence in paragraph:
-            before = row[-1] if row and leans(sentence) else None
-            chosen = _named(sentence, sources) or before or _holder(sentence, sources) or under
-            row.append(chosen if fits(sentence, chosen) else fallback)
+            # what the paragraph's case decided, before the sentence it leans on
+            before = _decided(sentence, case) or (row[-1] if row and leans(sentence) else None)
+            chosen = (
+                _named(sentence, sources)
+                or before
+                or _holder(sentence, sources)
+                or headed
+                or _defined(sentence, sources)
+                or _studied(sentence, scientific)
+                or fallback
+            )
+            chosen = chosen if fits(sentence, chosen) else fallback
+            row.append(chosen)
+            case = chosen if chosen is not None and _CASE.search(chosen.title) else case
         found.append(row)
     return found
+
+
+def _glossed(heading: str, sources: Sequence[Source]) -> Source | None:
+    """The one source whose label's gloss the heading says in full: "Exceptions" is the
+    heading of "California Health and Safety Code § 25992 (exceptions)"."""
+    said = set(_sequence(heading))
+    glossed = [
+        source
+        for source in sources
+        if (gloss := _GLOSS.search(source.title))
+        and (words := set(_sequence(gloss[1])))
+        and words <= said
+    ]
+    return glossed[0] if len(glossed) == 1 else None
+
+
+def _decided(sentence: str, case: Source | None) -> Source | None:
+    """The court case its paragraph cited last, when the sentence goes on about what its court
+    or judges did ("Writing for the Court, Justice Gorsuch ..."; ``decided`` words of
+    ``data/text/sources.toml``)."""
+    if case is None or _words("decided").isdisjoint(_sequence(sentence)):
+        return None
+    return case
+
+
+def _defined(sentence: str, sources: Sequence[Source]) -> Source | None:
+    """The one source glossed as definitions ("§ 25991 (definitions)"), for a sentence that
+    defines a term (``defining`` of ``data/text/sources.toml``: ""Whole pork meat" covers
+    ...")."""
+    if not _defining().search(sentence):
+        return None
+    found = [s for s in sources if (g := _GLOSS.search(s.title)) and "definition" in g[1].lower()]
+    return found[0] if len(found) == 1 else None
+
+
+def _studied(sentence: str, sources: Sequence[Source]) -> Source | None:
+    """The one scientific source (a label with a ``studies`` word: "EFSA AHAW Panel (2023),
+    "Welfare of laying hens on farm", EFSA Journal ...") for a sentence of welfare science:
+    it holds a ``science`` word and no ``legal`` one ("Keel bone fractures are common across
+    systems"; not "The directive requires a nest"). A sentence on a stage of an animal's life
+    (``stages``: slaughter, transport) is held only by a label on that stage ("Welfare of pigs
+    at slaughter"), and such a label holds only sentences on it."""
+    said = set(_sequence(sentence))
+    if _words("science").isdisjoint(said) or not _words("legal").isdisjoint(said):
+        return None
+    found = [
+        s
+        for s in sources
+        if not _words("studies").isdisjoint(set(_sequence(s.title)))
+        and _stages(s.title) == _stages(sentence)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _stages(text: str) -> set[str]:
+    """The stages of an animal's life a text names (``stages`` of ``sources.toml``), by the
+    start of its words ("slaughterhouses", "stunned")."""
+    said = _sequence(text)
+    return {
+        stage
+        for stage, words in _sources_data().stages.items()
+        if any(w.startswith(start) for start in _sequence(words) for w in said)
+    }
+
+
+@cache
+def _words(name: str) -> frozenset[str]:
+    """The search terms of one of the word lists of ``data/text/sources.toml``."""
+    return frozenset(_sequence(" ".join(sorted(getattr(_sources_data(), name)))))
+
+
+@cache
+def _defining() -> re.Pattern[str]:
+    return re.compile(_sources_data().defining)
 
 
 def _named(text: str, sources: Sequence[Source]) -> Source | None:
@@ -136,6 +231,12 @@ class SourceHosts(Content):
     kinds: LowerWords
     abbreviations: Words
     plain: LowerWords
+    decided: LowerWords
+    defining: str
+    studies: LowerWords
+    science: LowerWords
+    legal: LowerWords
+    stages: dict[str, str]
     hosts: dict[str, str]
 
 
@@ -161,6 +262,10 @@ _NAMING = re.compile(
     rf"|(?P<words>{_CAPITAL}(?:\s+(?:(?:of|the|for|and|on|in|to)\s+)*{_CAPITAL})*)"
 )
 _ABBREVIATION = re.compile(r"^[A-Z]{3,}s?$")  # "EFSA", "APHIS", "NGOs"
+_GLOSS = re.compile(r"\(([^()\d]+)\)\s*$")  # a label's closing gloss: "(exceptions)"
+# a court case's name: "National Pork Producers Council v. Ross", "DPP v Ziegler"
+_CASE = re.compile(r"\w \bv\.? [A-Z]")
+_CASE_NAMED = re.compile(r"\w \bv\.? ([A-Z][\w'-]+)")  # ... and its second party: "Ross"
 _YEAR_NAMED = re.compile(r"\b(?:[Tt]he|[Ii]ts) ((?:1[89]|20)\d\d) $")  # "the 2022 Act"
 
 
@@ -286,7 +391,17 @@ def fits(sentence: str, source: Source | None, dated: bool = True) -> bool:
         (dated and _dated_apart(sentence, source))
         or _placed_apart(sentence, source)
         or _sectioned_apart(sentence, source)
+        or _cased_apart(sentence, source)
     )
+
+
+def _cased_apart(sentence: str, source: Source) -> bool:
+    """Whether a sentence names court cases and the source is a case that is none of them: "In
+    Animal Legal Defense Fund v. Kelly ..." is not from "Animal Legal Defense Fund v. Reynolds",
+    however many words they share (decision 0087)."""
+    parties = {found[1].lower() for found in _CASE_NAMED.finditer(sentence)}
+    labelled = {found[1].lower() for found in _CASE_NAMED.finditer(source.title)}
+    return bool(parties and labelled and not parties & labelled)
 
 
 def _placed_apart(sentence: str, source: Source) -> bool:

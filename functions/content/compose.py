@@ -143,6 +143,7 @@ class Fact:
     leans: bool = False  # opens by pointing back ("It", "The Act"): needs the one before
     placed: bool = False  # names the place preferred (a legal question's jurisdiction)
     whole: str | None = None  # the sentence this is the main clause of (``main_clause``)
+    doubtful: bool = False  # the roles model is not sure it is a fact: quoted after clear ones
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,8 @@ def facts(
     reply", by the patterns of ``drafts.toml`` and the roles model, ``roles``), unless
     ``guidance``: a topic that is itself campaign practice, whose passages
     say nothing else about it (``compose``). With ``judged`` (the default), public copy also
-    quotes only what the roles model calls a fact (``roles``, decision 0080), and, given what
+    quotes only what the roles model calls a fact (``roles``, decision 0080), a doubtful one
+    only after every clear one (decision 0087), and, given what
     the draft is ``about`` (its topic without the names it addresses), what the relevance
     judge gives at least ``SENTENCE_MIN`` of answering it, while any sentence does (decision
     0084), and what the source it would be cited to holds, while any is (``_held``, decision
@@ -318,8 +320,12 @@ def facts(
                 leans = dependence >= POINTS_BACK
                 found.append(Fact(sentence, rank, score, position, leans, placed))
     if public and not guidance and judged and found:  # what the roles model calls facts
-        verdicts = roles.quotable([(f.text, passages[f.passage].section) for f in found])
-        found = [f for f, fact in zip(found, verdicts, strict=True) if fact]
+        verdicts = roles.judged([(f.text, passages[f.passage].section) for f in found])
+        found = [
+            replace(f, doubtful=verdict == "doubtful")
+            for f, verdict in zip(found, verdicts, strict=True)
+            if verdict != "out"
+        ]
     if public and about and found:  # what the judge finds on the topic, while any is
         judged_on = relevance.relevance(about, [f.text for f in found], "topic")
         on_topic = [f for f, p in zip(found, judged_on, strict=True) if p >= SENTENCE_MIN]
@@ -330,7 +336,8 @@ def facts(
     # go, so "It also requires ..." is not kept for the unheld sentence it leans on
     if public and found:
         found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
-    found.sort(key=lambda f: (-f.score, f.passage))
+    # a doubtful fact only when no clear one is left to quote (decision 0087)
+    found.sort(key=lambda f: (f.doubtful, -f.score, f.passage))
     chosen: list[Fact] = []
     per_document: dict[str, int] = {}
     for fact in found:
@@ -393,7 +400,9 @@ def _clausal(topic: str) -> bool:
     ``article.verbs`` after it, as written in lower case ("Salmon farms must stop", "Westwind
     keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
     allows ..."); or a name, a colon and an instruction ("Siam Tidewater Foods: stop
-    cutting eyestalks")."""
+    cutting eyestalks") or a slogan of two words or more ("Crestline Eggs: cages out by 2026",
+    a headline: no noun slot holds it, "act on Crestline Eggs: cages out by 2026"); not a
+    common noun's ("Ag-gag laws: how they work")."""
     text = " ".join(topic.split())
     article = drafts().article
     written = [re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.strip(_EDGES)) for w in text.split()]
@@ -411,7 +420,12 @@ def _clausal(topic: str) -> bool:
             return True
     head, colon, rest = text.partition(": ")
     first = rest.split()[0].lower().strip(_EDGES) if rest.split() else ""
-    return bool(colon and head) and first in article.clausal and first not in article.asking
+    if not (colon and head):
+        return False
+    named = all(word[:1].isupper() or word[:1].isdigit() for word in head.split())
+    return (first in article.clausal and first not in article.asking) or (
+        named and len(rest.split()) >= 2
+    )
 
 
 def _said(topic: str, markdown: bool = False) -> str | None:
@@ -818,9 +832,10 @@ def _long_form(
             *closing,
         ]
     else:  # talking_points, for whom when the request names them (decision 0086)
+        # not for whom when the topic opens by naming them ("Crestline Eggs: cages out")
         title = (
             framed("talking_points_title_for", audience=target)
-            if target
+            if target and not fold(spec.topic).startswith(fold(target))
             else framed("talking_points_title")
         )
         lines = [_heading(title, 1, web), ""]

@@ -18,9 +18,11 @@ mean), both trained by ``make train-roles`` (``devtools/train_roles.py``) on
 cross-validation chose for the two together: public copy quotes a sentence whose P(fact)
 reaches the first and whose P(caveat) stays under the second. The thresholds keep the facts
 public copy loses within a bound (``MAX_FACTS_LOST`` of the trainer), so what the models keep
-out beside the advice patterns of ``data/content/drafts.toml`` is what they are sure of. Loaded
-on first use, never at import; a sentence's probability is computed once per process
-(``quotable``).
+out beside the advice patterns of ``data/content/drafts.toml`` is what they are sure of. A
+second, stricter pair (``clearThreshold``, ``clearCaveatThreshold``, chosen the same way with
+the trainer's ``MAX_FACTS_SET_ASIDE``) tells a clear fact from a doubtful one, which public copy
+quotes only when it has no clear fact left (decision 0087). Loaded on first use, never at
+import; a sentence's probability is computed once per process (``judged``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
 MODEL_PATH = DATA / "content" / "roles_model.json"
 LAYERS_PATH = DATA / "content" / "roles_layers.safetensors"
 Role = Literal["fact", "guidance", "caveat", "other"]
+# What public copy may do with a sentence: quote it, quote it only when no clear fact is left, or
+# keep it out.
+Verdict = Literal["clear", "doubtful", "out"]
 ROLES: tuple[Role, ...] = ("fact", "guidance", "caveat", "other")
 _SECTION_WORD = re.compile(r"[a-z0-9']+")
 _REMEMBERED = 8192  # sentences whose probability is kept (the corpus has about 2,000)
@@ -97,11 +102,14 @@ class ModelFile(LinearModelFile):
     that order. The linear model: one row of weights and one bias per label, a row being
     ``DIMENSION`` embedding columns then one per word of ``vocabulary`` (each word once). The
     tuned model (``Tuned``). ``threshold`` is on the two's P(fact), ``caveatThreshold`` on
-    their P(caveat)."""
+    their P(caveat); ``clearThreshold`` and ``clearCaveatThreshold`` are the stricter pair a clear
+    fact passes (decision 0087)."""
 
     trainedOn: TrainedOn
     labels: tuple[Role, ...]
     caveatThreshold: float = Field(gt=0.0, le=1.01)  # 1.01: no caveat is kept out by it
+    clearThreshold: float = Field(gt=0.0, le=1.0)
+    clearCaveatThreshold: float = Field(gt=0.0, le=1.01)
     tuned: Tuned
 
     @model_validator(mode="after")
@@ -109,6 +117,8 @@ class ModelFile(LinearModelFile):
         n, width = len(ROLES), DIMENSION + len(self.vocabulary)
         if self.labels != ROLES:
             raise ValueError(f"labels: {list(ROLES)}, in that order")
+        if self.clearThreshold < self.threshold or self.clearCaveatThreshold > self.caveatThreshold:
+            raise ValueError("clearThreshold and clearCaveatThreshold: no laxer than the others")
         if len(set(self.vocabulary)) != len(self.vocabulary):
             raise ValueError("vocabulary: a word is listed twice")
         if len(self.bias) != n or len(self.weights) != n:
@@ -151,6 +161,8 @@ class Model:
     head_bias: np.ndarray
     threshold: float  # public copy quotes a sentence when P(fact) reaches it
     caveat_threshold: float  # and P(caveat) stays under this
+    clear_threshold: float  # a clear fact's P(fact) reaches this (no lower than ``threshold``)
+    clear_caveat_threshold: float  # and its P(caveat) stays under this
 
     def linear(self, rows: Sequence[tuple[str, str]]) -> np.ndarray:
         """The linear model's P of each label of ``ROLES``, a row for each (sentence, section)."""
@@ -185,8 +197,13 @@ class Model:
         fact, caveat = ROLES.index("fact"), ROLES.index("caveat")
         return [(float(p[fact]), float(p[caveat])) for p in found]
 
-    def quotes(self, probability: tuple[float, float]) -> bool:
-        return probability[0] >= self.threshold and probability[1] < self.caveat_threshold
+    def verdict(self, probability: tuple[float, float]) -> Verdict:
+        fact, caveat = probability
+        if fact >= self.clear_threshold and caveat < self.clear_caveat_threshold:
+            return "clear"
+        if fact >= self.threshold and caveat < self.caveat_threshold:
+            return "doubtful"
+        return "out"
 
 
 def encoded(sentence: str, section: str) -> str | tuple[str, str]:
@@ -220,6 +237,8 @@ def read(path: Path) -> Model:
         head_bias=np.asarray(data.tuned.bias, dtype=np.float32),
         threshold=data.threshold,
         caveat_threshold=data.caveatThreshold,
+        clear_threshold=data.clearThreshold,
+        clear_caveat_threshold=data.clearCaveatThreshold,
     )
 
 
@@ -233,10 +252,15 @@ _lock = threading.Lock()
 
 
 def quotable(rows: Sequence[tuple[str, str]]) -> list[bool]:
-    """Whether public copy may quote each (sentence, section title): the model judges it a
-    fact (P(fact) at least the model's threshold) and not a caveat (P(caveat) under its own).
-    Each sentence is judged once per process (the most recent ``_REMEMBERED`` are kept), the
-    new ones in one batch."""
+    """Whether public copy may quote each (sentence, section title), clear or doubtful."""
+    return [verdict != "out" for verdict in judged(rows)]
+
+
+def judged(rows: Sequence[tuple[str, str]]) -> list[Verdict]:
+    """What public copy may do with each (sentence, section title): the model judges it a
+    clear fact (the stricter thresholds), a doubtful one (P(fact) at least the model's
+    threshold and P(caveat) under its own) or neither. Each sentence is judged once per process
+    (the most recent ``_REMEMBERED`` are kept), the new ones in one batch."""
     trained = model()
     with _lock:
         known = {row: _known[row] for row in rows if row in _known}
@@ -248,4 +272,4 @@ def quotable(rows: Sequence[tuple[str, str]]) -> list[bool]:
             _known.update(found)
             while len(_known) > _REMEMBERED:
                 _known.popitem(last=False)
-    return [trained.quotes(known[row]) for row in rows]
+    return [trained.verdict(known[row]) for row in rows]

@@ -142,7 +142,7 @@ def spec_of(request: ContentRequest) -> Spec:
                 )
             ],
         )
-    topic, named = about_of(markup.plain(request.topic, strict=True))
+    topic, named = about_of(_PUNCTUATION_RUN.sub(r"\1", markup.plain(request.topic, strict=True)))
     audience = markup.plain(request.audience, strict=True) if request.audience else named
     cta = markup.plain(request.callToAction, strict=True) if request.callToAction else None
     empty = [
@@ -177,6 +177,10 @@ def spec_of(request: ContentRequest) -> Spec:
         reply_by=request.replyBy,
         subject=subject(topic, audience),
     )
+
+
+# "mean??", "now!!!", "really?!": one mark is what a draft's subject line or headline says
+_PUNCTUATION_RUN = re.compile(r"([?!])[?!]+")
 
 
 def about_of(topic: str) -> tuple[str, str | None]:

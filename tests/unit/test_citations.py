@@ -64,6 +64,65 @@ def test_the_heading_names_the_source_of_sentences_that_name_none():
     assert cited([paragraph], heading, SOURCES, ACT, leans) == [[NOTICE]]
 
 
+def test_a_sentence_on_what_the_court_did_goes_on_with_the_case_before_it():
+    paragraph = [
+        "In DPP v Ziegler, decided in 2021, the protesters' convictions were quashed.",
+        "Writing for the majority, the judges weighed the right to protest.",
+        "Marches still need planning.",  # says nothing of a court: the main source
+    ]
+    assert cited([paragraph], "Cases", SOURCES, ACT, leans) == [[ZIEGLER, ZIEGLER, ACT]]
+    # after a sentence cited to a statute, a court word decides nothing
+    statute = ["Organisers must give advance notice of a public procession.", "Courts agree."]
+    assert cited([statute], "Marches", SOURCES, ACT, leans) == [[NOTICE, ACT]]
+
+
+def test_a_heading_names_the_source_whose_gloss_it_says():
+    exceptions = Source("Health Code section 25992 (exceptions)", "https://example.org/25992")
+    main = Source("Health Code section 25990", "https://example.org/25990")
+    sources = [main, exceptions, Source("Health Code (definitions)", "https://example.org/d")]
+    paragraph = ["The law allows confinement during transport."]
+    assert cited([paragraph], "Exceptions", sources, main, leans) == [[exceptions]]
+    assert cited([paragraph], "Exceptions and definitions", sources, main, leans) == [[main]]
+    assert cited([paragraph], "Enforcement", sources, main, leans) == [[main]]
+
+
+def test_a_court_case_holds_no_sentence_naming_another_case():
+    kelly = "In Animal Legal Defense Fund v. Kelly the Tenth Circuit affirmed the ruling."
+    reynolds = Source("Animal Legal Defense Fund v. Reynolds (8th Cir. 2021)", "https://e.org/r")
+    statute = Source("Iowa Code section 717A.3A", "https://example.org/iowa")
+    assert cited([[kelly]], "Other states", [statute, reynolds], statute, leans) == [[statute]]
+    # what the paragraph's case decided goes on with it, after a sentence leaning elsewhere
+    paragraph = [
+        "On appeal, in Animal Legal Defense Fund v. Reynolds, the Eighth Circuit split.",
+        "Relying on an earlier case from 2012, it held that lies may be prohibited.",
+        "The access provision was upheld.",
+    ]
+    assert cited([paragraph], "Iowa", [statute, reynolds], statute, leans) == [
+        [reynolds, statute, reynolds]
+    ]
+
+
+def test_definitions_and_welfare_science_are_cited_to_the_source_of_their_kind():
+    directive = Source("Council Directive 1999/74/EC on laying hens", "https://e.org/d")
+    opinion = Source('EFSA Panel (2023), "Welfare of laying hens on farm"', "https://e.org/o")
+    slaughter = Source('EFSA Panel (2020), "Welfare of pigs at slaughter"', "https://e.org/s")
+    sources = [directive, opinion, slaughter]
+    paragraph = [
+        "Keel bone fractures are common in aviaries.",  # science: the opinion on farms
+        "The directive requires a nest for every seven hens.",  # law: the directive
+        "Pigs stunned with carbon dioxide show aversive behaviour.",  # science at slaughter
+    ]
+    assert cited([paragraph], "What hens need", sources, directive, leans) == [
+        [opinion, directive, slaughter]
+    ]
+    # under a heading on the law, its sentences are the law's
+    assert cited([paragraph[:1]], "The EU Directive", sources, directive, leans) == [[directive]]
+    main = Source("Health Code section 25990", "https://example.org/25990")
+    defined = Source("Health Code section 25991 (definitions)", "https://example.org/25991")
+    sentences = ['"Whole pork meat" covers uncooked cuts of pork.', "Sales are banned."]
+    assert cited([sentences], "Scope", [main, defined], main, leans) == [[defined, main]]
+
+
 def test_a_document_with_one_source_or_none_cites_its_main_one():
     assert cited([["Anything at all here."]], "H", [ZIEGLER], None, leans) == [[ZIEGLER]]
     assert cited([["Anything at all here."]], "H", [], ACT, leans) == [[ACT]]

@@ -665,6 +665,8 @@ def test_a_letter_to_an_organisation_on_a_question_names_it_then_asks_it():
     assert _said("Siam Tidewater Foods: stop cutting eyestalks") == (
         "Siam Tidewater Foods: stop cutting eyestalks."
     )
+    # a name and a slogan is a headline (decision 0087)
+    assert _said("Crestline Eggs: cages out by 2026") == "Crestline Eggs: cages out by 2026."
     for name in (
         "Ag-gag laws: how they work",
         "cage-free laying hens from May 2025",

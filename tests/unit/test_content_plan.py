@@ -266,3 +266,17 @@ def test_the_audience_a_request_names_is_used_only_when_none_is_given():
     assert spec.organisation == "Skyward Cargo Airlines"
     given = spec_of(ContentRequest(topic=asked, contentType="letter", audience="its cargo team"))
     assert given.audience == "its cargo team"
+
+
+def test_a_run_of_question_or_exclamation_marks_in_the_topic_is_one():
+    from functions.content.models import ContentRequest
+    from functions.content.service import spec_of
+
+    def topic(given: str) -> str:
+        return spec_of(ContentRequest(topic=given, contentType="social_post")).topic
+
+    assert topic("what does the 3 on an egg mean?? enriched cages") == (
+        "what does the 3 on an egg mean? enriched cages"
+    )
+    assert topic("stop the crates!!! now?!") == "stop the crates! now?"
+    assert topic("What now...") == "What now..."

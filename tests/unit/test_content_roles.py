@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -99,6 +100,48 @@ def test_a_post_no_judged_fact_fits_cuts_one_before_it_quotes_guidance():
     assert draft is not None
     assert "banned barren battery cages for laying hens across all member states" in draft.content
     assert "friendly reminder" not in draft.content
+
+
+def test_a_sentence_is_clear_doubtful_or_kept_out_by_two_pairs_of_thresholds():
+    model = replace(
+        roles.model(),
+        threshold=0.1,
+        caveat_threshold=0.9,
+        clear_threshold=0.3,
+        clear_caveat_threshold=0.5,
+    )
+    assert model.verdict((0.8, 0.1)) == "clear"
+    assert model.verdict((0.2, 0.1)) == "doubtful"  # P(fact) between the two thresholds
+    assert model.verdict((0.4, 0.6)) == "doubtful"  # P(caveat) between its two
+    assert model.verdict((0.05, 0.0)) == "out"
+    assert model.verdict((0.95, 0.9)) == "out"
+
+
+def test_clear_thresholds_laxer_than_the_others_are_refused(tmp_path):
+    data = json.loads(roles.MODEL_PATH.read_text())
+    data["clearThreshold"] = data["threshold"] / 2
+    (tmp_path / roles.MODEL_PATH.name).write_text(json.dumps(data))
+    shutil.copy(roles.LAYERS_PATH, tmp_path / roles.LAYERS_PATH.name)
+    with pytest.raises(ContentError, match="clearThreshold"):
+        roles.read(tmp_path / roles.MODEL_PATH.name)
+
+
+@pytest.mark.parametrize("doubtful", [0, 1])
+def test_a_draft_quotes_a_doubtful_fact_only_after_every_clear_one(monkeypatch, doubtful):
+    sentences = [
+        "In 2012 the EU banned barren battery cages for laying hens in every member state.",
+        "Hens in enriched cages still cannot dust-bathe properly.",
+    ]
+    passage = Passage(
+        text=" ".join(sentences),
+        title="Laying hens",
+        url="https://example.org/hens",
+        section="Laying hens > Cages",
+    )
+    verdicts = {s: "doubtful" if i == doubtful else "clear" for i, s in enumerate(sentences)}
+    monkeypatch.setattr(roles, "judged", lambda rows: [verdicts[s] for s, _ in rows])
+    drafted = [f.text for f in facts("battery cages for hens", [passage], public=True)]
+    assert drafted == [sentences[1 - doubtful], sentences[doubtful]]
 
 
 def test_judgements_are_shared_safely_between_threads():

@@ -49,6 +49,7 @@ SETS: dict[str, type[Row]] = {
     "content/roles/held_apart5.jsonl": WrittenSentence,
     "content/roles/held_apart6.jsonl": WrittenSentence,
     "content/roles/held_apart7.jsonl": WrittenSentence,
+    "content/roles/held_apart8.jsonl": WrittenSentence,
     "content/roles/written3.jsonl": WrittenSentence,
     "content/roles/written4.jsonl": WrittenSentence,
 }
