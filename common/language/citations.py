@@ -97,14 +97,18 @@ def cited(
     found: list[list[Source | None]] = []
     for paragraph in paragraphs:
         row: list[Source | None] = []
-        case: Source | None = None  # the court case the paragraph last cited
+        about: Source | None = None  # the source the paragraph last named
         for sentence in paragraph:
-            # what the paragraph's case decided, before the sentence it leans on
-            before = _decided(sentence, case) or (row[-1] if row and leans(sentence) else None)
+            # what the paragraph's case decided, or the source it named for a sentence that
+            # refers to it ("The Act also ..."), before the sentence it leans on
+            case = about if about is not None and _CASE.search(about.title) else None
+            # not "the Lacey Act": an instrument of its own name ("USDA", a body, is no instrument)
+            refers = _refers().search(sentence) and not any(" " in n for n in names(sentence))
+            again = _decided(sentence, case) or (about if refers else None)
+            before = again or (row[-1] if row and leans(sentence) else None)
+            named = _named(sentence, sources) or before or _holder(sentence, sources)
             chosen = (
-                _named(sentence, sources)
-                or before
-                or _holder(sentence, sources)
+                named
                 or headed
                 or _defined(sentence, sources)
                 or _studied(sentence, scientific)
@@ -112,7 +116,8 @@ def cited(
             )
             chosen = chosen if fits(sentence, chosen) else fallback
             row.append(chosen)
-            case = chosen if chosen is not None and _CASE.search(chosen.title) else case
+            if named is not None and chosen == named:
+                about = chosen
         found.append(row)
     return found
 
@@ -187,6 +192,16 @@ def _words(name: str) -> frozenset[str]:
 
 
 @cache
+def _refers() -> re.Pattern[str]:
+    """A reference to an instrument or body named before: "the Act", "that Act", "these
+    rules", "the EU rules" (a determiner, at most one word, a ``kinds`` or ``referring``
+    word of ``data/text/sources.toml``)."""
+    data = _sources_data()
+    words = "|".join(sorted(data.kinds | data.referring))
+    return re.compile(rf"\b(?:the|that|this|these|those)\s+(?:\w+\s+)?(?:{words})\b", re.I)
+
+
+@cache
 def _defining() -> re.Pattern[str]:
     return re.compile(_sources_data().defining)
 
@@ -204,7 +219,7 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
     proper = {t for word in text.split()[1:] if word[:1].isupper() for t in terms(word)}
     scores = []
     for source, words in zip(sources, labels, strict=True):
-        if not fits(text, source):
+        if not fits(text, source) or _cased_apart(text, source):
             scores.append(0.0)
             continue
         hits = set(words) & own
@@ -232,6 +247,7 @@ class SourceHosts(Content):
     abbreviations: Words
     plain: LowerWords
     decided: LowerWords
+    referring: LowerWords
     defining: str
     studies: LowerWords
     science: LowerWords
@@ -391,7 +407,6 @@ def fits(sentence: str, source: Source | None, dated: bool = True) -> bool:
         (dated and _dated_apart(sentence, source))
         or _placed_apart(sentence, source)
         or _sectioned_apart(sentence, source)
-        or _cased_apart(sentence, source)
     )
 
 

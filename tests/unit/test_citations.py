@@ -102,6 +102,20 @@ def test_a_court_case_holds_no_sentence_naming_another_case():
     ]
 
 
+def test_a_sentence_referring_to_the_instrument_its_paragraph_named_is_cited_to_it():
+    act2022 = Source("Police, Crime, Sentencing and Courts Act 2022", "https://e.org/2022")
+    sources = [ACT, act2022, ZIEGLER]
+    paragraph = [
+        "The Police, Crime, Sentencing and Courts Act 2022 extended these powers.",
+        "Police may now impose conditions on noise.",  # refers to nothing: the main source
+        "The Act also made it an offence to breach a condition.",
+        "The Lacey Act addresses wildlife.",  # an instrument of its own: not a reference
+    ]
+    assert cited([paragraph], "Conditions", sources, ACT, leans) == [
+        [act2022, ACT, act2022, ACT]
+    ]
+
+
 def test_definitions_and_welfare_science_are_cited_to_the_source_of_their_kind():
     directive = Source("Council Directive 1999/74/EC on laying hens", "https://e.org/d")
     opinion = Source('EFSA Panel (2023), "Welfare of laying hens on farm"', "https://e.org/o")
