@@ -265,6 +265,7 @@ def facts(
     guidance: bool = False,
     judged: bool = True,
     about: str | None = None,
+    at: frozenset[str] = frozenset(),
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
@@ -285,8 +286,9 @@ def facts(
     only after every clear one (decision 0087), and, given what
     the draft is ``about`` (its topic without the names it addresses), what the relevance
     judge gives at least ``SENTENCE_MIN`` of answering it, while any sentence does (decision
-    0084), and what the source it would be cited to holds, while any is (``_held``, decision
-    0086)."""
+    0084), what is not about a place apart from the places the draft is for (``at``: an EU
+    rule is not news to a US diner), while any is (decision 0087), and what the source it
+    would be cited to holds, while any is (``_held``, decision 0086)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -330,6 +332,8 @@ def facts(
         judged_on = relevance.relevance(about, [f.text for f in found], "topic")
         on_topic = [f for f, p in zip(found, judged_on, strict=True) if p >= SENTENCE_MIN]
         found = on_topic or found
+    if public and at and found:  # not about another place, while any is (decision 0087)
+        found = [f for f in found if not _elsewhere(f.text, at)] or found
     if public and any(not f.leans for f in found):  # public copy: no sentence out of context
         found = [f for f in found if not f.leans]
     # what its source holds, while any is (decision 0086); after the sentences out of context
@@ -350,6 +354,17 @@ def facts(
         per_document[document] = per_document.get(document, 0) + 1
         chosen.append(fact)
     return chosen
+
+
+def _elsewhere(sentence: str, at: frozenset[str]) -> bool:
+    """Whether a sentence names places and none of them is one of ``at``, within one or around
+    one ("In 2012 the EU banned ..." for a diner in the US; not "In California ..." for one)."""
+    said = places.named(sentence)
+    return bool(said) and not any(
+        here == there or there in places.around(here) or here in places.around(there)
+        for here in said
+        for there in at
+    )
 
 
 def _similar(a: set[str], b: set[str]) -> bool:
@@ -563,7 +578,8 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     rather than no draft, the sentences the roles model keeps out but the advice patterns let
     through are quoted, as before the model."""
     best = _best(passages) if passages else None
-    found = facts(spec.topic, passages, public=True, about=spec.subject or spec.topic)
+    at = places.named(f"{spec.topic} {spec.audience or ''}")  # the places the draft is for
+    found = facts(spec.topic, passages, public=True, about=spec.subject or spec.topic, at=at)
     practice = best is not None and not found and _practice(spec.topic, passages, best)
     if practice:
         found = facts(
@@ -874,10 +890,14 @@ def addressee(spec: Spec) -> str | None:
     """Whom a draft asks to act: its audience when that names the organisation or none is
     known ("the CEO of Brightwell Supermarkets"), else the organisation its topic names (a
     petition "to New Zealand consumers" on Dairyvale's calves calls on Dairyvale, its
-    signers' audience; decision 0084)."""
+    signers' audience; decision 0084). A petition or a press release for the organisation's
+    public ("shoppers at Brightwell Supermarkets": ``publics`` of ``drafts.toml``) calls on the
+    organisation (decision 0087)."""
     organisation, audience = spec.organisation, spec.audience
     if organisation is None or (audience and fold(organisation) in fold(audience)):
-        return audience
+        public = {w.strip(_EDGES).lower() for w in (audience or "").split()} & drafts().publics
+        on_behalf = spec.content_type in ("petition", "press_release")
+        return organisation if organisation and on_behalf and public else audience
     return organisation
 
 

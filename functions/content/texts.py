@@ -150,6 +150,7 @@ class Drafts(Content):
     dangling: LowerWords
     addressing: LowerWords
     titles: LowerWords
+    publics: LowerWords
     related: dict[LowerLine, tuple[LowerLine, ...]]
     article: Article
     answer: AnswerWords

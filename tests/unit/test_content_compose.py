@@ -700,3 +700,17 @@ def test_a_passages_sources_are_read_once_and_shared_read_only():
     assert _sources_of(HENS) is first
     with pytest.raises(TypeError):
         first["Laying hens are kept in cages, barns or free-range systems."] = None  # type: ignore[index]
+
+
+def test_a_draft_for_a_place_quotes_what_is_about_another_place_only_when_nothing_else_is_left():
+    """Decision 0087: an EU rule is not news to a diner in the US."""
+    eu = "In 2012 the EU banned barren battery cages for laying hens in every member state."
+    california = "In California, each laying hen must have at least one square foot of floor."
+    hens = Passage(f"{eu} {california}", "Laying hens", "https://example.org/h", "Laying hens")
+    at = frozenset({"us"})
+    quoted = [f.text for f in facts("cages for laying hens", [hens], public=True, at=at)]
+    assert quoted == [california]
+    only_eu = Passage(eu, "Laying hens", "https://example.org/h", "Laying hens")
+    assert [f.text for f in facts("cages for laying hens", [only_eu], public=True, at=at)] == [eu]
+    both = [f.text for f in facts("cages for laying hens", [hens], public=True)]
+    assert sorted(both) == sorted([eu, california])

@@ -3,6 +3,8 @@ topic as a frame sentence holds it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from functions.content.compose import _topic
@@ -202,6 +204,10 @@ def test_a_draft_asks_its_audience_unless_only_the_topic_names_the_organisation(
     assert addressee(spec(None, "Marigold Grocers")) == "Marigold Grocers"
     assert addressee(spec("our supporters", None)) == "our supporters"
     assert addressee(spec(None, None)) is None
+    # a petition for the organisation's public calls on the organisation (decision 0087)
+    assert addressee(spec("shoppers at Brightwell", "Brightwell")) == "Brightwell"
+    letter = Spec("cage-free eggs", "letter", "email", audience="Brightwell customers")
+    assert addressee(replace(letter, organisation="Brightwell")) == "Brightwell customers"
 
 
 @pytest.mark.parametrize(
