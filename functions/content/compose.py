@@ -756,7 +756,10 @@ def _long_form(
     # the tone's first line of a letter or an email, naming the organisation addressed; a
     # topic that is a sentence stands as its own (``[frame.said]``)
     said = _said(spec.topic, markdown=web)
-    values = {**values, "Said": said or "", "company": spec.committed or "", "you": you}
+    # a title says it without its full stop (decision 0087)
+    headline = said[:-1] if said and said.endswith(".") and not said.endswith("..") else said
+    values = {**values, "Said": said or "", "Headline": headline or "", "you": you}
+    values["company"] = spec.committed or ""
     tone = drafts().tone[spec.tone]
     intro = (tone.intro_said if said else tone.intro).format(**values)
     picked = found[: _facts_wanted(spec)]

@@ -56,19 +56,20 @@ class AnswerWords(Content):
 
 
 class SaidFrame(Content):
-    """The frames of a topic that is a sentence: it stands as its own, ``{Said}``."""
+    """The frames of a topic that is a sentence: it stands as its own, ``{Headline}`` (without a
+    full stop: the titles of decision 0087)."""
 
-    email_subject: Annotated[str, Template("Said")]
-    press_headline: Annotated[str, Template("Said")]
+    email_subject: Annotated[str, Template("Headline")]
+    press_headline: Annotated[str, Template("Headline")]
     press_dateline: str
     press_dateline_to: Annotated[str, Template("organisation")]
-    blog_title: Annotated[str, Template("Said")]
+    blog_title: Annotated[str, Template("Headline")]
     blog_intro: str
-    petition_title: Annotated[str, Template("Said")]
+    petition_title: Annotated[str, Template("Headline")]
     petition_ask: Annotated[str, Template("audience")]
     petition_ask_default: str
-    talking_points_title: Annotated[str, Template("Said")]
-    talking_points_title_for: Annotated[str, Template("audience", "Said")]
+    talking_points_title: Annotated[str, Template("Headline")]
+    talking_points_title_for: Annotated[str, Template("audience", "Headline")]
 
 
 class Frame(Content):

@@ -714,3 +714,22 @@ def test_a_draft_for_a_place_quotes_what_is_about_another_place_only_when_nothin
     assert [f.text for f in facts("cages for laying hens", [only_eu], public=True, at=at)] == [eu]
     both = [f.text for f in facts("cages for laying hens", [hens], public=True)]
     assert sorted(both) == sorted([eu, california])
+
+
+def test_a_name_and_a_slogan_is_a_headline_without_a_full_stop_in_a_title():
+    """Decision 0087: "act on Crestline Eggs: cages out by 2026" read as a slot for a noun."""
+    hens = Passage(
+        "In 2012 the EU banned barren battery cages for laying hens in every member state.",
+        "Laying hens",
+        "https://example.org/h",
+        "Laying hens > Cages",
+    )
+    topic = "Crestline Eggs: cages out by 2026"
+    petition = compose(Spec(topic, "petition", "web", audience="Crestline Eggs"), [hens])
+    assert petition is not None
+    assert petition.content.startswith("# Petition: Crestline Eggs: cages out by 2026\n")
+    assert "act on" not in petition.content
+    email = compose(Spec(topic, "email", "email", tone="urgent"), [hens])
+    assert email is not None
+    assert email.content.startswith("Subject: Crestline Eggs: cages out by 2026\n")
+    assert "urgently. Crestline Eggs: cages out by 2026. This needs" in email.content
