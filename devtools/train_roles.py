@@ -132,16 +132,18 @@ def choose(
     p: np.ndarray,
     corpus: int,
     bound: float = MAX_FACTS_LOST,
+    within: tuple[float, float] = (0.0, 1.01),
 ) -> tuple[tuple[float, float], dict[str, dict[str, float]]]:
     """((fact threshold, caveat threshold), figures over all rows and over the first
     ``corpus``): the most guidance and caveats kept out together, with the facts lost within
-    ``bound`` over both. A sentence is kept out when the patterns match it, its P(fact) is
-    under the first threshold or its P(caveat) reaches the second."""
+    ``bound`` over both, and no laxer than the pair ``within``. A sentence is kept out when the
+    patterns match it, its P(fact) is under the first threshold or its P(caveat) reaches the
+    second."""
     fact, caveat = roles.ROLES.index("fact"), roles.ROLES.index("caveat")
     best: tuple[tuple[float, float], dict[str, dict[str, float]]] = ((0.0, 1.01), {})
     best_score = -1.0
-    for t in FACT_THRESHOLDS:
-        for c in CAVEAT_THRESHOLDS:
+    for t in (t for t in FACT_THRESHOLDS if t >= within[0]):
+        for c in (c for c in CAVEAT_THRESHOLDS if c <= within[1]):
             out = rule_hit | (p[:, fact] < t) | (p[:, caveat] >= c)
             every, own = figures(y, out), figures(y[:corpus], out[:corpus])
             if max(every["factsLost"], own["factsLost"]) > bound:
@@ -368,8 +370,10 @@ def main(argv: list[str] | None = None) -> int:
     (threshold, caveat_threshold), chosen = choose(y, rule_hit, p, n)
     if not chosen:
         raise SystemExit(f"no thresholds keep the facts lost within {MAX_FACTS_LOST}")
-    (clear, clear_caveat), set_aside = choose(y, rule_hit, p, n, MAX_FACTS_SET_ASIDE)
-    clear, clear_caveat = max(clear, threshold), min(clear_caveat, caveat_threshold)
+    within = (threshold, caveat_threshold)
+    (clear, clear_caveat), set_aside = choose(y, rule_hit, p, n, MAX_FACTS_SET_ASIDE, within)
+    if not set_aside:
+        raise SystemExit(f"no stricter thresholds set aside at most {MAX_FACTS_SET_ASIDE}")
     alone = {
         "linearAlone": choose(y, rule_hit, p_linear, n)[1]["all"],
         "tunedAlone": choose(y, rule_hit, p_tuned, n)[1]["all"],

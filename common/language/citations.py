@@ -102,10 +102,13 @@ def cited(
             # what the paragraph's case decided, or the source it named for a sentence that
             # refers to it ("The Act also ..."), before the sentence it leans on
             case = about if about is not None and _CASE.search(about.title) else None
-            # not "the Lacey Act": an instrument of its own name ("USDA", a body, is no instrument)
-            refers = _refers().search(sentence) and not any(" " in n for n in names(sentence))
-            again = _decided(sentence, case) or (about if refers else None)
-            before = again or (row[-1] if row and leans(sentence) else None)
+            again = _decided(sentence, case) or _referred(sentence, about if not case else None)
+            leaned = row[-1] if row and leans(sentence) else None
+            # a sentence of law does not lean on a scientific source ("For these reasons most
+            # ... policies treat enriched cages as cages", after a sentence of science)
+            if leaned is not None and _scientific(leaned) and _lawful(sentence):
+                leaned = None
+            before = again or leaned
             named = _named(sentence, sources) or before or _holder(sentence, sources)
             chosen = (
                 named
@@ -123,26 +126,46 @@ def cited(
 
 
 def _glossed(heading: str, sources: Sequence[Source]) -> Source | None:
-    """The one source whose label's gloss the heading says in full: "Exceptions" is the
-    heading of "California Health and Safety Code § 25992 (exceptions)"."""
+    """The one source whose label's gloss the heading says in full, in words no other label
+    holds: "Exceptions" is the heading of "California Health and Safety Code § 25992
+    (exceptions)"; "Public order" is not of "... Act 2022, Part 3 (public order)" beside the
+    "Public Order Act 1986"."""
     said = set(_sequence(heading))
-    glossed = [
-        source
-        for source in sources
-        if (gloss := _GLOSS.search(source.title))
-        and (words := set(_sequence(gloss[1])))
-        and words <= said
-    ]
+    glossed = []
+    for source in sources:
+        gloss = _GLOSS.search(source.title)
+        words = set(_sequence(gloss[1])) if gloss else set()
+        others = {w for s in sources if s != source for w in _sequence(s.title)}
+        if words and words <= said and not words & others:
+            glossed.append(source)
     return glossed[0] if len(glossed) == 1 else None
 
 
 def _decided(sentence: str, case: Source | None) -> Source | None:
     """The court case its paragraph cited last, when the sentence goes on about what its court
     or judges did ("Writing for the Court, Justice Gorsuch ..."; ``decided`` words of
-    ``data/text/sources.toml``)."""
+    ``data/text/sources.toml``) and names no other case ("In ... v. Kelly the Tenth Circuit
+    affirmed ...")."""
     if case is None or _words("decided").isdisjoint(_sequence(sentence)):
         return None
-    return case
+    return None if _CASE_NAMED.search(sentence) and _cased_apart(sentence, case) else case
+
+
+def _referred(sentence: str, about: Source | None) -> Source | None:
+    """The instrument its paragraph named, when the sentence refers to it: by its kind as its
+    label says it ("The Act also made ...", "that Act": ``kinds``) or by a word any instrument
+    is ("the law", "these rules": ``referring``); not when it names an instrument of its own
+    ("the Lacey Act"; "USDA", a body, is none)."""
+    if about is None or any(" " in name for name in names(sentence)):
+        return None
+    data, label = _sources_data(), set(_sequence(about.title))
+    for found in _REFERENCE.finditer(sentence):
+        for word in (w for w in found.groups() if w):
+            if word.islower() and word in data.referring:
+                return about
+            if word[:1].isupper() and word.lower() in data.kinds and set(_sequence(word)) <= label:
+                return about
+    return None
 
 
 def _defined(sentence: str, sources: Sequence[Source]) -> Source | None:
@@ -163,15 +186,20 @@ def _studied(sentence: str, sources: Sequence[Source]) -> Source | None:
     (``stages``: slaughter, transport) is held only by a label on that stage ("Welfare of pigs
     at slaughter"), and such a label holds only sentences on it."""
     said = set(_sequence(sentence))
-    if _words("science").isdisjoint(said) or not _words("legal").isdisjoint(said):
+    if _words("science").isdisjoint(said) or _lawful(sentence):
         return None
-    found = [
-        s
-        for s in sources
-        if not _words("studies").isdisjoint(set(_sequence(s.title)))
-        and _stages(s.title) == _stages(sentence)
-    ]
+    found = [s for s in sources if _scientific(s) and _stages(s.title) == _stages(sentence)]
     return found[0] if len(found) == 1 else None
+
+
+def _scientific(source: Source) -> bool:
+    """Whether a source is a scientific one: its label holds a ``studies`` word."""
+    return not _words("studies").isdisjoint(_sequence(source.title))
+
+
+def _lawful(sentence: str) -> bool:
+    """Whether a sentence holds a ``legal`` word: law, or what campaigns ask of companies."""
+    return not _words("legal").isdisjoint(_sequence(sentence))
 
 
 def _stages(text: str) -> set[str]:
@@ -189,16 +217,6 @@ def _stages(text: str) -> set[str]:
 def _words(name: str) -> frozenset[str]:
     """The search terms of one of the word lists of ``data/text/sources.toml``."""
     return frozenset(_sequence(" ".join(sorted(getattr(_sources_data(), name)))))
-
-
-@cache
-def _refers() -> re.Pattern[str]:
-    """A reference to an instrument or body named before: "the Act", "that Act", "these
-    rules", "the EU rules" (a determiner, at most one word, a ``kinds`` or ``referring``
-    word of ``data/text/sources.toml``)."""
-    data = _sources_data()
-    words = "|".join(sorted(data.kinds | data.referring))
-    return re.compile(rf"\b(?:the|that|this|these|those)\s+(?:\w+\s+)?(?:{words})\b", re.I)
 
 
 @cache
@@ -278,10 +296,14 @@ _NAMING = re.compile(
     rf"|(?P<words>{_CAPITAL}(?:\s+(?:(?:of|the|for|and|on|in|to)\s+)*{_CAPITAL})*)"
 )
 _ABBREVIATION = re.compile(r"^[A-Z]{3,}s?$")  # "EFSA", "APHIS", "NGOs"
+# a reference: a determiner and the one or two words after it ("the Act", "the EU rules")
+_REFERENCE = re.compile(
+    r"\b(?:[Tt]he|[Tt]hat|[Tt]his|[Tt]hese|[Tt]hose)\s+([A-Za-z-]+)(?:\s+([A-Za-z]+))?\b"
+)
 _GLOSS = re.compile(r"\(([^()\d]+)\)\s*$")  # a label's closing gloss: "(exceptions)"
 # a court case's name: "National Pork Producers Council v. Ross", "DPP v Ziegler"
-_CASE = re.compile(r"\w \bv\.? [A-Z]")
-_CASE_NAMED = re.compile(r"\w \bv\.? ([A-Z][\w'-]+)")  # ... and its second party: "Ross"
+_CASE = re.compile(r"(?:\w|\))\.?\s+vs?\.?\s+[A-Z]")  # "R (NCCL) v Secretary", "U.S. v. Stevens"
+_CASE_NAMED = re.compile(r"(?:\w|\))\.?\s+vs?\.?\s+([A-Z][\w'-]+)")  # ... its second party
 _YEAR_NAMED = re.compile(r"\b(?:[Tt]he|[Ii]ts) ((?:1[89]|20)\d\d) $")  # "the 2022 Act"
 
 

@@ -356,6 +356,20 @@ def facts(
     return chosen
 
 
+def _places_for(spec: Spec) -> frozenset[str]:
+    """The places a draft is for: those its audience names outside the organisation's name
+    ("Iceland Foods" is no place), and those its topic names, its first letter read in lower
+    case (a capital there says nothing: "Turkey welfare at Christmas" is about a bird, as
+    ``places.toml`` reads "turkey"; "California egg law" is about California)."""
+    audience = spec.audience or ""
+    if spec.organisation:
+        audience = re.sub(re.escape(spec.organisation), " ", audience, flags=re.IGNORECASE)
+    topic = spec.topic
+    if topic[1:2].islower():  # not "UK: ..."
+        topic = topic[:1].lower() + topic[1:]
+    return places.named(f"{topic} {audience}")
+
+
 def _elsewhere(sentence: str, at: frozenset[str]) -> bool:
     """Whether a sentence names places and none of them is one of ``at``, within one or around
     one ("In 2012 the EU banned ..." for a diner in the US; not "In California ..." for one)."""
@@ -415,9 +429,10 @@ def _clausal(topic: str) -> bool:
     ``article.verbs`` after it, as written in lower case ("Salmon farms must stop", "Westwind
     keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
     allows ..."); or a name, a colon and an instruction ("Siam Tidewater Foods: stop
-    cutting eyestalks") or a slogan of two words or more ("Crestline Eggs: cages out by 2026",
-    a headline: no noun slot holds it, "act on Crestline Eggs: cages out by 2026"); not a
-    common noun's ("Ag-gag laws: how they work")."""
+    cutting eyestalks") or a slogan of two words or more that holds a number or a word of
+    ``article.slogan`` or above ("Crestline Eggs: cages out by 2026", a headline: no noun slot
+    holds it, "act on Crestline Eggs: cages out by 2026"); not a common noun's ("Ag-gag laws:
+    how they work") nor a name's with a noun ("FAQ: broiler welfare")."""
     text = " ".join(topic.split())
     article = drafts().article
     written = [re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.strip(_EDGES)) for w in text.split()]
@@ -438,8 +453,10 @@ def _clausal(topic: str) -> bool:
     if not (colon and head):
         return False
     named = all(word[:1].isupper() or word[:1].isdigit() for word in head.split())
+    slogan = {w.lower().strip(_EDGES) for w in rest.split()}
+    signals = article.verbs | article.clausal | article.slogan
     return (first in article.clausal and first not in article.asking) or (
-        named and len(rest.split()) >= 2
+        named and len(slogan) >= 2 and (any(c.isdigit() for c in rest) or bool(slogan & signals))
     )
 
 
@@ -578,7 +595,7 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     rather than no draft, the sentences the roles model keeps out but the advice patterns let
     through are quoted, as before the model."""
     best = _best(passages) if passages else None
-    at = places.named(f"{spec.topic} {spec.audience or ''}")  # the places the draft is for
+    at = _places_for(spec)
     found = facts(spec.topic, passages, public=True, about=spec.subject or spec.topic, at=at)
     practice = best is not None and not found and _practice(spec.topic, passages, best)
     if practice:
@@ -709,7 +726,8 @@ def _fact_sets(found: list[Fact], size: int) -> list[list[Fact]]:
     them swapped for the shortest ones, down to the shortest ones."""
     rank = {id(f): i for i, f in enumerate(found)}
     top = found[:size]
-    shortest = sorted(found[:12], key=lambda f: len(f.text))
+    # the shortest clear ones before any doubtful one (decision 0087)
+    shortest = sorted(found[:12], key=lambda f: (f.doubtful, len(f.text)))
     sets = [top]
     for i in range(1, len(shortest) + 1):
         mixed = {id(f): f for f in [*top[: max(0, size - i)], *shortest[: min(i, size)]]}
@@ -756,8 +774,9 @@ def _long_form(
     # the tone's first line of a letter or an email, naming the organisation addressed; a
     # topic that is a sentence stands as its own (``[frame.said]``)
     said = _said(spec.topic, markdown=web)
-    # a title says it without its full stop (decision 0087)
-    headline = said[:-1] if said and said.endswith(".") and not said.endswith("..") else said
+    # a title says it without the full stop ``_said`` added ("... the U.S." keeps its own)
+    added = said is not None and not spec.topic.rstrip(" ,;:").endswith(".")
+    headline = said[:-1] if said and added and said.endswith(".") else said
     values = {**values, "Said": said or "", "Headline": headline or "", "you": you}
     values["company"] = spec.committed or ""
     tone = drafts().tone[spec.tone]
@@ -898,7 +917,9 @@ def addressee(spec: Spec) -> str | None:
     organisation (decision 0087)."""
     organisation, audience = spec.organisation, spec.audience
     if organisation is None or (audience and fold(organisation) in fold(audience)):
-        public = {w.strip(_EDGES).lower() for w in (audience or "").split()} & drafts().publics
+        said = {w.strip(_EDGES).lower() for w in (audience or "").split()}
+        # its public, not a decision maker ("Brightwell's head of customer relations")
+        public = said & drafts().publics and not said & drafts().titles
         on_behalf = spec.content_type in ("petition", "press_release")
         return organisation if organisation and on_behalf and public else audience
     return organisation

@@ -46,6 +46,7 @@ class Article(Content):
     asking: LowerWords
     relative: LowerWords
     verbs: LowerWords
+    slogan: LowerWords
     proper: LowerWords
     heads: LowerWords
     institutions: LowerWords

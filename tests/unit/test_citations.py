@@ -83,6 +83,10 @@ def test_a_heading_names_the_source_whose_gloss_it_says():
     paragraph = ["The law allows confinement during transport."]
     assert cited([paragraph], "Exceptions", sources, main, leans) == [[exceptions]]
     assert cited([paragraph], "Exceptions and definitions", sources, main, leans) == [[main]]
+    # a gloss in words another label holds names nothing ("Public order" beside the Act)
+    part3 = Source("Police Act 2022, Part 3 (public order)", "https://example.org/p3")
+    order = Source("Public Order Act 1986", "https://example.org/poa")
+    assert cited([paragraph], "Public order", [order, part3], order, leans) == [[order]]
     assert cited([paragraph], "Enforcement", sources, main, leans) == [[main]]
 
 
@@ -91,14 +95,18 @@ def test_a_court_case_holds_no_sentence_naming_another_case():
     reynolds = Source("Animal Legal Defense Fund v. Reynolds (8th Cir. 2021)", "https://e.org/r")
     statute = Source("Iowa Code section 717A.3A", "https://example.org/iowa")
     assert cited([[kelly]], "Other states", [statute, reynolds], statute, leans) == [[statute]]
-    # what the paragraph's case decided goes on with it, after a sentence leaning elsewhere
+    # what the paragraph's case decided goes on with it, after a sentence leaning elsewhere;
+    # not another case's ruling, nor a sentence that merely holds a court's word
     paragraph = [
         "On appeal, in Animal Legal Defense Fund v. Reynolds, the Eighth Circuit split.",
         "Relying on an earlier case from 2012, it held that lies may be prohibited.",
         "The access provision was upheld.",
+        "In Animal Legal Defense Fund v. Kelly the Tenth Circuit affirmed a similar ruling.",
+        "Sows held in gestation crates cannot turn around.",
+        "The Act also requires organisers to give notice.",  # refers to no case
     ]
     assert cited([paragraph], "Iowa", [statute, reynolds], statute, leans) == [
-        [reynolds, statute, reynolds]
+        [reynolds, statute, reynolds, statute, statute, statute]
     ]
 
 
@@ -110,9 +118,11 @@ def test_a_sentence_referring_to_the_instrument_its_paragraph_named_is_cited_to_
         "Police may now impose conditions on noise.",  # refers to nothing: the main source
         "The Act also made it an offence to breach a condition.",
         "The Lacey Act addresses wildlife.",  # an instrument of its own: not a reference
+        "The act of blocking a road can be lawful.",  # "act" in lower case is no instrument
+        "The law was criticised.",  # a word any instrument is
     ]
     assert cited([paragraph], "Conditions", sources, ACT, leans) == [
-        [act2022, ACT, act2022, ACT]
+        [act2022, ACT, act2022, ACT, ACT, act2022]
     ]
 
 
@@ -131,10 +141,20 @@ def test_definitions_and_welfare_science_are_cited_to_the_source_of_their_kind()
     ]
     # under a heading on the law, its sentences are the law's
     assert cited([paragraph[:1]], "The EU Directive", sources, directive, leans) == [[directive]]
+    # a sentence of law does not lean on a sentence of science
+    leaning = [paragraph[0], "They are why campaigns treat the directive as weak."]
+    assert cited([leaning], "Hens", sources, directive, leans) == [[opinion, directive]]
     main = Source("Health Code section 25990", "https://example.org/25990")
     defined = Source("Health Code section 25991 (definitions)", "https://example.org/25991")
-    sentences = ['"Whole pork meat" covers uncooked cuts of pork.', "Sales are banned."]
-    assert cited([sentences], "Scope", [main, defined], main, leans) == [[defined, main]]
+    sentences = [
+        '"Whole pork meat" covers uncooked cuts of pork.',
+        'Confinement is "cruel" if it prevents the animal from turning around.',
+        "This means sows cannot turn around.",  # no definition
+        "Sales are banned.",
+    ]
+    assert cited([sentences], "Scope", [main, defined], main, leans) == [
+        [defined, defined, main, main]
+    ]
 
 
 def test_a_document_with_one_source_or_none_cites_its_main_one():

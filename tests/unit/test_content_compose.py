@@ -733,3 +733,27 @@ def test_a_name_and_a_slogan_is_a_headline_without_a_full_stop_in_a_title():
     assert email is not None
     assert email.content.startswith("Subject: Crestline Eggs: cages out by 2026\n")
     assert "urgently. Crestline Eggs: cages out by 2026. This needs" in email.content
+
+
+def test_a_title_keeps_a_full_stop_the_topic_wrote_and_a_post_swaps_in_clear_facts_first():
+    """Review of decision 0087: "... the U.S." is no stop ``_said`` added; a post that no set
+    of its best facts fits tries the shortest clear facts before a doubtful one."""
+    from functions.content.compose import Fact, _fact_sets
+
+    hens = Passage(
+        "In 2012 the EU banned barren battery cages for laying hens in every member state.",
+        "Laying hens",
+        "https://example.org/h",
+        "Laying hens > Cages",
+    )
+    email = compose(Spec("Crestline Eggs: cages out of the U.S.", "email", "email"), [hens])
+    assert email is not None
+    assert email.content.startswith("Subject: Crestline Eggs: cages out of the U.S.\n")
+    found = [
+        Fact("A long clear fact " * 6, 0, 4.0),
+        Fact("Another long clear fact " * 5, 0, 3.0),
+        Fact("A clear fact of middling length.", 0, 2.0),
+        Fact("Short doubtful.", 0, 1.0, doubtful=True),
+    ]
+    tried = [[f.text for f in facts] for facts in _fact_sets(found, 2)]
+    assert tried[1] == [found[0].text, found[2].text]  # not the doubtful one

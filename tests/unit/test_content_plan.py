@@ -208,6 +208,23 @@ def test_a_draft_asks_its_audience_unless_only_the_topic_names_the_organisation(
     assert addressee(spec("shoppers at Brightwell", "Brightwell")) == "Brightwell"
     letter = Spec("cage-free eggs", "letter", "email", audience="Brightwell customers")
     assert addressee(replace(letter, organisation="Brightwell")) == "Brightwell customers"
+    head = spec("Brightwell's head of customer relations", "Brightwell")  # a decision maker
+    assert addressee(head) == "Brightwell's head of customer relations"
+
+
+def test_the_places_a_draft_is_for_are_not_in_a_name_nor_a_capital_at_its_start() -> None:
+    from functions.content.compose import Spec, _places_for
+
+    def at(topic: str, audience: str | None = None, organisation: str | None = None):
+        return _places_for(
+            Spec(topic, "letter", "email", audience=audience, organisation=organisation)
+        )
+
+    assert at("Turkey welfare at Christmas") == frozenset()
+    assert at("cage-free eggs", "Iceland Foods", "Iceland Foods") == frozenset()
+    assert at("California egg law") == frozenset({"us-ca"})
+    assert at("UK: sow stalls") == frozenset({"uk"})
+    assert at("fur farming", "MPs in England") == frozenset({"england"})
 
 
 @pytest.mark.parametrize(
