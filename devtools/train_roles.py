@@ -402,7 +402,13 @@ def main(argv: list[str] | None = None) -> int:
             "sha256": digest,
             "sentences": len(sentences),
         },
-        {"folds": FOLDS, "l2": L2, **chosen, **alone, "clear": set_aside},
+        {
+            "folds": FOLDS,
+            "l2": L2,
+            **chosen,
+            **alone,
+            **{f"clear{part.title()}": found for part, found in set_aside.items()},
+        },
         (threshold, caveat_threshold, clear, clear_caveat),
         [(sentences[i], sections[i], checked[k]) for k, i in enumerate(checks)],
     )
