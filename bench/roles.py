@@ -7,10 +7,10 @@ A sentence the model calls a doubtful fact is quoted only when a draft has no cl
 ``patternsAndModelWhileAClearFactIsLeft`` what it keeps out while it has a clear fact to quote
 instead (``bench/content_rubric.py`` counts the drafts that quote a doubtful one).
 
-The set is by default ``bench/data/roles_holdout8.jsonl``: 340 sentences a helper wrote about
+The set is by default ``bench/data/roles_holdout9.jsonl``: 340 sentences a helper wrote about
 the guides' topics from ``roles.brief.md`` alone, apart from the training sets, with their
-roles; a second helper labelled them again (``roles_holdout8_second_labels.jsonl``). It was
-measured once for decision 0086 and is spent (``roles.README.md``). Figures are on the sentences
+roles; a second helper labelled them again (``roles_holdout9_second_labels.jsonl``). It was
+measured once for decision 0087 and is spent (``roles.README.md``). Figures are on the sentences
 both label alike.
 
     PYTHONPATH=. .venv/bin/python bench/roles.py [--set FILE] [--second FILE]
@@ -42,8 +42,8 @@ def figures(labels: list[str], out: list[bool]) -> dict[str, float | int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", type=Path, default=DATA / "roles_holdout8.jsonl")
-    parser.add_argument("--second", type=Path, default=DATA / "roles_holdout8_second_labels.jsonl")
+    parser.add_argument("--set", type=Path, default=DATA / "roles_holdout9.jsonl")
+    parser.add_argument("--second", type=Path, default=DATA / "roles_holdout9_second_labels.jsonl")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
     second = {}
