@@ -559,11 +559,15 @@ def judged(
     """P(relevant) of each candidate for ``request``, in order. Embeds the request (unless its
     MiniLM ``vector`` is given: ``reusable``), and the candidates that carry no vector.
     ``kind``: what the request is (``Judges.probabilities``); ``judges``: ``judge()`` unless
-    given (``first_judge()``); ``records``: the candidates are records of the tables."""
+    given (``first_judge()``); ``records``: the candidates are records of the tables. An
+    acronym the guides spell out is read with its name (``acronyms.spelled``: "NPPC v. Ross")."""
     import numpy as np
+
+    from common.language.acronyms import spelled
 
     if not candidates:
         return []
+    request = spelled(request)
     missing = [i for i, c in enumerate(candidates) if c.vector is None]
     texts = [candidates[i].embedded or candidates[i].text for i in missing]
     if vector is None:

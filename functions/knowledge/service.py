@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.adapters.firestore import KNOWLEDGE
-from common.language import synonyms
+from common.language import acronyms, synonyms
 from common.search import domain, relevance, retrieval
 from common.search.embeddings import get_embedder
 from functions.knowledge.ids import document_of, passage_text
@@ -85,6 +85,7 @@ def search_scored(
     embedder = get_embedder()
     retrieval.check_index([KNOWLEDGE], embedder)
     wanted = set(tags or ())
+    query = acronyms.spelled(query)  # "NPPC v. Ross" with its name (decision 0087)
 
     def keep(doc: dict[str, Any]) -> bool:
         return not wanted or bool(wanted & set(doc.get("tags") or ()))

@@ -12,6 +12,7 @@ from typing import Any, get_args
 import pytest
 
 from common.datafiles import DATA, ContentError, Row, read_json, read_jsonl
+from common.language import acronyms
 from common.offline import classifier as intent_classifier
 from common.offline.intents import INTENTS, Example, Intent
 from common.privacy import classifier as privacy_classifier
@@ -64,6 +65,7 @@ MODELS: dict[str, Any] = {
     "relevance/passages.json": lambda path: read_json(path, relevance.PassageCalibration),
     "offline/private_asks.json": lambda path: read_json(path, private_asks.Model),
     "content/roles_model.json": roles.read,
+    "search/acronyms.json": lambda path: read_json(path, acronyms.Acronyms),
 }
 
 
