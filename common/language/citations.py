@@ -3,13 +3,13 @@
 A knowledge document lists the sources it was written from (its "Sources" section: one line
 each, ``- label: URL``), and its front matter names the main one. A fact quoted from it is
 cited to the listed source whose label the sentence itself names most distinctively ("section
-25992", "National Pork Producers Council v. Ross"), else, when it leans on the sentence before
-it ("Its recitals state...") or goes on about the court case its paragraph cited ("Writing for
-the Court, Justice Gorsuch..." after the sentence naming the case), that sentence's, else the
-one its section heading names (by two of its label's words, or by the label's gloss:
-"Exceptions" names "§ 25992 (exceptions)"), else, for a sentence that defines a term, the source
-glossed as definitions, and for one of welfare science, the document's one scientific source
-(decision 0087), else the document's main source. A label's words count by how
+25992", "National Pork Producers Council v. Ross"), else the court case or the instrument its
+paragraph named when it goes on about it ("Writing for the Court, Justice Gorsuch...", "The Act
+also ..."), else, when it leans on the sentence before it ("Its recitals state..."), that
+sentence's, else the one its section heading names (by two of its label's words, or by the
+label's gloss: "Exceptions" names "§ 25992 (exceptions)"), else, for a sentence that defines a
+term, the source glossed as definitions, and for one of welfare science, the document's one
+scientific source (decision 0087), else the document's main source. A label's words count by how
 few of the document's labels share them: "Public Order Act" names every source of a document
 about public order law and decides nothing; "section 11" or "25992" decides, and so do two of a
 label's words in a row ("DPP v Ziegler"), never words scattered over a sentence (a single
@@ -82,12 +82,15 @@ def cited(
     leans: Callable[[str], bool],
 ) -> list[list[Source | None]]:
     """The source each sentence of a passage (its paragraphs, each a list of sentences, under
-    ``heading``) is cited to, among its document's ``sources``: the one the sentence names;
-    else, when it leans on the sentence before it (``leans``: "Its recitals state..."), that
-    one's, or when it goes on about the court case its paragraph cited, that case
-    (``_decided``); else the one the heading names (``_named`` or ``_glossed``); else, for a
-    definition or welfare science, the source of its kind (``_defined``, ``_studied``); else
-    ``main``, the document's own."""
+    ``heading``) is cited to, among its document's ``sources`` (decision 0087): the one the
+    sentence names; else the court case its paragraph cited, for a sentence on what the court
+    did (``_decided``), or the instrument its paragraph named, for a sentence that refers to it
+    (``_referred``: "The Act also ..."); else, when it leans on the sentence before it
+    (``leans``: "Its recitals state..."), that one's, unless that is a scientific source and
+    this a sentence of law; else the instrument or body it names by its kind (``_holder``);
+    else the one the heading names (``_named`` or ``_glossed``); else, for a definition or
+    welfare science, the source of its kind (``_defined``, ``_studied``); else ``main``, the
+    document's own. A source that does not fit the sentence (``fits``) gives way to ``main``."""
     fallback = main if main is not None else (sources[0] if len(sources) == 1 else None)
     if len(sources) < 2:
         return [[fallback for _ in paragraph] for paragraph in paragraphs]
