@@ -10,7 +10,10 @@ that ends in a word of a kind of instrument or body (``kinds`` of ``data/text/so
 A run also stands without its first word, which may only open a sentence ("In National Pork
 Producers Council v. Ross", "Asks Harbourside Port Authority"). An acronym two names share is
 left out, as is one of the abbreviations that name no source ("EU", "CEO"), one of fewer than
-three letters, and one the text writes itself for something else.
+three letters, one the text writes itself for something else, and one the guides and records
+already write in ``KNOWN`` passages or more (``data/relevance/frequency.json``: "CITES" is
+known to search and the judge as it is; spelled out, its long name outweighed the rest of a
+question on its appendices).
 
     PYTHONPATH=. .venv/bin/python -m devtools.acronyms
 """
@@ -24,6 +27,7 @@ from common.datafiles import DATA
 
 ROOT = DATA.parent
 OUT = DATA / "search" / "acronyms.json"
+KNOWN = 3  # passages
 _JOIN = r"(?:of|and|for|the|on|in|to)"
 _WORD = r"[A-Z][A-Za-z'\u2019-]*"
 _RUN = re.compile(rf"{_WORD}(?: +(?:{_JOIN} +)*{_WORD})+")  # on one line
@@ -81,7 +85,11 @@ def texts() -> list[str]:
 def acronyms() -> dict[str, str]:
     """Acronym -> the one name it stands for, sorted."""
     from common.language.citations import _sources_data
+    from common.language.index import terms
+    from common.search.relevance import FREQUENCY_PATH, Frequency
     from functions.content.texts import drafts
+
+    df = Frequency.model_validate_json(FREQUENCY_PATH.read_bytes()).df
 
     common = {a.upper() for a in _sources_data().abbreviations}
     kinds = _sources_data().kinds | drafts().article.institutions
@@ -106,6 +114,8 @@ def acronyms() -> dict[str, str]:
     for acronym, spelled in {**names, **written}.items():
         if len(acronym) < 3 or acronym in common or len(spelled) != 1:
             continue
+        if any(df.get(term, 0) >= KNOWN for term in terms(acronym)):
+            continue  # search and the judge know it as written
         (name,) = spelled
         if acronym in used and acronym not in written and not _beside(acronym, name):
             continue  # the text writes it for something else ("CITES")

@@ -17,7 +17,7 @@ def test_a_name_the_guides_spell_out_is_read_beside_its_acronym_once() -> None:
     table = acronyms.table()
     assert table["NPPC"] == "National Pork Producers Council"
     assert table["HMSA"] == "Humane Methods of Slaughter Act"
-    assert table["CITES"].startswith("Convention on International Trade in Endangered Species")
+    assert "CITES" not in table  # the guides write it in many passages: known as written
     spelled = acronyms.spelled("NPPC v. Ross")
     assert spelled == "NPPC (National Pork Producers Council) v. Ross"
     assert acronyms.spelled(spelled) == spelled  # once
