@@ -428,11 +428,12 @@ def _clausal(topic: str) -> bool:
     cage sheds", "how is..."), not a noun before "of" or "for" ("end of cages"); or a verb of
     ``article.verbs`` after it, as written in lower case ("Salmon farms must stop", "Westwind
     keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
-    allows ..."); or a name, a colon and an instruction ("Siam Tidewater Foods: stop
-    cutting eyestalks") or a slogan of two words or more that holds a number or a word of
-    ``article.slogan`` or above ("Crestline Eggs: cages out by 2026", a headline: no noun slot
-    holds it, "act on Crestline Eggs: cages out by 2026"); not a common noun's ("Ag-gag laws:
-    how they work") nor a name's with a noun ("FAQ: broiler welfare")."""
+    allows ..."); or a headline: words, a colon and an instruction ("Siam Tidewater Foods: stop
+    cutting eyestalks"), three words or more ("Nordmark: ditch the real fur trims"), or two
+    that hold a number or a word of ``article.slogan`` or above ("Crestline: cages out by
+    2026"). No noun slot holds a headline ("act on Nordmark: ditch ..."). A question after the
+    colon names something ("Ag-gag laws: how they work"), as do two plain words ("FAQ:
+    broiler welfare")."""
     text = " ".join(topic.split())
     article = drafts().article
     written = [re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.strip(_EDGES)) for w in text.split()]
@@ -452,11 +453,15 @@ def _clausal(topic: str) -> bool:
     first = rest.split()[0].lower().strip(_EDGES) if rest.split() else ""
     if not (colon and head):
         return False
-    named = all(word[:1].isupper() or word[:1].isdigit() for word in head.split())
-    slogan = {w.lower().strip(_EDGES) for w in rest.split()}
+    said = [w.lower().strip(_EDGES) for w in rest.split()]
     signals = article.verbs | article.clausal | article.slogan
-    return (first in article.clausal and first not in article.asking) or (
-        named and len(slogan) >= 2 and (any(c.isdigit() for c in rest) or bool(slogan & signals))
+    if first in article.asking or len(said) < 2:
+        return False  # "Ag-gag laws: how they work" names something
+    return (
+        first in article.clausal
+        or len(said) >= 3
+        or any(c.isdigit() for c in rest)
+        or bool(set(said) & signals)
     )
 
 

@@ -665,8 +665,11 @@ def test_a_letter_to_an_organisation_on_a_question_names_it_then_asks_it():
     assert _said("Siam Tidewater Foods: stop cutting eyestalks") == (
         "Siam Tidewater Foods: stop cutting eyestalks."
     )
-    # a name and a slogan is a headline (decision 0087)
+    # a headline (decision 0087)
     assert _said("Crestline Eggs: cages out by 2026") == "Crestline Eggs: cages out by 2026."
+    assert _said("Nordmark: ditch the real fur trims") == "Nordmark: ditch the real fur trims."
+    assert _said("bobby calves: Dairyvale, stop it") == "Bobby calves: Dairyvale, stop it."
+    assert _said("FAQ: broiler welfare") is None
     for name in (
         "Ag-gag laws: how they work",
         "cage-free laying hens from May 2025",
