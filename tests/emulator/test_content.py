@@ -483,9 +483,10 @@ def test_the_organisation_a_topic_names_is_addressed_when_the_audience_names_non
 
     petition = drafted("petition")
     assert "To: Atlas Poultry Group" in petition
-    # the topic is a sentence, and stands as its own (decision 0086)
+    # the topic is a sentence, and stands as its own (decision 0086), in a title without the
+    # full stop the frame adds (decision 0087)
     assert "call on Atlas Poultry Group to act." in petition
-    assert "# Petition: Atlas Poultry still sells eggs from caged hens." in petition
+    assert "# Petition: Atlas Poultry still sells eggs from caged hens\n" in petition
     signed = drafted("petition", "shoppers in Leeds")  # the signers, not the target
     assert "To: Atlas Poultry Group" in signed
     assert "shoppers in Leeds" not in signed
