@@ -30,7 +30,7 @@ OUT = DATA / "search" / "acronyms.json"
 KNOWN = 3  # passages
 _JOIN = r"(?:of|and|for|the|on|in|to)"
 _WORD = r"[A-Z][A-Za-z'\u2019-]*"
-_RUN = re.compile(rf"{_WORD}(?: +(?:{_JOIN} +)*{_WORD})+")  # on one line
+_JOINING = frozenset({"of", "and", "for", "the", "on", "in", "to"})
 _WRITTEN = re.compile(rf"({_WORD}(?: +(?:{_JOIN} +)*{_WORD})+) +\(([A-Z]{{3,6}})\)")
 _CAPITALS = re.compile(r"\b[A-Z]{3,6}\b")
 # words that open a sentence rather than a name
@@ -100,7 +100,7 @@ def acronyms() -> dict[str, str]:
         used.update(_CAPITALS.findall(text))
         for name, acronym in _WRITTEN.findall(text):
             written.setdefault(acronym, set()).add(_trimmed(name))
-        for run in _RUN.findall(text):
+        for run in _runs(text):
             words = run.split()
             for name in {_trimmed(run), _trimmed(" ".join(words[1:]))}:
                 capitals = [w for w in name.split() if w[:1].isupper()]
@@ -121,6 +121,20 @@ def acronyms() -> dict[str, str]:
             continue  # the text writes it for something else ("CITES")
         found[acronym] = name
     return dict(sorted(found.items()))
+
+
+def _runs(text: str) -> list[str]:
+    """The runs of two capitalised words or more of each line of the text
+    (``names.capitalised_runs``, the one scanner of them), joined by ``_JOINING`` words."""
+    from common.language.names import capitalised_runs, words_of
+
+    found: list[str] = []
+    for line in text.splitlines():
+        words = words_of(line, within=frozenset("-'\u2019"))
+        for run in capitalised_runs(line, words, connectors=_JOINING):
+            if len(run) >= 2:
+                found.append(" ".join(word.text for word in run))
+    return found
 
 
 def _trimmed(run: str) -> str:

@@ -30,7 +30,16 @@ def table() -> dict[str, str]:
 
 
 def spelled(text: str) -> str:
-    """The text with each acronym the guides spell out followed by its name in brackets; the
+    """The text with each acronym the guides spell out followed by its name in brackets, the
+    first time it stands (a request of "NPPC NPPC NPPC ..." grows by one name, not many); the
     same text when it holds none (and when it has been spelled out already)."""
-    known = table()
-    return _ACRONYM.sub(lambda m: f"{m[1]} ({known[m[1]]})" if m[1] in known else m[1], text)
+    known, done = table(), set()
+
+    def name(found: re.Match[str]) -> str:
+        acronym = found[1]
+        if acronym not in known or acronym in done:
+            return acronym
+        done.add(acronym)
+        return f"{acronym} ({known[acronym]})"
+
+    return _ACRONYM.sub(name, text)

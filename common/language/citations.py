@@ -235,7 +235,7 @@ def _named(text: str, sources: Sequence[Source]) -> Source | None:
             shared[word] = shared.get(word, 0) + 1
     said = _sequence(text)
     own, pairs = set(said), set(itertools.pairwise(said))
-    plain = _plain()
+    plain = _words("plain")
     # the sentence's own capitalised words after its first: names of people and bodies
     proper = {t for word in text.split()[1:] if word[:1].isupper() for t in terms(word)}
     scores = []
@@ -280,12 +280,6 @@ class SourceHosts(Content):
 @cache
 def _sources_data() -> SourceHosts:
     return load("text/sources.toml", SourceHosts)
-
-
-@cache
-def _plain() -> frozenset[str]:
-    """The search terms of ``plain`` words (``data/text/sources.toml``)."""
-    return frozenset(_sequence(" ".join(sorted(_sources_data().plain))))
 
 
 def _hosts() -> dict[str, str]:
@@ -390,7 +384,7 @@ def _calls(said: list[str], label: str, title: str | None = None) -> bool:
     adds a document's title to it): "Part II of the Public Order Act" holds "Public Order
     Act", the name before the number or comma of "Public Order Act 1986, section 11"."""
     own, initials = set(_sequence(label)), "".join(re.findall(r"\b[A-Z]", label))
-    kinds = _kind_terms()
+    kinds = _words("kinds")  # "Act" adds nothing to "Humane Methods of Slaughter"
     # the title's own name, its words in order, ends the name ("... of the Public Order Act")
     called = _sequence(re.split(r"[,(\d]", title or label)[0])
     for name in said:
@@ -404,12 +398,6 @@ def _calls(said: list[str], label: str, title: str | None = None) -> bool:
         if len(called) >= 2 and terms_of[-len(called) :] == called:
             return True
     return False
-
-
-@cache
-def _kind_terms() -> frozenset[str]:
-    """The search terms of ``kinds``: "Act" adds nothing to "Humane Methods of Slaughter"."""
-    return frozenset(_sequence(" ".join(sorted(_sources_data().kinds))))
 
 
 # "Outside the EU, ... California requires...": the place after these words is not where
@@ -456,9 +444,7 @@ def _placed_apart(sentence: str, source: Source) -> bool:
     if at is None:
         return False
     said = places.named(_OUTSIDE.sub(" ", sentence))
-    return bool(said) and not any(
-        at == place or at in places.around(place) or place in places.around(at) for place in said
-    )
+    return bool(said) and not any(places.related(at, place) for place in said)
 
 
 def _years(text: str) -> set[str]:

@@ -20,3 +20,8 @@ _PLACES = Taxonomy("text/places.toml", Places)
 named = _PLACES.named  # the keys of the places a text names
 around = _PLACES.around  # the places a place lies within, nearest first
 called = _PLACES.called  # a place's name by its key or abbreviation ("BR" -> "Brazil"), or None
+
+
+def related(one: str, other: str) -> bool:
+    """Whether two places are one, or one lies within the other ("us-ca" and "us")."""
+    return one == other or other in around(one) or one in around(other)

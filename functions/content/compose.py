@@ -374,11 +374,7 @@ def _elsewhere(sentence: str, at: frozenset[str]) -> bool:
     """Whether a sentence names places and none of them is one of ``at``, within one or around
     one ("In 2012 the EU banned ..." for a diner in the US; not "In California ..." for one)."""
     said = places.named(sentence)
-    return bool(said) and not any(
-        here == there or there in places.around(here) or here in places.around(there)
-        for here in said
-        for there in at
-    )
+    return bool(said) and not any(places.related(here, there) for here in said for there in at)
 
 
 def _similar(a: set[str], b: set[str]) -> bool:

@@ -21,6 +21,9 @@ def test_a_name_the_guides_spell_out_is_read_beside_its_acronym_once() -> None:
     spelled = acronyms.spelled("NPPC v. Ross")
     assert spelled == "NPPC (National Pork Producers Council) v. Ross"
     assert acronyms.spelled(spelled) == spelled  # once
+    # a request repeating an acronym grows by its name once, however long it is
+    repeated = acronyms.spelled("NPPC " * 100)
+    assert repeated.count("National Pork Producers Council") == 1
     # common abbreviations, names holding one ("US Supreme Court") and unknown ones stay
     for text in ("the EU and the UK", "7 USC 2132", "QWERTY rules", "cage-free eggs"):
         assert acronyms.spelled(text) == text
