@@ -462,10 +462,7 @@ def _screened(generated: Generated) -> Generated:
     )
 
 
-ADDRESSED = ("letter", "email", "petition")  # content types that ask their audience to act
-# content types that call on an organisation whoever reads them (a petition's signers, a press
-# release's journalists): the one the topic names when the audience names none
-ON_BEHALF = ("petition", "press_release")
+ADDRESSED, ON_BEHALF = compose.ADDRESSED, compose.ON_BEHALF
 _NAMING = (*ADDRESSED, *ON_BEHALF)  # content types whose frame names an organisation
 WON = "won"  # a campaign's status when its target committed
 

@@ -151,6 +151,10 @@ def test_a_topic_that_is_campaign_practice_is_drafted_from_the_advice_it_is_abou
     assert [f.text for f in draft.facts] == [
         "Brief volunteers before every public action, and explain what is part of the plan."
     ]
+    # a draft that calls on an organisation never quotes advice for campaigners (0088)
+    for content_type in ("petition", "press_release", "letter"):
+        spec = Spec("volunteer briefing", content_type, "web", organisation="Harlow Foods")
+        assert compose(spec, [briefing]) is None
     guide = Passage(
         f"Check every claim about cage-free pledges against a source you can produce. {pledges}",
         "Corporate campaigns",
@@ -504,14 +508,15 @@ def test_a_topic_only_the_far_passages_speak_of_is_drafted_from_them_as_before()
     assert {f.passage for f in draft.facts} == {1}
 
 
-def test_public_copy_quotes_the_sentences_the_judge_finds_on_the_topic_while_any_is():
-    """Decision 0084: of a passage's sentences sharing the topic's words, public copy quotes
-    those the relevance judge gives ``SENTENCE_MIN`` or more for what the draft is about; when
-    none is, the others rather than nothing."""
-    from common.search import relevance
-    from functions.content.compose import SENTENCE_MIN
+def test_public_copy_quotes_what_the_topicality_model_finds_on_the_topic(monkeypatch):
+    """Decision 0088: public copy quotes the candidates the topicality model gives
+    ``ON_TOPIC`` or more while any has it, else those at ``ON_TOPIC_LEAST``, else none (the
+    draft is refused); what the model reads of each is its passage's judged score and guide."""
+    from functions.content import compose as module
+    from functions.content import topicality
+    from functions.content.compose import ON_TOPIC, ON_TOPIC_LEAST
 
-    mixed = Passage(
+    crates = Passage(
         text=(
             "Farrowing crates confine a sow for weeks so that she cannot turn around. "
             "Crates for transporting dogs by air must meet airline size rules."
@@ -519,15 +524,46 @@ def test_public_copy_quotes_the_sentences_the_judge_finds_on_the_topic_while_any
         title="Crates",
         url="https://example.org/crates",
         section="Crates",
+        score=0.9,
     )
-    sentences = split(mixed.text)
+    sentences = split(crates.text)
+    seen: list[list[topicality.Seen]] = []
+
+    def given(*probabilities: float):
+        def judged(about, audience, candidates):
+            seen.append(list(candidates))
+            return list(probabilities)
+
+        return judged
+
     about = "farrowing crates for sows"
-    judged = relevance.relevance(about, sentences, "topic")
-    assert judged[0] >= SENTENCE_MIN > judged[1]  # the premise: one on, one off
-    quoted = [f.text for f in facts("crates", [mixed], public=True, about=about)]
-    assert quoted == [sentences[0]]
-    off = Passage(sentences[1], "Crates", None, "Crates")
-    assert [f.text for f in facts("crates", [off], public=True, about=about)] == [sentences[1]]
+    for probabilities, quoted in (
+        ((ON_TOPIC, ON_TOPIC - 0.01), [sentences[0]]),
+        ((ON_TOPIC - 0.01, ON_TOPIC_LEAST), [sentences[0], sentences[1]]),
+        ((ON_TOPIC_LEAST, ON_TOPIC_LEAST - 0.01), [sentences[0]]),
+        ((ON_TOPIC_LEAST - 0.01, 0.0), []),
+    ):
+        monkeypatch.setattr(module.topicality, "on_topic", given(*probabilities))
+        found = facts("crates", [crates], public=True, about=about)
+        assert sorted(f.text for f in found) == sorted(quoted)
+    assert seen[0][0].passage == 0.9 and seen[0][0].best_document and seen[0][0].near
+    # without what the draft is about (an answer to a campaigner), no model is asked
+    seen.clear()
+    assert facts("crates", [crates], public=True)
+    assert not seen
+
+
+def test_a_sentence_of_a_far_passage_of_another_guide_is_less_on_the_topic():
+    """The model (decision 0088) reads where a sentence stands as well as what it says: the
+    same sentence is less likely on the topic in a passage judged far below the best, of
+    another guide, than in the best passage."""
+    from functions.content.topicality import Seen, on_topic
+
+    sentence = "Transporters must be authorised and vehicles must be inspected and approved."
+    best = Seen(sentence, "Transport", 0.8, 1.0, True, True, False)
+    far = Seen(sentence, "Transport", 0.2, 0.25, False, False, False)
+    near, apart = on_topic("animal tests for export registrations", None, [best, far])
+    assert near > apart
 
 
 def test_public_copy_quotes_what_its_cited_source_holds_while_any_is():
@@ -744,7 +780,8 @@ def test_a_title_keeps_a_full_stop_the_topic_wrote_and_a_post_swaps_in_clear_fac
     from functions.content.compose import Fact, _fact_sets
 
     hens = Passage(
-        "In 2012 the EU banned barren battery cages for laying hens in every member state.",
+        "Several U.S. states, California among them, ban the sale of eggs from hens kept in "
+        "cages.",
         "Laying hens",
         "https://example.org/h",
         "Laying hens > Cages",

@@ -236,3 +236,17 @@ def test_importing_the_modules_reads_no_content_file():
         "assert not any(f.cache_info().currsize for f in caches)\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
+
+
+def test_the_topicality_model_was_trained_on_the_pairs_as_shipped():
+    """Decision 0088: ``data/content/topicality_model.json`` is what
+    ``devtools.train_topicality`` writes from the pairs file as it is: retrain after editing it."""
+    import hashlib
+
+    from common.datafiles import read_json
+    from functions.content.topicality import FEATURES, MODEL_PATH, PAIRS_PATH, ModelFile
+
+    model = read_json(MODEL_PATH, ModelFile)
+    assert model.sha256 == hashlib.sha256(PAIRS_PATH.read_bytes()).hexdigest()
+    assert model.pairs == sum(1 for line in PAIRS_PATH.read_text().splitlines() if line.strip())
+    assert model.features == FEATURES

@@ -22,8 +22,9 @@ from devtools.train_privacy import Sentence
 from devtools.train_privacy import load as load_privacy_set
 from devtools.train_relevance import Pair, read_pairs
 from devtools.train_roles import CorpusSentence, WrittenSentence
+from devtools.train_topicality import Pair as TopicalityPair
 from functions.chat import private as private_asks
-from functions.content import roles
+from functions.content import roles, topicality
 
 # Every training set under data/ (but data/sample's records: ``test_every_sample_record_...``)
 # and its row's schema. A new set needs an entry here.
@@ -53,6 +54,7 @@ SETS: dict[str, type[Row]] = {
     "content/roles/held_apart8.jsonl": WrittenSentence,
     "content/roles/written3.jsonl": WrittenSentence,
     "content/roles/written4.jsonl": WrittenSentence,
+    "content/topicality_pairs.jsonl": TopicalityPair,
 }
 # Every model file and the reader the service loads it with.
 MODELS: dict[str, Any] = {
@@ -65,6 +67,7 @@ MODELS: dict[str, Any] = {
     "relevance/passages.json": lambda path: read_json(path, relevance.PassageCalibration),
     "offline/private_asks.json": lambda path: read_json(path, private_asks.Model),
     "content/roles_model.json": roles.read,
+    "content/topicality_model.json": lambda path: read_json(path, topicality.ModelFile),
     "search/acronyms.json": lambda path: read_json(path, acronyms.Acronyms),
 }
 
