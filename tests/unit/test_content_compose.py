@@ -546,7 +546,10 @@ def test_public_copy_quotes_what_the_topicality_model_finds_on_the_topic(monkeyp
         monkeypatch.setattr(module.topicality, "on_topic", given(*probabilities))
         found = facts("crates", [crates], public=True, about=about)
         assert sorted(f.text for f in found) == sorted(quoted)
-    assert seen[0][0].passage == 0.9 and seen[0][0].best_document and seen[0][0].near
+    first = seen[0][0]
+    assert first.passage == 0.9
+    assert first.best_document
+    assert first.near
     # without what the draft is about (an answer to a campaigner), no model is asked
     seen.clear()
     assert facts("crates", [crates], public=True)
