@@ -666,6 +666,12 @@ def _calls_on(spec: Spec) -> bool:
     )
 
 
+def advice_only(spec: Spec, passages: Sequence[Passage]) -> bool:
+    """Whether a draft that calls on an organisation has nothing to quote because what its
+    best passage says of the topic is advice for campaigners (decision 0088)."""
+    return bool(passages) and _calls_on(spec) and _practice(spec.topic, passages, _best(passages))
+
+
 def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
     """Whether a topic no passage says anything of that public copy may quote is campaign
     practice: the document of the passage judged best gives advice on it (decision 0080). The

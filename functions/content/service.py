@@ -45,6 +45,11 @@ _NOT_COVERED = (
     "written without sources. Try a broader or differently worded topic (see POST "
     "/v1/knowledge/search)."
 )
+_ADVICE_ONLY = (
+    "What the knowledge base holds on this topic is advice for campaigners, which {what} "
+    "never quotes (decision 0088). Ask for talking points or a post for your own side, or "
+    "word the topic as the facts the draft should give."
+)
 # A topic is covered when the relevance judge gives its best knowledge passage at least this
 # probability of answering it (a calibrated scale, whatever the embedder); below it 422
 # topic_not_covered, nothing drafted (decisions 0039, 0067). Chosen on the tuning topics (bench/
@@ -520,6 +525,8 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
     draft = compose.compose(spec, passages)
     if draft is None and compose.too_long(spec, passages):
         raise DraftDoesNotFit(_does_not_fit(spec, passages))
+    if draft is None and compose.advice_only(spec, passages):
+        raise NotCovered(_ADVICE_ONLY.format(what=_calling(spec)))
     if draft is None:
         raise NotCovered(_NOT_COVERED)
     return Generated(
@@ -531,6 +538,14 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
         engine=OFFLINE,
         citations=compose.cite(draft.facts, passages),
     )
+
+
+def _calling(spec: Spec) -> str:
+    """The draft as the 422 of ``_ADVICE_ONLY`` names it: "a petition calling on Nordmark"."""
+    kind = spec.content_type.replace("_", " ")
+    article = "an" if kind[0] in "aeiou" else "a"
+    named = compose.addressee(spec) or spec.organisation
+    return f"{article} {kind} calling on {named}" if named else f"{article} {kind}"
 
 
 def _does_not_fit(spec: Spec, passages: list[Passage]) -> str:

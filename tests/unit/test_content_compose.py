@@ -155,6 +155,11 @@ def test_a_topic_that_is_campaign_practice_is_drafted_from_the_advice_it_is_abou
     for content_type in ("petition", "press_release", "letter"):
         spec = Spec("volunteer briefing", content_type, "web", organisation="Harlow Foods")
         assert compose(spec, [briefing]) is None
+        with pytest.raises(NotCovered) as refused:
+            service._offline(spec, [briefing])
+        said = str(refused.value.detail)
+        assert said.startswith("What the knowledge base holds on this topic is advice")
+        assert "calling on Harlow Foods never quotes" in said
     guide = Passage(
         f"Check every claim about cage-free pledges against a source you can produce. {pledges}",
         "Corporate campaigns",
@@ -783,8 +788,7 @@ def test_a_title_keeps_a_full_stop_the_topic_wrote_and_a_post_swaps_in_clear_fac
     from functions.content.compose import Fact, _fact_sets
 
     hens = Passage(
-        "Several U.S. states, California among them, ban the sale of eggs from hens kept in "
-        "cages.",
+        "Several U.S. states, California among them, ban the sale of eggs from hens kept in cages.",
         "Laying hens",
         "https://example.org/h",
         "Laying hens > Cages",
