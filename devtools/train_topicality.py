@@ -3,10 +3,13 @@
 how it does out of fold, one spent content set left out at a time.
 
 A pair is one candidate fact of one request of a spent content set (``request``: "c25-01", its
-set before the dash), as ``compose.facts`` offered it at c3f35d2 (in its order, best first),
-with what the pipeline knew of it then (the passage's judged score, its share of the best, ...)
-and a helper's label (``on``/``off``, ``bench/data/on_topic.brief.md``, reading only the request
-and the sentence). The text features are computed again here, by the service's own code.
+set before the dash; a request's pairs together), as ``compose.facts`` ranked them at c3f35d2
+before it chose among them (best first; every guide's, not ``PER_DOCUMENT`` of each; written by
+``python -m devtools.topicality_candidates``), with what the pipeline knew of each then (the
+passage's judged score, its share of the best, ...) and a helper's label (``on``/``off``,
+``bench/data/on_topic.brief.md``, reading only the request and the sentence). The text features
+are computed again here, by the service's own code; the model file records ``topicality.inputs()``
+and the service refuses it when they change.
 
 Out of fold the report gives the AUC, the log loss, the calibration per decile and, for the
 rule ``compose`` applies (quote the candidates the model gives at least ``ON_TOPIC`` while any
@@ -65,6 +68,9 @@ def read_pairs() -> list[Pair]:
 def load(pairs: Sequence[Pair]) -> np.ndarray:
     from functions.content.topicality import FEATURES, Seen, features
 
+    requests = [key for key, _ in groupby(pairs, key=lambda p: p.request)]
+    if len(requests) != len(set(requests)):
+        raise SystemExit("topicality_pairs.jsonl: a request's pairs are not together")
     blocks = []
     for _, group in groupby(pairs, key=lambda p: p.request):
         rows = list(group)
@@ -103,9 +109,10 @@ def predict(model: tuple[Any, Any, Any, float], x: np.ndarray) -> np.ndarray:
 
 
 def auc(p: np.ndarray, y: np.ndarray) -> float:
-    order = np.argsort(p)
-    ranks = np.empty(len(p))
-    ranks[order] = np.arange(1, len(p) + 1)
+    """The area under the ROC curve, tied scores given their mean rank."""
+    _, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
+    mean_rank = np.cumsum(counts) - (counts - 1) / 2.0
+    ranks = mean_rank[inverse]
     positive = y == 1
     n1, n0 = positive.sum(), (~positive).sum()
     return float((ranks[positive].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
@@ -167,8 +174,7 @@ def rule(pairs: Sequence[Pair], p: np.ndarray, on: float, least: float) -> dict[
 
 
 def baseline(pairs: Sequence[Pair]) -> dict[str, Any]:
-    """The rule before the model: candidates of near passages in the pipeline's order (the
-    relevance judge's ``SENTENCE_MIN`` had passed them)."""
+    """No rule: every candidate of the near passages, in the pipeline's order."""
     return rule(pairs, np.ones(len(pairs)), 0.5, 0.5) | {"onTopic": None, "onTopicLeast": None}
 
 
@@ -178,7 +184,7 @@ def _figure(value: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from functions.content.topicality import FEATURES, MODEL_PATH, PAIRS_PATH, PLAIN
+    from functions.content.topicality import FEATURES, MODEL_PATH, PAIRS_PATH, PLAIN, inputs
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="report only; write nothing")
@@ -218,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         "bias": _figure(bias),
         "pairs": len(pairs),
         "sha256": hashlib.sha256(PAIRS_PATH.read_bytes()).hexdigest(),
+        "inputs": inputs(),
     }
     MODEL_PATH.write_text(json.dumps(body) + "\n")
     print(f"wrote {MODEL_PATH}", file=sys.stderr)

@@ -68,11 +68,11 @@ NEAR = 0.7
 # sentence on the draft's topic), on its own calibrated scale) gives at least this, while any
 # does; else those it gives at least ``ON_TOPIC_LEAST``; else none: a draft with nothing on its
 # topic is refused (422 ``topic_not_covered``). Chosen out of fold on the model's training pairs
-# (spent sets 25-33, 2,935 candidates of 421 requests; ``devtools.train_topicality``), the same
-# rule as ``service.COVERAGE_MIN``'s: the least that refuses at most about 1% of the requests
-# (0.3: 5 of 421; 0.4 refused 11). Drafts whose facts are all on the topic 0.800 -> 0.882
-# (the relevance judge's 0.1 of decision 0084 gave 0.822), facts quoted 0.517 -> 0.468 of
-# those wanted (decision 0088).
+# (spent sets 25-33, 2,935 candidates of 421 requests; ``devtools.train_topicality``), by
+# ``service.COVERAGE_MIN``'s rule: the highest that refuses at most 1.5% of the requests (0.3:
+# 5 of 421, 0.012; 0.4 refused 11, 0.026). Drafts whose facts are all on the topic 0.800 ->
+# 0.882 (the relevance judge's 0.1 of decision 0084 gave 0.822), facts quoted 0.517 -> 0.468
+# of those wanted (decision 0088).
 ON_TOPIC = 0.8
 ON_TOPIC_LEAST = 0.3
 POINTS_BACK = 4.0  # the dependence of a sentence that opens with a word pointing back
@@ -153,6 +153,7 @@ class Fact:
     placed: bool = False  # names the place preferred (a legal question's jurisdiction)
     whole: str | None = None  # the sentence this is the main clause of (``main_clause``)
     doubtful: bool = False  # the roles model is not sure it is a fact: quoted after clear ones
+    lesser: bool = False  # judged on the topic below ``ON_TOPIC``: quoted after those above
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,7 @@ class Spec:
     organisation: str | None = None
     subject: str | None = None  # what the facts are about: the topic without the names addressed
     reply_by: date | None = None  # a letter's or an email's date for a reply
+    ally: bool = False  # the organisation is one of the records' allies, not one to call on
 
 
 @dataclass
@@ -276,6 +278,8 @@ def facts(
     about: str | None = None,
     audience: str | None = None,
     at: frozenset[str] = frozenset(),
+    every: bool = False,
+    wider: bool = False,
 ) -> list[Fact]:
     """The passages' sentences that can stand as facts about the topic, best first: each
     holds at least one of the topic's terms (when the topic has none, and unless
@@ -298,7 +302,9 @@ def facts(
     (decision 0087), what the source it would be cited to holds, while any is (``_held``,
     decision 0086), and, given what the draft is ``about`` (its topic without the names it
     addresses) and its ``audience``, what a reader would read as on that topic (``_on_topic``,
-    decision 0088): none when nothing is."""
+    decision 0088): none when nothing is, and with ``wider`` those below ``ON_TOPIC`` too, after
+    those above. ``every``: however many of one document (the candidates
+    ``devtools.topicality_candidates`` writes for labelling)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -347,9 +353,9 @@ def facts(
     if public and found:
         found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
     if public and about and found:  # on the topic, as a reader would read it (decision 0088)
-        found = _on_topic(found, passages, about, audience)
+        found = _on_topic(found, passages, about, audience, wider)
     # a doubtful fact only when no clear one is left to quote (decision 0087)
-    found.sort(key=lambda f: (f.doubtful, -f.score, f.passage))
+    found.sort(key=lambda f: (f.lesser, f.doubtful, -f.score, f.passage))
     chosen: list[Fact] = []
     per_document: dict[str, int] = {}
     for fact in found:
@@ -357,7 +363,7 @@ def facts(
         if any(_similar(own, set(terms(c.text))) for c in chosen):
             continue
         document = passages[fact.passage].title
-        if per_document.get(document, 0) >= PER_DOCUMENT:
+        if per_document.get(document, 0) >= PER_DOCUMENT and not every:
             continue
         per_document[document] = per_document.get(document, 0) + 1
         chosen.append(fact)
@@ -365,14 +371,19 @@ def facts(
 
 
 def _on_topic(
-    found: list[Fact], passages: Sequence[Passage], about: str, audience: str | None
+    found: list[Fact],
+    passages: Sequence[Passage],
+    about: str,
+    audience: str | None,
+    wider: bool = False,
 ) -> list[Fact]:
     """The facts the topicality model gives at least ``ON_TOPIC``, while any has it; else
-    those at ``ON_TOPIC_LEAST``; else none (decision 0088). A passage without a judged score
-    counts as the best."""
+    those at ``ON_TOPIC_LEAST``; else none (decision 0088); ``wider``: those at
+    ``ON_TOPIC_LEAST`` whatever, the ones below ``ON_TOPIC`` marked ``lesser``. A passage
+    without a judged score counts as the best; the best passage's guide is ``_best``'s."""
     scores = [p.score for p in passages if p.score is not None]
     best = max(scores, default=None)
-    titles = {p.title for p in passages if best is None or p.score is None or p.score >= best}
+    first = passages[_best(passages)].title  # as the training pairs were made
     seen = []
     for fact in found:
         passage = passages[fact.passage]
@@ -384,15 +395,16 @@ def _on_topic(
                 passage.title,
                 score,
                 share,
-                passage.title in titles,
+                passage.title == first,
                 share >= NEAR,
                 fact.doubtful,
             )
         )
     judged = topicality.on_topic(about, audience, seen)
-    return [f for f, p in zip(found, judged, strict=True) if p >= ON_TOPIC] or [
-        f for f, p in zip(found, judged, strict=True) if p >= ON_TOPIC_LEAST
-    ]
+    kept = [(f, p) for f, p in zip(found, judged, strict=True) if p >= ON_TOPIC_LEAST]
+    if wider:
+        return [replace(f, lesser=p < ON_TOPIC) for f, p in kept]
+    return [f for f, p in kept if p >= ON_TOPIC] or [f for f, _ in kept]
 
 
 def _places_for(spec: Spec) -> frozenset[str]:
@@ -634,10 +646,14 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     practice: its draft quotes that advice (decision 0080), unless the draft calls on an
     organisation (``_calls_on``). Last, rather than no draft, the sentences the roles model
     keeps out but the advice patterns let through are quoted, as before the model, except to
-    an organisation called on (decision 0088). Every fact is on the topic (``_on_topic``)."""
+    an organisation called on (decision 0088). Every fact is on the topic (``_on_topic``), and
+    when the passages have facts but none is, there is no draft: nothing takes their place
+    (decision 0088)."""
     best = _best(passages) if passages else None
-    on = _subject(spec)
-    found = facts(spec.topic, passages, public=True, at=_places_for(spec), **on)
+    on, at = _subject(spec), _places_for(spec)
+    found = facts(spec.topic, passages, public=True, at=at, **on)
+    if not found and facts(spec.topic, passages, public=True, at=at):
+        return None  # facts, none of them on the topic
     practice = (
         best is not None
         and not found
@@ -647,6 +663,10 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     if practice:
         found = facts(spec.topic, passages, public=True, guidance=True, **on)
     draft = _drafted(spec, found, passages) if found else None
+    if draft is None and found and not practice:  # a post the best facts do not fit
+        wider = facts(spec.topic, passages, public=True, at=at, wider=True, **on)
+        more = {f.text for f in wider} != {f.text for f in found}
+        draft = _drafted(spec, wider, passages) if more else None
     if draft is not None or best is None:
         return draft
     draft = _fallback(spec, _best_facts(spec, passages, best, guidance=practice), passages)
@@ -662,14 +682,20 @@ def _calls_on(spec: Spec) -> bool:
     email naming one): its readers are not campaigners, and advice for campaigners is never
     quoted to them, not even on a topic of campaign practice (decision 0088)."""
     return spec.content_type in ON_BEHALF or (
-        spec.content_type in ADDRESSED and spec.organisation is not None
+        spec.content_type in ADDRESSED and spec.organisation is not None and not spec.ally
     )
 
 
 def advice_only(spec: Spec, passages: Sequence[Passage]) -> bool:
-    """Whether a draft that calls on an organisation has nothing to quote because what its
-    best passage says of the topic is advice for campaigners (decision 0088)."""
-    return bool(passages) and _calls_on(spec) and _practice(spec.topic, passages, _best(passages))
+    """Whether a draft that calls on an organisation has nothing to quote because the passages
+    hold no fact on the topic and what its best passage says of it is advice for campaigners
+    (decision 0088)."""
+    return (
+        bool(passages)
+        and _calls_on(spec)
+        and not facts(spec.topic, passages, public=True)
+        and _practice(spec.topic, passages, _best(passages))
+    )
 
 
 def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
@@ -683,11 +709,14 @@ def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
 
 def too_long(spec: Spec, passages: Sequence[Passage]) -> bool:
     """Whether a post or a thread of ``spec`` had sentences to quote from the best judged
-    passage (``compose``'s fallback), so that only its length stopped it: the topic is
-    covered, its draft does not fit (decision 0079)."""
+    passage (``compose``'s fallback) or facts on the topic from the passages near it, so that
+    only its length stopped it: the topic is covered, its draft does not fit (decisions 0079,
+    0088)."""
     if spec.content_type not in LIMITED or not passages:
         return False
-    return bool(_best_facts(spec, passages, _best(passages), guidance=True))
+    if _best_facts(spec, passages, _best(passages), guidance=True):
+        return True
+    return bool(facts(spec.topic, near(passages), public=True, **_subject(spec)))
 
 
 def _best(passages: Sequence[Passage]) -> int:

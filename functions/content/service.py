@@ -472,6 +472,21 @@ _NAMING = (*ADDRESSED, *ON_BEHALF)  # content types whose frame names an organis
 WON = "won"  # a campaign's status when its target committed
 
 
+def ally(name: str) -> bool:
+    """Whether the organisations table records ``name`` as one that is neither a company nor a
+    government (a nonprofit: an ally, whose volunteers are campaigners; decision 0088). One
+    words-only search of that table."""
+    from common.language import names
+    from functions.search import service as search
+
+    wanted = names.fold(name)
+    return any(
+        names.fold(str(hit["record"].get("name") or "")) == wanted
+        and hit["record"].get("type") not in _ADDRESSABLE
+        for hit in search.search([search.table("organizations")], name, "text", TOPIC_HITS)
+    )
+
+
 def committed_company(audience: str | None, topic: str) -> str | None:
     """The company the audience names ("the CEO of Brightwell Supermarkets"), when the
     campaigns table records it as the target of a campaign on this topic that was won: it
@@ -504,6 +519,8 @@ def _generate(spec: Spec) -> Generated:
         spec.content_type in ON_BEHALF or (spec.content_type in ADDRESSED and not spec.audience)
     ):
         spec = replace(spec, organisation=organisation_in(spec.topic))
+    if spec.organisation is not None and spec.content_type in ADDRESSED:
+        spec = replace(spec, ally=ally(spec.organisation))
     if spec.content_type in ADDRESSED and spec.committed is None:
         spec = replace(spec, committed=committed_company(compose.addressee(spec), spec.topic))
     passages = passages_for(spec)
@@ -544,7 +561,9 @@ def _calling(spec: Spec) -> str:
     """The draft as the 422 of ``_ADVICE_ONLY`` names it: "a petition calling on Nordmark"."""
     kind = spec.content_type.replace("_", " ")
     article = "an" if kind[0] in "aeiou" else "a"
-    named = compose.addressee(spec) or spec.organisation
+    named = spec.organisation
+    if spec.content_type not in compose.ON_BEHALF:  # a petition's signers are not called on
+        named = compose.addressee(spec) or named
     return f"{article} {kind} calling on {named}" if named else f"{article} {kind}"
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field, model_validator
 
-from common.datafiles import DATA, Row, read_json
+from common.datafiles import DATA, ContentError, Row, read_json
 from common.language.index import terms
 from common.search import relevance
 
@@ -131,6 +131,7 @@ class ModelFile(Row):
     bias: float
     pairs: int = Field(gt=0)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")  # of ``PAIRS_PATH`` as trained on
+    inputs: str = Field(pattern=r"^[0-9a-f]{64}$")  # ``inputs()`` as trained with
 
     @model_validator(mode="after")
     def _of_the_features(self) -> ModelFile:
@@ -143,12 +144,37 @@ class ModelFile(Row):
                 raise ValueError(f"{name}: {len(getattr(self, name))} values")
         if 0.0 in self.scale:
             raise ValueError("scale: a feature's scale is 0")
+        if not all(map(math.isfinite, (*self.mean, *self.scale, *self.weights, self.bias))):
+            raise ValueError("a value is not a finite number")
         return self
+
+
+def inputs() -> str:
+    """The SHA-256 of what the features read besides the pair: the relevance judge's model
+    file, the topic catalog, the broad topics and the acronyms table. A model belongs to the
+    inputs it was trained with."""
+    import hashlib
+
+    from common.language.acronyms import PATH as ACRONYMS
+    from functions.content.texts import drafts
+
+    digest = hashlib.sha256(relevance.model_digest().encode())
+    for path in (DATA / "topics.toml", ACRONYMS):
+        digest.update(path.read_bytes())
+    digest.update(" ".join(sorted(drafts().committed.broad_topics)).encode())
+    return digest.hexdigest()
 
 
 @cache
 def model() -> ModelFile:
-    return read_json(MODEL_PATH, ModelFile)
+    """``MODEL_PATH``, refused (``ContentError``) when trained with other ``inputs()``."""
+    found = read_json(MODEL_PATH, ModelFile)
+    if found.inputs != inputs():
+        raise ContentError(
+            f"{MODEL_PATH.name}: trained with another relevance judge, topic catalog or "
+            "acronyms table: run devtools.train_topicality"
+        )
+    return found
 
 
 def probabilities(rows: np.ndarray, file: ModelFile | None = None) -> list[float]:

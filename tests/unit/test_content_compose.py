@@ -515,8 +515,9 @@ def test_a_topic_only_the_far_passages_speak_of_is_drafted_from_them_as_before()
 
 def test_public_copy_quotes_what_the_topicality_model_finds_on_the_topic(monkeypatch):
     """Decision 0088: public copy quotes the candidates the topicality model gives
-    ``ON_TOPIC`` or more while any has it, else those at ``ON_TOPIC_LEAST``, else none (the
-    draft is refused); what the model reads of each is its passage's judged score and guide."""
+    ``ON_TOPIC`` or more while any has it, else those at ``ON_TOPIC_LEAST``, else none; what
+    the model reads of each is where it stands: its passage's judged score, that score's share
+    of the best, whether its guide is the best passage's and whether it is near the best."""
     from functions.content import compose as module
     from functions.content import topicality
     from functions.content.compose import ON_TOPIC, ON_TOPIC_LEAST
@@ -531,13 +532,20 @@ def test_public_copy_quotes_what_the_topicality_model_finds_on_the_topic(monkeyp
         section="Crates",
         score=0.9,
     )
+    sows = Passage(
+        "Sows kept in farrowing crates cannot build a nest before giving birth.",
+        "Pig welfare",
+        "https://example.org/pigs",
+        "Pig welfare > Farrowing",
+        score=0.45,
+    )
     sentences = split(crates.text)
     seen: list[list[topicality.Seen]] = []
 
     def given(*probabilities: float):
         def judged(about, audience, candidates):
             seen.append(list(candidates))
-            return list(probabilities)
+            return list(probabilities)[: len(candidates)]
 
         return judged
 
@@ -551,27 +559,57 @@ def test_public_copy_quotes_what_the_topicality_model_finds_on_the_topic(monkeyp
         monkeypatch.setattr(module.topicality, "on_topic", given(*probabilities))
         found = facts("crates", [crates], public=True, about=about)
         assert sorted(f.text for f in found) == sorted(quoted)
-    first = seen[0][0]
-    assert first.passage == 0.9
-    assert first.best_document
-    assert first.near
+    seen.clear()
+    monkeypatch.setattr(module.topicality, "on_topic", given(1.0, 1.0, 1.0))
+    facts("farrowing crates", [crates, sows], public=True, about=about)
+    where = {s.text: s for s in seen[0]}
+    first, other = where[sentences[0]], where[split(sows.text)[0]]
+    assert (first.passage, first.share, first.best_document, first.near) == (0.9, 1.0, True, True)
+    assert (other.passage, other.share) == (0.45, 0.5)
+    assert not other.best_document
+    assert not other.near
     # without what the draft is about (an answer to a campaigner), no model is asked
     seen.clear()
     assert facts("crates", [crates], public=True)
     assert not seen
 
 
-def test_a_sentence_of_a_far_passage_of_another_guide_is_less_on_the_topic():
-    """The model (decision 0088) reads where a sentence stands as well as what it says: the
-    same sentence is less likely on the topic in a passage judged far below the best, of
-    another guide, than in the best passage."""
-    from functions.content.topicality import Seen, on_topic
+def test_facts_none_on_the_topic_give_no_draft_and_nothing_in_their_place(monkeypatch):
+    """Decision 0088 (review): when the passages have facts and the model finds none on the
+    topic, there is no draft: no campaign advice, no sentence the roles model keeps out, and
+    the 422 says the topic is not covered, not that only advice is held; a post whose only
+    fact on the topic is too long, in a passage near the best, does not fit."""
+    from functions.content import compose as module
+    from functions.content.compose import advice_only, too_long
 
-    sentence = "Transporters must be authorised and vehicles must be inspected and approved."
-    best = Seen(sentence, "Transport", 0.8, 1.0, True, True, False)
-    far = Seen(sentence, "Transport", 0.2, 0.25, False, False, False)
-    near, apart = on_topic("animal tests for export registrations", None, [best, far])
-    assert near > apart
+    briefing = Passage(
+        "Brief volunteers before every public action, and explain what is part of the plan. "
+        "Volunteers at the demonstration hand out leaflets on cage-free eggs.",
+        "Demonstrations",
+        None,
+        "Briefing",
+        score=0.8,
+    )
+    monkeypatch.setattr(module.topicality, "on_topic", lambda a, b, seen: [0.0] * len(seen))
+    for content_type in ("social_post", "blog_post", "petition"):
+        spec = Spec(
+            "volunteer briefing", content_type, "web" if content_type != "social_post" else "x"
+        )
+        assert compose(spec, [briefing]) is None
+        assert not advice_only(spec, [briefing])
+    long = "Sows kept in farrowing crates cannot turn around " + "for weeks on end, " * 16 + "."
+    best = Passage(
+        "Pigs are intelligent animals that live in social groups.", "Pigs", None, "P", score=0.9
+    )
+    near = Passage(long.replace(", .", "."), "Crates", None, "C", score=0.8)
+
+    def on(about, audience, seen):
+        return [1.0 if s.text.startswith("Sows") else 0.0 for s in seen]
+
+    monkeypatch.setattr(module.topicality, "on_topic", on)
+    spec = Spec("farrowing crates", "social_post", "x")
+    assert compose(spec, [best, near]) is None
+    assert too_long(spec, [best, near])
 
 
 def test_public_copy_quotes_what_its_cited_source_holds_while_any_is():
