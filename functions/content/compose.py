@@ -652,13 +652,10 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     best = _best(passages) if passages else None
     on, at = _subject(spec), _places_for(spec)
     found = facts(spec.topic, passages, public=True, at=at, **on)
-    if not found and facts(spec.topic, passages, public=True, at=at):
-        return None  # facts, none of them on the topic
+    # facts, none of them on the topic: only campaign practice may take their place
+    emptied = not found and bool(facts(spec.topic, passages, public=True, at=at))
     practice = (
-        best is not None
-        and not found
-        and not _calls_on(spec)
-        and _practice(spec.topic, passages, best)
+        best is not None and not found and not _calls_on(spec) and _practice(spec, passages, best)
     )
     if practice:
         found = facts(spec.topic, passages, public=True, guidance=True, **on)
@@ -670,7 +667,7 @@ def _compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     if draft is not None or best is None:
         return draft
     draft = _fallback(spec, _best_facts(spec, passages, best, guidance=practice), passages)
-    if draft is not None or practice or _calls_on(spec):
+    if draft is not None or practice or _calls_on(spec) or emptied:
         return draft
     # rather than no draft, what the advice patterns let through, as before the roles model
     found = facts(spec.topic, passages, public=True, judged=False, **on)
@@ -693,18 +690,21 @@ def advice_only(spec: Spec, passages: Sequence[Passage]) -> bool:
     return (
         bool(passages)
         and _calls_on(spec)
-        and not facts(spec.topic, passages, public=True)
-        and _practice(spec.topic, passages, _best(passages))
+        and not facts(spec.topic, passages, public=True, **_subject(spec))
+        and _practice(spec, passages, _best(passages))
     )
 
 
-def _practice(topic: str, passages: Sequence[Passage], best: int) -> bool:
+def _practice(spec: Spec, passages: Sequence[Passage], best: int) -> bool:
     """Whether a topic no passage says anything of that public copy may quote is campaign
-    practice: the document of the passage judged best gives advice on it (decision 0080). The
+    practice: the document of the passage judged best gives advice on it (decision 0080), a
+    sentence on the topic (``_on_topic``, decision 0088) that only advice's path admits. The
     caller has looked at every passage's facts: quoted first from the passages judged near the
     best (decision 0084), another guide's facts are on the topic, not words it merely shares."""
     own = [p for p in passages if p.title == passages[best].title]
-    return bool(facts(topic, own, public=True, guidance=True))
+    advice = facts(spec.topic, own, public=True, guidance=True, **_subject(spec))
+    plain = {f.text for f in facts(spec.topic, own, public=True)}
+    return any(f.text not in plain for f in advice)
 
 
 def too_long(spec: Spec, passages: Sequence[Passage]) -> bool:
