@@ -833,6 +833,12 @@ def _fact_sets(found: list[Fact], size: int) -> list[list[Fact]]:
         candidate = sorted(mixed.values(), key=lambda f: rank[id(f)])[:size]
         if len(candidate) == size and candidate not in sets:
             sets.append(candidate)
+    # then the next shortest ones, a doubtful one last: a post the shortest clear fact does not
+    # fit still quotes a shorter one (review of decision 0088)
+    for start in range(1, len(shortest)):
+        candidate = sorted(shortest[start : start + size], key=lambda f: rank[id(f)])
+        if len(candidate) == size and candidate not in sets:
+            sets.append(candidate)
     return sets
 
 

@@ -842,3 +842,6 @@ def test_a_title_keeps_a_full_stop_the_topic_wrote_and_a_post_swaps_in_clear_fac
     ]
     tried = [[f.text for f in facts] for facts in _fact_sets(found, 2)]
     assert tried[1] == [found[0].text, found[2].text]  # not the doubtful one
+    # ... and a post the shortest clear fact does not fit tries the next shortest (0088)
+    alone = [[f.text for f in facts] for facts in _fact_sets(found, 1)]
+    assert alone.index([found[2].text]) < alone.index([found[3].text])
