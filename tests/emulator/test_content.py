@@ -529,3 +529,26 @@ def test_a_word_of_a_name_written_in_lower_case_names_no_organisation(auth, camp
     petition = generate(auth, body).get_json()["content"]
     assert "To: [the decision maker]" in petition
     assert "Marigold Grocers" not in petition
+
+
+@pytest.fixture
+def organisations(corpus) -> None:
+    from functions.search.importer import import_records
+    from functions.search.tables import TABLES
+
+    sample = CORPUS.parent / "sample" / "organizations.jsonl"
+    assert import_records(TABLES["organizations"], sample).rejected == []
+
+
+def test_an_ally_is_one_the_organisations_table_records_as_neither_company_nor_government(
+    organisations,
+):
+    """Decision 0088: a letter or email to an ally's volunteers does not call on an
+    organisation (campaign advice may reach them); a company or one the tables do not hold
+    is called on."""
+    from functions.content.service import ally
+
+    assert ally("Hen Liberty Project")  # a nonprofit of the sample records
+    assert not ally("Brightwell Supermarkets")  # a company
+    assert not ally("Hen Liberty")  # not the name the table holds
+    assert not ally("Nowhere Holdings Ltd")
