@@ -30,7 +30,6 @@ import json
 import sys
 import time
 from collections import Counter
-from contextlib import redirect_stdout
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -38,9 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.emulated import with_fixture_feeds  # noqa: E402
-from bench.quality import api_client, load_data  # noqa: E402
-from devtools.emulator import Emulator, free_port  # noqa: E402
+from bench.emulated import corpus_loaded  # noqa: E402
+from bench.quality import api_client  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 
@@ -149,17 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
     began = time.perf_counter()
-    emulator = Emulator("127.0.0.1", free_port(), "demo-bench-rubric").start()
-    feeds = with_fixture_feeds(emulator, ROOT / ".local" / "rubric", LLM_BACKEND="offline")
-    try:
-        with redirect_stdout(sys.stderr):  # the service's JSON logs stay off the results
-            load_data()
-            results = measure(rows, args.out.resolve())
-        results["seconds"] = round(time.perf_counter() - began, 1)
-        print(json.dumps(results, indent=2))
-    finally:
-        feeds.shutdown()
-        emulator.stop()
+    with corpus_loaded("demo-bench-rubric", ROOT / ".local" / "rubric"):
+        results = measure(rows, args.out.resolve())
+    results["seconds"] = round(time.perf_counter() - began, 1)
+    print(json.dumps(results, indent=2))
     return 0
 
 

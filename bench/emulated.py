@@ -5,6 +5,9 @@ makes."""
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,26 @@ def with_fixture_feeds(emulator: Any, folder: Path, **extra: str) -> Any:
         **extra,
     )
     return feeds
+
+
+@contextmanager
+def corpus_loaded(project: str, folder: Path) -> Iterator[None]:
+    """The offline service on a Firestore emulator of its own (``with_fixture_feeds``, no LLM
+    provider) with the whole knowledge corpus and the sample records loaded
+    (``bench.quality.load_data``); inside, the service's JSON logs go to stderr, off the
+    results."""
+    from bench.quality import load_data
+    from devtools.emulator import Emulator, free_port
+
+    emulator = Emulator("127.0.0.1", free_port(), project).start()
+    feeds = with_fixture_feeds(emulator, folder, LLM_BACKEND="offline")
+    try:
+        with redirect_stdout(sys.stderr):
+            load_data()
+            yield
+    finally:
+        feeds.shutdown()
+        emulator.stop()
 
 
 def api_key(email: str, requests_per_minute: int = 10_000_000) -> str:

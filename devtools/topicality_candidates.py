@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -63,31 +62,22 @@ def candidates(request: dict[str, Any], ident: str) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.emulated import with_fixture_feeds
-    from bench.quality import load_data
-    from devtools.emulator import Emulator, free_port
+    from bench.emulated import corpus_loaded
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2:
         raise SystemExit(__doc__)
     out, sets = Path(args[0]), [Path(a) for a in args[1:]]
-    emulator = Emulator("127.0.0.1", free_port(), "demo-topicality").start()
-    feeds = with_fixture_feeds(emulator, ROOT / ".local" / "topicality", LLM_BACKEND="offline")
-    try:
-        with redirect_stdout(sys.stderr):
-            load_data()
-            rows = [
-                pair
-                for path in sets
-                for line in path.read_text().splitlines()
-                if line.strip()
-                for pair in candidates(json.loads(line)["request"], json.loads(line)["id"])
-            ]
-        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        print(f"{len(rows)} candidates -> {out}", file=sys.stderr)
-    finally:
-        feeds.shutdown()
-        emulator.stop()
+    with corpus_loaded("demo-topicality", ROOT / ".local" / "topicality"):
+        rows = [
+            pair
+            for path in sets
+            for line in path.read_text().splitlines()
+            if line.strip()
+            for pair in candidates(json.loads(line)["request"], json.loads(line)["id"])
+        ]
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    print(f"{len(rows)} candidates -> {out}", file=sys.stderr)
     return 0
 
 

@@ -211,16 +211,16 @@ def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def fit(
-    x: np.ndarray, y: np.ndarray, l2: float = L2
+    x: np.ndarray, y: np.ndarray, l2: float = L2, per_feature: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """(mean, scale, weights, bias): standardised features, L2-regularised logistic
-    regression by Newton's method."""
+    regression by Newton's method (``per_feature``: each feature's penalty, else ``l2``)."""
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     w = np.zeros(z.shape[1])
-    penalty = np.full(z.shape[1], l2)
-    penalty[-1] = 0.0  # the bias is not shrunk
+    shrunk = np.full(x.shape[1], l2) if per_feature is None else per_feature
+    penalty = np.r_[shrunk, 0.0]  # the bias is not shrunk
     for _ in range(50):
         p = 1 / (1 + np.exp(-(z @ w)))
         gradient = z.T @ (p - y) + penalty * w
@@ -246,11 +246,23 @@ def report(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     auc = (ranks[y == 1].sum() - positives * (positives + 1) / 2) / (
         positives * (len(y) - positives)
     )
-    deciles = []
+    log_loss = -np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps))
+    return {
+        "pairs": len(y),
+        "log_loss": round(float(log_loss), 4),
+        "auc": round(float(auc), 4),
+        "deciles": deciles(p, y),
+    }
+
+
+def deciles(p: np.ndarray, y: np.ndarray) -> list[dict[str, Any]]:
+    """Per decile of the predicted probability: the pairs, the mean predicted and the share
+    observed (a calibrated model's two agree)."""
+    found = []
     for low in np.arange(0, 1, 0.1):
         inside = (p >= low) & (p < low + 0.1 if low < 0.9 else p <= 1.0)
         if inside.any():
-            deciles.append(
+            found.append(
                 {
                     "predicted": f"{low:.1f}-{low + 0.1:.1f}",
                     "pairs": int(inside.sum()),
@@ -258,13 +270,7 @@ def report(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
                     "observed": round(float(y[inside].mean()), 3),
                 }
             )
-    log_loss = -np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps))
-    return {
-        "pairs": len(y),
-        "log_loss": round(float(log_loss), 4),
-        "auc": round(float(auc), 4),
-        "deciles": deciles,
-    }
+    return found
 
 
 def trained(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> tuple[Any, Any]:

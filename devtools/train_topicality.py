@@ -36,6 +36,8 @@ import numpy as np
 from pydantic import Field
 
 from common.datafiles import NotBlank, Row, numbered_rows
+from devtools import train_relevance
+from devtools.train_relevance import deciles, predict
 
 PLAIN_L2 = 30.0  # out of fold, of 3, 10, 30, 100 with the product at 300: 30 (log loss 0.369)
 PRODUCT_L2 = 300.0  # ... of 300, 1000: 300
@@ -85,27 +87,10 @@ def load(pairs: Sequence[Pair]) -> np.ndarray:
 
 
 def fit(x: np.ndarray, y: np.ndarray, plain: int) -> tuple[Any, Any, Any, float]:
-    """(mean, scale, weights, bias): standardised features, logistic regression by Newton's
-    method, the first ``plain`` features penalised by ``PLAIN_L2``, the rest by ``PRODUCT_L2``."""
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    penalty = np.r_[np.full(plain, PLAIN_L2), np.full(x.shape[1] - plain, PRODUCT_L2), 0.0]
-    w = np.zeros(z.shape[1])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-(z @ w)))
-        gradient = z.T @ (p - y) + penalty * w
-        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return mean, scale, w[:-1], float(w[-1])
-
-
-def predict(model: tuple[Any, Any, Any, float], x: np.ndarray) -> np.ndarray:
-    mean, scale, weights, bias = model
-    return 1 / (1 + np.exp(-(((x - mean) / scale) @ weights + bias)))
+    """(mean, scale, weights, bias): ``train_relevance.fit`` with the first ``plain`` features
+    penalised by ``PLAIN_L2``, the rest (the vectors' product) by ``PRODUCT_L2``."""
+    penalty = np.r_[np.full(plain, PLAIN_L2), np.full(x.shape[1] - plain, PRODUCT_L2)]
+    return train_relevance.fit(x, y, per_feature=penalty)
 
 
 def auc(p: np.ndarray, y: np.ndarray) -> float:
@@ -116,22 +101,6 @@ def auc(p: np.ndarray, y: np.ndarray) -> float:
     positive = y == 1
     n1, n0 = positive.sum(), (~positive).sum()
     return float((ranks[positive].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
-def deciles(p: np.ndarray, y: np.ndarray) -> list[dict[str, Any]]:
-    found = []
-    for low in np.arange(0.0, 1.0, 0.1):
-        inside = (p >= low) & (p < low + 0.1 if low < 0.9 else p <= 1.0)
-        if inside.any():
-            found.append(
-                {
-                    "predicted": f"{low:.1f}-{low + 0.1:.1f}",
-                    "pairs": int(inside.sum()),
-                    "meanPredicted": round(float(p[inside].mean()), 3),
-                    "observed": round(float(y[inside].mean()), 3),
-                }
-            )
-    return found
 
 
 def rule(pairs: Sequence[Pair], p: np.ndarray, on: float, least: float) -> dict[str, Any]:
