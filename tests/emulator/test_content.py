@@ -99,7 +99,9 @@ def test_every_post_of_a_thread_fits_and_is_numbered(auth, corpus):
         assert count(post, "x") <= 280
         assert post.endswith(f" {i}/{len(posts)}")
     assert body["content"] == "\n\n".join(posts)
-    assert len(facts_of(body["content"], corpus)) >= 3
+    # only the facts a reader reads as on the topic (decision 0088): fewer than the thread
+    # wants when the others are judged below 0.8 and those at 0.8 or more fit
+    assert len(facts_of(body["content"], corpus)) >= 2
     assert set(facts_of(body["content"], corpus)) <= source_sentences(corpus, body["sources"])
 
 
