@@ -520,12 +520,24 @@ def _said(topic: str, markdown: bool = False) -> str | None:
     text = " ".join(topic.split()).rstrip(" ,;:")
     if not any(char.isalnum() for char in text) or not _clausal(text):
         return None
-    words = text.lower().split()
-    asks = words[0] in drafts().article.asking and words[:2] != ["how", "to"]
+    asks = _asks([w.strip(_EDGES) for w in text.lower().split()])
     text = _capital(text)
     if text[-1] not in ".?!":
         text = f"{text}?" if asks else f"{text}."
     return _escaped(text) if markdown else text
+
+
+def _asks(words: list[str]) -> bool:
+    """Whether a topic's words open a question it asks, not one it names (``article``:
+    "how is ...", "what happens to ..."; not "What the Act leaves out", "How Proposition 12 is
+    enforced", "how to ...", "whether ...")."""
+    article = drafts().article
+    first, second = words[0], words[1] if len(words) > 1 else ""
+    if first not in article.asking or first == "whether":
+        return False
+    if first in ("how", "why", "when", "where"):
+        return second in article.asking or second in article.degree
+    return second not in article.embedded
 
 
 def _sentence_case(words: list[str]) -> bool:

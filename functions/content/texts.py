@@ -44,6 +44,8 @@ class ToneTexts(Content):
 class Article(Content):
     clausal: LowerWords
     asking: LowerWords
+    embedded: LowerWords
+    degree: LowerWords
     relative: LowerWords
     verbs: LowerWords
     slogan: LowerWords

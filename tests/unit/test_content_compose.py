@@ -646,6 +646,7 @@ def test_public_copy_quotes_what_its_cited_source_holds_while_any_is():
     [
         ("Coalition for Humane Farming", "you at the Coalition for Humane Farming"),
         ("Food Standards Agency", "you at the Food Standards Agency"),
+        ("Prairie State Legislature", "you at the Prairie State Legislature"),
         ("The Humane League", "you at The Humane League"),
         ("Brightwell Supermarkets", "you at Brightwell Supermarkets"),
         ("Union Street Bakery", "you at Union Street Bakery"),
@@ -752,6 +753,16 @@ def test_a_letter_to_an_organisation_on_a_question_names_it_then_asks_it():
     assert _said("Nordmark: ditch the real fur trims") == "Nordmark: ditch the real fur trims."
     assert _said("bobby calves: Dairyvale, stop it") == "Bobby calves: Dairyvale, stop it."
     assert _said("FAQ: broiler welfare") is None
+    # a question named, not asked, takes a stop, not a "?" (review of set 36's drafts)
+    for asked, said in (
+        ("how many hens live in one shed", "How many hens live in one shed?"),
+        ("what happens to male dairy calves", "What happens to male dairy calves?"),
+        ("What the US Animal Welfare Act leaves out", "What the US Animal Welfare Act leaves out."),
+        ("How Proposition 12 is enforced", "How Proposition 12 is enforced."),
+        ("how to run a street stall", "How to run a street stall."),
+        ("whether quick reporting helps animals", "Whether quick reporting helps animals."),
+    ):
+        assert _said(asked) == said
     for name in (
         "Ag-gag laws: how they work",
         "cage-free laying hens from May 2025",
