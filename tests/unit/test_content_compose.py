@@ -646,7 +646,6 @@ def test_public_copy_quotes_what_its_cited_source_holds_while_any_is():
     [
         ("Coalition for Humane Farming", "you at the Coalition for Humane Farming"),
         ("Food Standards Agency", "you at the Food Standards Agency"),
-        ("Prairie State Legislature", "you at the Prairie State Legislature"),
         ("The Humane League", "you at The Humane League"),
         ("Brightwell Supermarkets", "you at Brightwell Supermarkets"),
         ("Union Street Bakery", "you at Union Street Bakery"),
