@@ -84,7 +84,7 @@ def cited(
     """The source each sentence of a passage (its paragraphs, each a list of sentences, under
     ``heading``) is cited to, among its document's ``sources`` (decision 0087): the one the
     sentence names; else the court case its paragraph cited, for a sentence on what the court
-    did (``_decided``), or the instrument its paragraph named, for a sentence that refers to it
+    did (``_decided``; before the paragraph names any source, the case it names after), or the instrument its paragraph named, for a sentence that refers to it
     (``_referred``: "The Act also ..."); else, when it leans on the sentence before it
     (``leans``: "Its recitals state..."), that one's, unless that is a scientific source and
     this a sentence of law; else the instrument or body it names by its kind (``_holder``);
@@ -101,10 +101,16 @@ def cited(
     for paragraph in paragraphs:
         row: list[Source | None] = []
         about: Source | None = None  # the source the paragraph last named
+        # the case the paragraph names first: what its court did, told before it is named
+        # ("Animal protection groups challenged the law in federal court. ... In ... v.
+        # Reynolds ...")
+        cases = [_named(s, sources) for s in paragraph]
+        ahead = next((c for c in cases if c is not None and _CASE.search(c.title)), None)
         for sentence in paragraph:
             # what the paragraph's case decided, or the source it named for a sentence that
             # refers to it ("The Act also ..."), before the sentence it leans on
             case = about if about is not None and _CASE.search(about.title) else None
+            case = case or (ahead if about is None else None)
             again = _decided(sentence, case) or _referred(sentence, about if not case else None)
             leaned = row[-1] if row and leans(sentence) else None
             # a sentence of law does not lean on a scientific source ("For these reasons most

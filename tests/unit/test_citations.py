@@ -74,6 +74,9 @@ def test_a_sentence_on_what_the_court_did_goes_on_with_the_case_before_it():
     # after a sentence cited to a statute, a court word decides nothing
     statute = ["Organisers must give advance notice of a public procession.", "Courts agree."]
     assert cited([statute], "Marches", SOURCES, ACT, leans) == [[NOTICE, ACT]]
+    # ... and before its paragraph names any source, it goes on with the case named after it
+    ahead = ["Courts have reached different conclusions on protest.", paragraph[0]]
+    assert cited([ahead], "Cases", SOURCES, ACT, leans) == [[ZIEGLER, ZIEGLER]]
 
 
 def test_a_heading_names_the_source_whose_gloss_it_says():
