@@ -84,8 +84,9 @@ def cited(
     """The source each sentence of a passage (its paragraphs, each a list of sentences, under
     ``heading``) is cited to, among its document's ``sources`` (decision 0087): the one the
     sentence names; else the court case its paragraph cited, for a sentence on what the court
-    did (``_decided``; before the paragraph names any source, the case it names after), or the instrument its paragraph named, for a sentence that refers to it
-    (``_referred``: "The Act also ..."); else, when it leans on the sentence before it
+    did (``_decided``; before the paragraph names any source, the case it names after), or
+    the instrument its paragraph named, for a sentence that refers to it (``_referred``: "The
+    Act also ..."); else, when it leans on the sentence before it
     (``leans``: "Its recitals state..."), that one's, unless that is a scientific source and
     this a sentence of law; else the instrument or body it names by its kind (``_holder``);
     else the one the heading names (``_named`` or ``_glossed``); else, for a definition or
