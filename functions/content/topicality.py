@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from pydantic import Field, model_validator
@@ -188,5 +188,14 @@ def probabilities(rows: np.ndarray, file: ModelFile | None = None) -> list[float
 
 
 def on_topic(about: str, audience: str | None, seen: Sequence[Seen]) -> list[float]:
-    """P(a reader calls each candidate on the topic) of a draft on ``about`` for ``audience``."""
-    return probabilities(features(about, audience, seen)) if seen else []
+    """P(a reader calls each candidate on the topic) of a draft on ``about`` for ``audience``.
+    A draft asks again of the same candidates (a post the best facts do not fit tries the
+    lesser ones): the answer is kept (``_judged``), not computed twice."""
+    return list(_judged(about, audience, tuple(seen))) if seen else []
+
+
+@lru_cache(maxsize=256)
+def _judged(about: str, audience: str | None, seen: tuple[Seen, ...]) -> tuple[float, ...]:
+    """``on_topic``'s answer, kept per process (``lru_cache`` is safe across threads and the
+    answer, a tuple, is never changed by a caller)."""
+    return tuple(probabilities(features(about, audience, seen)))

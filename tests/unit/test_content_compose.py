@@ -855,3 +855,34 @@ def test_a_title_keeps_a_full_stop_the_topic_wrote_and_a_post_swaps_in_clear_fac
     # ... and a post the shortest clear fact does not fit tries the next shortest (0088)
     alone = [[f.text for f in facts] for facts in _fact_sets(found, 1)]
     assert alone.index([found[2].text]) < alone.index([found[3].text])
+
+
+def test_a_sentence_of_a_far_passage_of_another_guide_is_less_on_the_topic():
+    """The model (decision 0088) reads where a sentence stands as well as what it says: the
+    same sentence is less likely on the topic in a passage judged far below the best, of
+    another guide, than in the best passage."""
+    from functions.content.topicality import Seen, on_topic
+
+    sentence = "Transporters must be authorised and vehicles must be inspected and approved."
+    best = Seen(sentence, "Animal testing", 0.8, 1.0, True, True, False)
+    far = Seen(sentence, "Animal transport", 0.2, 0.25, False, False, False)
+    near, apart = on_topic("animal tests for export registrations", None, [best, far])
+    assert near > apart
+
+
+def test_the_same_candidates_are_judged_once_and_alike_across_threads():
+    """A post that the best facts do not fit asks the model again of the same candidates
+    (decision 0088): the answer is kept, and threads asking at once get the same one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from functions.content.topicality import Seen, _judged, on_topic
+
+    sentence = "Sows in farrowing crates cannot turn around."
+    seen = [Seen(sentence, "Pigs", 0.9, 1.0, True, True, False)]
+    first = on_topic("farrowing crates", None, seen)
+    hits = _judged.cache_info().hits
+    assert on_topic("farrowing crates", None, seen) == first
+    assert _judged.cache_info().hits == hits + 1
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda _: on_topic("farrowing crates", None, seen), range(8)))
+    assert answers == [first] * 8
