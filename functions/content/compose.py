@@ -12,7 +12,6 @@ or a thread: then it quotes a sentence's main clause (decision 0079).
 
 from __future__ import annotations
 
-import html
 import itertools
 import re
 import unicodedata
@@ -154,6 +153,7 @@ class Fact:
     whole: str | None = None  # the sentence this is the main clause of (``main_clause``)
     doubtful: bool = False  # the roles model is not sure it is a fact: quoted after clear ones
     lesser: bool = False  # judged on the topic below ``ON_TOPIC``: quoted after those above
+    unsure: bool = False  # its source is no sure one (``_sure``): quoted after sure ones
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,8 @@ def facts(
     decision 0086), and, given what the draft is ``about`` (its topic without the names it
     addresses) and its ``audience``, what a reader would read as on that topic (``_on_topic``,
     decision 0088): none when nothing is, and with ``wider`` those below ``ON_TOPIC`` too, after
-    those above. ``every``: however many of one document (the candidates
+    those above; and a fact sure of its source before one that is not (``_sure``, decision
+    0089). ``every``: however many of one document (the candidates
     ``devtools.topicality_candidates`` writes for labelling)."""
     texts = drafts()
     asked = set(terms(topic))
@@ -354,8 +355,12 @@ def facts(
         found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
     if public and about and found:  # on the topic, as a reader would read it (decision 0088)
         found = _on_topic(found, passages, about, audience, wider)
+    if public and found:  # a fact sure of its source before one that is not (decision 0089)
+        found = [
+            replace(f, unsure=not s) for f, s in zip(found, _sure(found, passages), strict=True)
+        ]
     # a doubtful fact only when no clear one is left to quote (decision 0087)
-    found.sort(key=lambda f: (f.lesser, f.doubtful, -f.score, f.passage))
+    found.sort(key=lambda f: (f.lesser, f.doubtful, f.unsure, -f.score, f.passage))
     chosen: list[Fact] = []
     per_document: dict[str, int] = {}
     for fact in found:
@@ -565,13 +570,16 @@ def _sentence_case(words: list[str]) -> bool:
     )
 
 
+_ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")  # "&lt;", "&#60;": would read as markup
 _EDGES = ".,;:!?'\"()\u201c\u201d"  # punctuation around a word of the topic
 _JOINS = frozenset({"in", "of", "for", "and", "on", "at", "&"})  # inside a name
 
 
 def _escaped(text: str) -> str:
-    """Caller text for Markdown: HTML's special characters as entities."""
-    return html.escape(text, quote=False)
+    """Caller text for Markdown: angle brackets as entities, and an ampersand that would start
+    one ("&lt;"); a bare one stays as written ("Harlow & Finch": Markdown prints it as it is,
+    and "&amp;" would read as broken text to the person reading the draft)."""
+    return _ENTITY_START.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _capital(text: str) -> str:
@@ -837,8 +845,9 @@ def _fact_sets(found: list[Fact], size: int) -> list[list[Fact]]:
     them swapped for the shortest ones, down to the shortest ones."""
     rank = {id(f): i for i, f in enumerate(found)}
     top = found[:size]
-    # the shortest clear ones before any doubtful one (decision 0087)
-    shortest = sorted(found[:12], key=lambda f: (f.doubtful, len(f.text)))
+    # the shortest clear ones before any doubtful one (decision 0087), sure of their source
+    # before any that is not (decision 0089)
+    shortest = sorted(found[:12], key=lambda f: (f.doubtful, f.unsure, len(f.text)))
     sets = [top]
     for i in range(1, len(shortest) + 1):
         mixed = {id(f): f for f in [*top[: max(0, size - i)], *shortest[: min(i, size)]]}
@@ -1101,7 +1110,8 @@ def _sources(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[citati
     found: list[citations.Source | None] = []
     for fact in picked:
         main = passages[fact.passage].main_source()
-        source = _sources_of(passages[fact.passage]).get(fact.whole or fact.text) or main
+        found_for = _sources_of(passages[fact.passage]).get(fact.whole or fact.text)
+        source = (found_for.source if found_for else None) or main
         if not citations.fits(fact.whole or fact.text, source, dated=source != main):
             source = None
         found.append(source)
@@ -1120,18 +1130,30 @@ def _held(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
     return held
 
 
+def _sure(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
+    """Whether each fact's source is sure (``citations.Attribution``, decision 0089): not its
+    crowded document's main source taken by default."""
+    sure: list[bool] = []
+    for fact in found:
+        passage = passages[fact.passage]
+        attribution = _sources_of(passage).get(fact.whole or fact.text)
+        crowded = len(passage.sources) >= citations.CROWDED
+        sure.append(attribution.sure if attribution is not None else not crowded)
+    return sure
+
+
 @lru_cache(maxsize=512)
-def _sources_of(passage: Passage) -> Mapping[str, citations.Source | None]:
+def _sources_of(passage: Passage) -> Mapping[str, citations.Attribution]:
     """Each sentence of a passage and the source it is cited to: read once per passage, by
     ``facts`` (``_held``) and ``cite`` alike; read-only, shared by every thread."""
     return MappingProxyType(_cited_sentences(passage))
 
 
-def _cited_sentences(passage: Passage) -> dict[str, citations.Source | None]:
+def _cited_sentences(passage: Passage) -> dict[str, citations.Attribution]:
     texts = drafts()
     paragraphs = [split(p) for p in passage.text.split("\n") if p.strip()]
     heading = roles.heading(passage.section)
-    rows = citations.cited(
+    rows = citations.attributed(
         paragraphs,
         "" if heading == passage.title else heading,  # a guide's title names no one source
         passage.sources,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.language.citations import Source, cited, listed
+from common.language.citations import CROWDED, Attribution, Source, attributed, cited, listed
 
 ACT = Source("Public Order Act 1986", "https://example.org/poa")
 NOTICE = Source(
@@ -158,6 +158,39 @@ def test_definitions_and_welfare_science_are_cited_to_the_source_of_their_kind()
     assert cited([sentences], "Scope", [main, defined], main, leans) == [
         [defined, defined, main, main]
     ]
+
+
+def test_a_growth_measure_is_no_stage_of_an_animals_life():
+    """Review of issue 46: "bred to reach slaughter weight" was read as a sentence on slaughter,
+    so the opinion on broilers on farm could not hold it."""
+    farm = Source('EFSA Panel (2023), "Welfare of broilers on farm"', "https://e.org/f")
+    policy = Source("Better Chicken Commitment, policy text", "https://e.org/bcc")
+    growth = "Broiler strains are bred to reach slaughter weight in five weeks, causing lameness."
+    stunning = "Birds shackled alive before stunning show fear and pain."
+    assert cited([[growth, stunning]], "Growth", [policy, farm], policy, leans) == [[farm, policy]]
+
+
+def test_the_main_source_by_default_is_sure_only_in_a_document_of_few_sources():
+    """Decision 0089: a sentence no rule attributes is cited to the document's main source, but
+    is sure of it only when the document lists fewer than ``CROWDED`` sources; a sentence that
+    leans on another is as sure as that one; a sentence a rule attributes is sure."""
+    others = [Source(f"Regulation {n} on other things", f"https://e.org/{n}") for n in range(9)]
+    crowded = [ACT, NOTICE, ZIEGLER, *others][:CROWDED]
+    few = crowded[: CROWDED - 1]
+    paragraph = [
+        "Marches need a route agreed in advance.",  # no rule: the main source by default
+        "It must be given six days before.",  # leans on the one before
+        "In DPP v Ziegler the Supreme Court held that blocking a road may be lawful.",
+    ]
+    assert attributed([paragraph], "Marches", crowded, ACT, leans) == [
+        [Attribution(ACT, False), Attribution(ACT, False), Attribution(ZIEGLER, True)]
+    ]
+    assert attributed([paragraph], "Marches", few, ACT, leans) == [
+        [Attribution(ACT, True), Attribution(ACT, True), Attribution(ZIEGLER, True)]
+    ]
+    # the heading names the source: sure however many the document lists
+    headed = attributed([paragraph[:1]], "Public Order Act 1986, section 11", crowded, ACT, leans)
+    assert headed == [[Attribution(NOTICE, True)]]
 
 
 def test_a_document_with_one_source_or_none_cites_its_main_one():

@@ -383,10 +383,7 @@ def test_a_topic_is_held_by_the_frame_as_a_sentence_needs_it():
     assert _topic("cage-free eggs") == "cage-free eggs"
     assert _topic("Proposition 12") == "Proposition 12"
     assert _topic("our petition") == "our petition"
-    assert (
-        _topic("<b>mink</b> & fox ban", markdown=True)
-        == "the &lt;b&gt;mink&lt;/b&gt; &amp; fox ban"
-    )
+    assert _topic("<b>mink</b> & fox ban", markdown=True) == "the &lt;b&gt;mink&lt;/b&gt; & fox ban"
 
 
 def test_tone_frames_the_ask_and_the_letters_first_line_not_only_the_opening():
@@ -639,6 +636,33 @@ def test_public_copy_quotes_what_its_cited_source_holds_while_any_is():
     found = facts("chicken stocking density", [both], public=True)
     assert {f.text for f in found} == set(sentences)
     assert {c.text[:12]: c.url for c in cite(found, [both])}["The European"] == ecc.url
+
+
+def test_public_copy_quotes_a_fact_sure_of_its_source_before_one_that_is_not():
+    """Decision 0089: in a document listing many sources, a sentence no rule attributes is
+    cited to the main one by default, which readers found wrong for one in six; public copy
+    quotes it after the facts whose source a rule found, however well it scores, and still
+    quotes it when nothing else is left."""
+    from common.language.citations import CROWDED, Source
+
+    main = Source("Council Directive 1999/74/EC on laying hens", "https://example.org/dir")
+    opinion = Source('EFSA (2023), "Welfare of laying hens on farm"', "https://example.org/o")
+    others = [Source(f"Regulation {n} on eggs", f"https://example.org/r{n}") for n in range(9)]
+    listed = (main, opinion, *others)[:CROWDED]
+    unsure = "Cage-free laying hens in barns and aviaries lay eggs across 12 member states."
+    sure = "The EFSA opinion found that laying hens in cages cannot dust-bathe."
+    text = f"{unsure} {sure}"
+    hens = Passage(text, "Laying hens", main.url, "Laying hens", listed)
+    found = facts("cage-free laying hens eggs", [hens], public=True)
+    assert [f.text for f in found] == [sure, unsure]
+    assert [f.unsure for f in found] == [False, True]
+    assert found[0].score < found[1].score  # ranked by its source, not its score
+    # among few sources the main one is a sure default: the better score goes first
+    few = Passage(text, "Laying hens", main.url, "Laying hens", listed[: CROWDED - 1])
+    assert [f.text for f in facts("cage-free laying hens eggs", [few], public=True)] == [
+        unsure,
+        sure,
+    ]
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,9 @@ def test_a_topic_as_a_frame_sentence_holds_it(topic, framed):
 
 
 def test_a_topic_in_markdown_never_adds_markup():
-    assert _topic("cats & <dogs> ban", markdown=True) == "the cats &amp; &lt;dogs&gt; ban"
+    assert _topic("cats & <dogs> ban", markdown=True) == "the cats & &lt;dogs&gt; ban"
+    # an ampersand that would start an entity is escaped; "Harlow & Finch" reads as written
+    assert _topic("&lt;b&gt; &#60; cats", markdown=True) == "&amp;lt;b&amp;gt; &amp;#60; cats"
 
 
 def test_a_company_named_by_its_legal_form_abroad():
