@@ -480,7 +480,8 @@ def _clausal(topic: str) -> bool:
     cage sheds", "how is..."), not a noun before "of" or "for" ("end of cages"); or a verb of
     ``article.verbs`` after it, as written in lower case ("Salmon farms must stop", "Westwind
     keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
-    allows ..."); or a headline: words, a colon and an instruction ("Siam Tidewater Foods: stop
+    allows ..."); or the writer speaking (``article.subjects``: "as a vet I want ..."); or a
+    headline: words, a colon and an instruction ("Siam Tidewater Foods: stop
     cutting eyestalks"), three words or more ("Nordmark: ditch the real fur trims"), or two
     that hold a number or a word of ``article.slogan`` or above ("Crestline: cages out by
     2026"). No noun slot holds a headline ("act on Nordmark: ditch ..."). A question after the
@@ -488,13 +489,19 @@ def _clausal(topic: str) -> bool:
     broiler welfare")."""
     text = " ".join(topic.split())
     article = drafts().article
-    written = [re.sub(r"['\u2019](?:s|re|ll|ve|d)$", "", w.strip(_EDGES)) for w in text.split()]
+    written = [re.sub(r"['\u2019](?:s|re|ll|ve|d|m)$", "", w.strip(_EDGES)) for w in text.split()]
     said = [w.lower() for w in written]
     if not said:
         return False
     if "?" in text:
         return True
     if said[0] in article.clausal and (len(said) < 2 or said[1] not in ("of", "for")):
+        return True
+    # the writer speaking: "as a vet I want ..."; not a numeral after a name ("Annex I")
+    if any(
+        w in article.subjects and not (i and w == "i" and written[i - 1][:1].isupper())
+        for i, w in enumerate(said)
+    ):
         return True
     for i in range(1, len(said)):
         if said[i - 1] in article.relative:

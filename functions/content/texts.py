@@ -48,6 +48,7 @@ class Article(Content):
     degree: LowerWords
     relative: LowerWords
     verbs: LowerWords
+    subjects: LowerWords
     slogan: LowerWords
     proper: LowerWords
     heads: LowerWords

@@ -90,6 +90,11 @@ def test_the_organisation_an_audience_names(audience, organisation):
             "\u201cNordmark Outerwear still sells fox-fur trim\u201d",
         ),
         ("Westwind keeps shipping calves", "\u201cWestwind keeps shipping calves\u201d"),
+        # the writer speaking is a sentence ("regarding as a retired vet I want ..." did not
+        # parse); "I" after a capitalised word is a numeral
+        ("as a vet I want crabs protected", "\u201cas a vet I want crabs protected\u201d"),
+        ("I'm asking about fur", "\u201cI'm asking about fur\u201d"),
+        ("Annex I of the Directive", "Annex I of the Directive"),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
         # the noun's own determiner, wherever it stands, takes the place of "the"
