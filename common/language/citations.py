@@ -110,14 +110,15 @@ def attributed(
     ``heading``) is cited to, among its document's ``sources`` (decision 0087), and whether
     that is sure (decision 0089): the one the
     sentence names; else the court case its paragraph cited, for a sentence on what the court
-    did (``_decided``; before the paragraph names any source, the case it names after), or
+    did (``_decided``; before the paragraph names any source, the case it or the next
+    paragraph that names one names after), or
     the instrument its paragraph named, for a sentence that refers to it (``_referred``: "The
     Act also ..."); else, when it leans on the sentence before it
     (``leans``: "Its recitals state..."), that one's, unless that is a scientific source and
     this a sentence of law; else the instrument or body it names by its kind (``_holder``);
     else the one the heading names (``_named`` or ``_glossed``); else, for a definition or
-    welfare science, the source of its kind (``_defined``, ``_studied``); else ``main``, the
-    document's own, by default. A source that does not fit the sentence (``fits``) gives way
+    welfare science, the source of its kind (``_defined``, ``_studied``, ``_staged``); else
+    ``main``, the document's own, by default. A source that does not fit the sentence (``fits``) gives way
     to ``main``."""
     fallback = main if main is not None else (sources[0] if len(sources) == 1 else None)
     if len(sources) < 2:
@@ -127,14 +128,15 @@ def attributed(
     # a section on a law ("The EU Directive on laying hens") is the law's, whatever its words
     scientific = sources if _words("legal").isdisjoint(_sequence(heading)) else ()
     found: list[list[Attribution]] = []
-    for paragraph in paragraphs:
+    # the court case each paragraph names first
+    first_cases = [_first_case(paragraph, sources) for paragraph in paragraphs]
+    for index, paragraph in enumerate(paragraphs):
         row: list[Attribution] = []
         about: Source | None = None  # the source the paragraph last named
-        # the case the paragraph names first: what its court did, told before it is named
-        # ("Animal protection groups challenged the law in federal court. ... In ... v.
-        # Reynolds ...")
-        cases = [_named(s, sources) for s in paragraph]
-        ahead = next((c for c in cases if c is not None and _CASE.search(c.title)), None)
+        # the case the paragraph names first, or the next paragraph of the passage that names
+        # one: what its court did, told before it is named ("Animal protection groups
+        # challenged the law in federal court. ... On appeal, in ... v. Reynolds ...")
+        ahead = next((c for c in first_cases[index:] if c is not None), None)
         for sentence in paragraph:
             # what the paragraph's case decided, or the source it named for a sentence that
             # refers to it ("The Act also ..."), before the sentence it leans on
@@ -149,7 +151,11 @@ def attributed(
             own = _named(sentence, sources) or again
             named = own or (leaned.source if leaned else None) or _holder(sentence, sources)
             chosen = (
-                named or headed or _defined(sentence, sources) or _studied(sentence, scientific)
+                named
+                or headed
+                or _defined(sentence, sources)
+                or _studied(sentence, scientific)
+                or _staged(sentence, scientific)
             )
             # a sentence that leans on another is as sure of its source as that one is
             sure = leaned.sure if own is None and leaned is not None else True
@@ -163,6 +169,12 @@ def attributed(
                 about = named
         found.append(row)
     return found
+
+
+def _first_case(paragraph: Sequence[str], sources: Sequence[Source]) -> Source | None:
+    """The court case among ``sources`` that the paragraph names first, if any."""
+    named = (_named(sentence, sources) for sentence in paragraph)
+    return next((s for s in named if s is not None and _CASE.search(s.title)), None)
 
 
 def _glossed(heading: str, sources: Sequence[Source]) -> Source | None:
@@ -229,6 +241,18 @@ def _studied(sentence: str, sources: Sequence[Source]) -> Source | None:
     if _words("science").isdisjoint(said) or _lawful(sentence):
         return None
     found = [s for s in sources if _scientific(s) and _stages(s.title) == _stages(sentence)]
+    return found[0] if len(found) == 1 else None
+
+
+def _staged(sentence: str, scientific: Sequence[Source]) -> Source | None:
+    """The one scientific source (of ``scientific``: none under a heading on a law) on the
+    stage of an animal's life a sentence that is not of law is on (``_stages``: "Most pigs ...
+    are stunned with carbon dioxide" is on slaughter, and "Welfare of pigs at slaughter" is
+    the opinion on it), though it holds no ``science`` word (decision 0089)."""
+    stages = _stages(sentence)
+    if not stages or _lawful(sentence):
+        return None
+    found = [s for s in scientific if _scientific(s) and _stages(s.title) == stages]
     return found[0] if len(found) == 1 else None
 
 
@@ -507,6 +531,8 @@ def _dated_apart(sentence: str, source: Source | None) -> bool:
     if source is None:
         return False
     said, labelled = _years(sentence), _years(source.title)
+    if said and labelled and _CASE.search(source.title) and max(said) < min(labelled):
+        return False  # a judgment tells what went before it ("The district court ... in 2022")
     return bool(said and labelled and not said & labelled)
 
 

@@ -77,6 +77,15 @@ def test_a_sentence_on_what_the_court_did_goes_on_with_the_case_before_it():
     # ... and before its paragraph names any source, it goes on with the case named after it
     ahead = ["Courts have reached different conclusions on protest.", paragraph[0]]
     assert cited([ahead], "Cases", SOURCES, ACT, leans) == [[ZIEGLER, ZIEGLER]]
+    # ... or in a paragraph of the passage after it (decision 0089)
+    before = ["Protesters challenged their convictions in court."]
+    assert cited([before, paragraph], "Cases", SOURCES, ACT, leans)[0] == [ZIEGLER]
+    # a judgment tells what went before it: a court's ruling of an earlier year is the case's
+    # to hold, a later one's is not
+    earlier = ["The magistrates' court convicted them in 2019.", paragraph[0]]
+    assert cited([earlier], "Cases", SOURCES, ACT, leans) == [[ZIEGLER, ZIEGLER]]
+    later = ["The court of appeal reviewed the law again in 2023.", paragraph[0]]
+    assert cited([later], "Cases", SOURCES, ACT, leans) == [[ACT, ZIEGLER]]
 
 
 def test_a_heading_names_the_source_whose_gloss_it_says():
@@ -168,6 +177,26 @@ def test_a_growth_measure_is_no_stage_of_an_animals_life():
     growth = "Broiler strains are bred to reach slaughter weight in five weeks, causing lameness."
     stunning = "Birds shackled alive before stunning show fear and pain."
     assert cited([[growth, stunning]], "Growth", [policy, farm], policy, leans) == [[farm, policy]]
+
+
+def test_a_sentence_on_a_stage_of_life_goes_to_the_one_study_of_that_stage():
+    """Decision 0089: "Most pigs ... are stunned with carbon dioxide" holds no science word,
+    and is cited to the opinion on pigs at slaughter, not the on-farm directive; a sentence of
+    law on that stage is not, nor one on another stage."""
+    directive = Source("Council Directive 2008/120/EC on pigs", "https://e.org/d")
+    killing = Source(
+        "Council Regulation (EC) No 1099/2009 at the time of killing", "https://e.org/k"
+    )
+    opinion = Source('EFSA Panel (2020), "Welfare of pigs at slaughter"', "https://e.org/s")
+    sources = [directive, killing, opinion]
+    paragraph = [
+        "Most pigs in large slaughterhouses are stunned with carbon dioxide.",
+        "Operators must stun pigs before they are bled.",  # law: no rule names its source
+        "Sows are moved in trucks for long journeys.",  # transport: no source of its own
+    ]
+    assert cited([paragraph], "Slaughter", sources, directive, leans) == [
+        [opinion, directive, directive]
+    ]
 
 
 def test_the_main_source_by_default_is_sure_only_in_a_document_of_few_sources():
