@@ -71,11 +71,15 @@ _NAMED_BY = {"organizations": "name", "campaigns": "target", "actions": "target"
 _ADDRESSABLE = ("company", "government")  # organisations a draft may call on: not an ally
 _JOINING = frozenset({"&", "and", "of", "the", "for", "de", "del", "du", "des", "la", "le", "y"})
 COMMITMENT_HITS = 10  # campaign records read to find whether the audience's company committed
-# A won campaign is on the draft's topic when the relevance judge, reading its title and
-# description as a record for the topic, finds it more likely on it than not (decision 0089;
-# the judge's calibrated probability): "better standards for stray dog kennels" is not on
-# licensing pet sellers (0.05), though both are of the catalog's companion animals.
-ON_ITS_TOPIC = 0.5
+# A won campaign is on the draft's topic when they share a catalog topic that is not a broad
+# one (``committed.broad_topics``) or this many words of its title besides the company's name:
+# "Free farrowing for Brightwell own-label pork" shares only "free" with "Brightwell: go fully
+# cage-free on shell and ingredient eggs", and Brightwell has committed to no free farrowing.
+# ... and the relevance judge, reading the campaign (its title and description) as a record,
+# finds it answers the topic as the records door would (``relevance.RECORD_FLOOR``, decision
+# 0089): a letter on licensing pet sellers and the council's won campaign on stray dog kennels
+# share only the catalog's companion animals (judged 0.007).
+SAME_WORDS = 2
 MAX_HASHTAGS = 5
 _TITLED = re.compile(r"\b[A-Z][a-z][\w'&-]*")  # a word of a name ("Griddle"; not "CEO")
 _EDGES = ".,;:!?'\"()"  # punctuation around a word of the topic
@@ -489,28 +493,34 @@ def ally(name: str) -> bool:
 
 def committed_company(audience: str | None, topic: str) -> str | None:
     """The company the audience names ("the CEO of Brightwell Supermarkets"), when the
-    campaigns table records it as the target of a campaign on this topic (``ON_ITS_TOPIC``)
-    that was won: it has already committed, so a letter asks it to deliver. One words-only
-    search of that table, and the judge of the won campaigns it targets."""
+    campaigns table records it as the target of a campaign on this topic that was won: it
+    has already committed, so a letter asks it to deliver. One words-only search of that
+    table, and the judge of the won campaigns on the topic (``SAME_WORDS``)."""
     from common.language import names
+    from common.offline.entities import topics_in
     from common.search import relevance
     from functions.search import service as search
 
     if not audience:
         return None
     wanted = names.fold(audience)
+    broad = drafts().committed.broad_topics
+    about, words = set(topics_in(topic)) - broad, set(terms(topic))
     won: list[tuple[str, str]] = []  # (target, title and description)
     for hit in search.search([search.table("campaigns")], audience, "text", COMMITMENT_HITS):
         record = hit["record"]
         target = str(record.get("target") or "")
-        if record.get("status") == WON and names.contains(wanted, names.fold(target)):
-            told = f"{record.get('title') or ''}. {record.get('description') or ''}"
-            won.append((target, told))
+        if record.get("status") != WON or not names.contains(wanted, names.fold(target)):
+            continue
+        title = set(terms(str(record.get("title") or ""))) - set(terms(target))
+        if about & set(record.get("topics") or ()) or len(words & title) >= SAME_WORDS:
+            won.append((target, f"{record.get('title') or ''}. {record.get('description') or ''}"))
     if not won:
         return None
     candidates = [relevance.Candidate(told) for _, told in won]
     scores = relevance.judged(topic, candidates, "topic", records=True)
-    return next((t for (t, _), p in zip(won, scores, strict=True) if p >= ON_ITS_TOPIC), None)
+    floor = relevance.RECORD_FLOOR
+    return next((t for (t, _), p in zip(won, scores, strict=True) if p >= floor), None)
 
 
 def _generate(spec: Spec) -> Generated:

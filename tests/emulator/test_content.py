@@ -468,7 +468,7 @@ def test_a_company_that_already_committed_is_asked_to_deliver_not_to_commit(auth
     other = addressed("Proposition 12 pork", "letter", "Brightwell Supermarkets")
     assert "I am writing to you at Brightwell Supermarkets about Proposition 12 pork" in other
     assert "already made" not in other
-    # the judge reads whether the won campaign is on the topic (decision 0089): a letter on
+    # the judge reads whether the won campaign answers the topic (decision 0089): a letter on
     # keel bone fractures in cage-free aviaries shares the catalog's cage-free topic with the
     # cage-free campaign, and is about no commitment of Brightwell's
     keel = addressed("keel bone fractures in cage-free aviaries", "letter", "Brightwell")
