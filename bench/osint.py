@@ -69,6 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.emulated import api_key, environment  # noqa: E402
+from common.language.citations import unfootnoted  # noqa: E402
 from devtools.emulator import Emulator, free_port  # noqa: E402
 
 PERSON = ("/v1/osint/personal-profile", {
@@ -317,7 +318,9 @@ def reference_text() -> dict[str, Any]:
                 str(record[k]) for k in ("title", "description", "summary", "body") if record.get(k)
             ]
     for path in sorted((ROOT / "data" / "knowledge").glob("*.md")):
-        texts += [p for p in path.read_text().split("---", 2)[-1].split("\n\n") if p.strip()]
+        texts += [
+            p for p in unfootnoted(path.read_text()).split("---", 2)[-1].split("\n\n") if p.strip()
+        ]
     items = json.loads((ROOT / "devtools" / "feeds" / "items.json").read_text())["items"]
     for item in items:
         if item["topic"] != "people":

@@ -38,6 +38,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from common.language.citations import unfootnoted
+
 ROOT = Path(__file__).resolve().parent.parent
 HOLDOUT = ROOT / "bench" / "data" / "quality_holdout.jsonl"
 # Chat messages written apart by helper sessions that read only the corpus and the records
@@ -69,7 +71,8 @@ def listed_urls() -> tuple[dict[str, set[str]], dict[str, str]]:
         if isinstance(document, str):
             continue
         titles[Path(where).name] = document.title
-        own = set(LISTED.findall(document.text)) | ({document.url} if document.url else set())
+        own = set(LISTED.findall(unfootnoted(document.text)))
+        own |= {document.url} if document.url else set()
         own.add(f"title:{document.title}")
         for chunk in chunks(document):
             for sentence in split(chunk.text):

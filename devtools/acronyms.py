@@ -24,6 +24,7 @@ import json
 import re
 
 from common.datafiles import DATA
+from common.language.citations import unfootnoted
 
 ROOT = DATA.parent
 OUT = DATA / "search" / "acronyms.json"
@@ -74,7 +75,7 @@ _OPENERS = frozenset(
 def texts() -> list[str]:
     """The guides' text and the sample records' values."""
     guides = sorted((ROOT / "data" / "knowledge").glob("[!R]*.md"))  # not the README
-    found = [p.read_text(encoding="utf-8") for p in guides]
+    found = [unfootnoted(p.read_text(encoding="utf-8")) for p in guides]
     for path in sorted((ROOT / "data" / "sample").glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():

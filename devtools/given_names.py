@@ -33,6 +33,7 @@ import re
 from pathlib import Path
 
 from common.datafiles import DATA
+from common.language.citations import unfootnoted
 from common.privacy.rules import given_names, rules
 
 OUT = DATA / "privacy" / "given_names_world.txt"
@@ -66,7 +67,8 @@ def _dataset_names(rank: int) -> dict[str, int]:
 
 def _reference_words() -> set[str]:
     """Words the project's reference text writes in lower case after a lower-case word."""
-    texts = [p.read_text(encoding="utf-8") for p in sorted((DATA / "knowledge").glob("*.md"))]
+    guides = sorted((DATA / "knowledge").glob("*.md"))
+    texts = [unfootnoted(p.read_text(encoding="utf-8")) for p in guides]
     for path in sorted((DATA / "sample").glob("*.jsonl")):
         texts += [" ".join(map(str, json.loads(line).values())) for line in path.open()]
     return {

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
@@ -37,6 +37,11 @@ from common.language.index import terms
 # A "- label: URL" line of a Sources section (a Markdown link "[label](URL)" is read too).
 _LISTED = re.compile(r"^\s*[-*]\s+(?P<label>.+?):\s+(?P<url>https?://\S+)\s*$")
 _LINKED = re.compile(r"^\s*[-*]\s+\[(?P<label>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)")
+# ... or a Markdown footnote's definition, "[^key]: label: URL", whose key a sentence of the
+# document cites by its marker "[^key]" after its stop (decision 0089)
+_FOOTNOTE = re.compile(r"^\s*\[\^(?P<key>[\w-]+)\]:\s+(?P<label>.+?):\s+(?P<url>https?://\S+)\s*$")
+MARKER = re.compile(r"\[\^([\w-]+)\](?!:)")
+_DEFINITION = re.compile(r"^\[\^[\w-]+\]: ", re.MULTILINE)
 # A source is named when the text has two of its label's words in a row ("pork producers",
 # "section 11", "DPP v Ziegler") or an identifier only its label has ("25992", "1099"), and
 # the label's words in the text weigh this much (a word shared by k labels weighs 1/k).
@@ -71,11 +76,66 @@ def listed(lines: Sequence[str]) -> list[Source]:
     """The sources of a "Sources" section's lines, in order, each URL once."""
     found: dict[str, Source] = {}
     for line in lines:
-        match = _LISTED.match(line) or _LINKED.match(line)
+        match = _LISTED.match(line) or _LINKED.match(line) or _FOOTNOTE.match(line)
         if match:
             url = match.group("url").rstrip(".,;")
             found.setdefault(url, Source(match.group("label").strip(), url))
     return list(found.values())[:MAX_SOURCES]
+
+
+def unfootnoted(text: str) -> str:
+    """A guide's text as it reads without footnotes: no markers, and each footnote's
+    definition ("[^key]: label: URL") a line of its Sources list ("- label: URL"), for what
+    reads the guides' words (decision 0089)."""
+    return _DEFINITION.sub("- ", MARKER.sub("", text))
+
+
+def keyed(lines: Sequence[str]) -> dict[str, Source]:
+    """The footnote keys of a "Sources" section's lines and their sources ("[^key]: label:
+    URL")."""
+    found: dict[str, Source] = {}
+    for line in lines:
+        match = _FOOTNOTE.match(line)
+        if match:
+            url = match.group("url").rstrip(".,;")
+            found.setdefault(match.group("key"), Source(match.group("label").strip(), url))
+    return found
+
+
+def unmarked(paragraph: str) -> tuple[str, list[tuple[int, str]]]:
+    """A paragraph without its footnote markers, and each marker's key with where it stood in
+    the text returned (the end of the sentence it follows)."""
+    text: list[str] = []
+    marks: list[tuple[int, str]] = []
+    at, length = 0, 0
+    for match in MARKER.finditer(paragraph):
+        text.append(paragraph[at : match.start()])
+        length += match.start() - at
+        marks.append((length, match.group(1)))
+        at = match.end()
+    text.append(paragraph[at:])
+    return "".join(text), marks
+
+
+def marked(
+    sentences: Sequence[str], text: str, marks: Sequence[tuple[int, str]]
+) -> dict[str, list[str]]:
+    """The keys each of a paragraph's ``sentences`` (substrings of ``text``, in order) is
+    marked with: a marker belongs to the last sentence that starts before it."""
+    spans: list[tuple[int, str]] = []
+    cursor = 0
+    for sentence in sentences:
+        start = text.find(sentence, cursor)
+        if start < 0:
+            continue
+        spans.append((start, sentence))
+        cursor = start + len(sentence)
+    found: dict[str, list[str]] = {}
+    for at, key in marks:
+        owner = next((s for start, s in reversed(spans) if start < at), None)
+        if owner is not None and key not in found.setdefault(owner, []):
+            found[owner].append(key)
+    return found
 
 
 class Attribution(NamedTuple):
@@ -85,6 +145,7 @@ class Attribution(NamedTuple):
 
     source: Source | None
     sure: bool
+    given: bool = False  # the document's own marker names it (a footnote): no rule is asked
 
 
 def cited(
@@ -105,6 +166,7 @@ def attributed(
     sources: Sequence[Source],
     main: Source | None,
     leans: Callable[[str], bool],
+    given: Mapping[str, Source] | None = None,
 ) -> list[list[Attribution]]:
     """The source each sentence of a passage (its paragraphs, each a list of sentences, under
     ``heading``) is cited to, among its document's ``sources`` (decision 0087), and whether
@@ -118,8 +180,19 @@ def attributed(
     this a sentence of law; else the instrument or body it names by its kind (``_holder``);
     else the one the heading names (``_named`` or ``_glossed``); else, for a definition or
     welfare science, the source of its kind (``_defined``, ``_studied``, ``_staged``); else
-    ``main``, the document's own, by default. A source that does not fit the sentence (``fits``) gives way
-    to ``main``."""
+    ``main``, the document's own, by default. A source that does not fit the sentence
+    (``fits``) gives way to ``main``. A document that marks its sentences with footnotes
+    (``given``: each marked sentence and the source its first marker names) is asked no rule:
+    a marked sentence is cited to its source, surely; an unmarked one to the document itself,
+    not surely (decision 0089)."""
+    if given is not None:
+        return [
+            [
+                Attribution(given[s], True, True) if s in given else Attribution(None, False)
+                for s in paragraph
+            ]
+            for paragraph in paragraphs
+        ]
     fallback = main if main is not None else (sources[0] if len(sources) == 1 else None)
     if len(sources) < 2:
         return [[Attribution(fallback, True) for _ in paragraph] for paragraph in paragraphs]

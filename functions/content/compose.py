@@ -112,6 +112,8 @@ class Passage:
     section: str
     sources: tuple[citations.Source, ...] = ()  # the document's list of its sources
     score: float | None = None  # the relevance judge's, for the topic (``covering``)
+    # for a document with footnotes (decision 0089): each marked sentence and its sources' URLs
+    given: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 
     @classmethod
     def of(cls, hit: dict[str, Any], text: str | None = None) -> Passage:
@@ -123,7 +125,15 @@ class Passage:
         )
         passage = hit["passage"] if text is None else text
         score = hit.get("score")
-        return cls(passage, hit["title"], hit.get("url"), hit["section"], listed, score)
+        given = (
+            tuple(
+                (str(p["sentence"]), tuple(str(u) for u in p.get("urls") or ()))
+                for p in hit.get("provenance") or ()
+            )
+            if hit.get("footnoted")
+            else None
+        )
+        return cls(passage, hit["title"], hit.get("url"), hit["section"], listed, score, given)
 
     def main_source(self) -> citations.Source | None:
         """The document's own source: its front matter's URL, titled as its list titles it."""
@@ -1116,8 +1126,12 @@ def _sources(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[citati
     source is another place's, year's or section's."""
     found: list[citations.Source | None] = []
     for fact in picked:
-        main = passages[fact.passage].main_source()
-        found_for = _sources_of(passages[fact.passage]).get(fact.whole or fact.text)
+        passage = passages[fact.passage]
+        main = passage.main_source()
+        found_for = _sources_of(passage).get(fact.whole or fact.text)
+        if passage.given is not None:  # its footnotes' source, or none (decision 0089)
+            found.append(found_for.source if found_for else None)
+            continue
         source = (found_for.source if found_for else None) or main
         if not citations.fits(fact.whole or fact.text, source, dated=source != main):
             source = None
@@ -1133,6 +1147,9 @@ def _held(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
     for fact, source in zip(found, _sources(found, passages), strict=True):
         passage = passages[fact.passage]
         own = passage.title if source == passage.main_source() else ""
+        if passage.given is not None:  # the document's footnote says it holds it (0089)
+            held.append(source is not None)
+            continue
         held.append(source is not None and citations.holds(fact.whole or fact.text, source, own))
     return held
 
@@ -1144,7 +1161,7 @@ def _sure(found: Sequence[Fact], passages: Sequence[Passage]) -> list[bool]:
     for fact in found:
         passage = passages[fact.passage]
         attribution = _sources_of(passage).get(fact.whole or fact.text)
-        crowded = len(passage.sources) >= citations.CROWDED
+        crowded = len(passage.sources) >= citations.CROWDED or passage.given is not None
         sure.append(attribution.sure if attribution is not None else not crowded)
     return sure
 
@@ -1160,12 +1177,21 @@ def _cited_sentences(passage: Passage) -> dict[str, citations.Attribution]:
     texts = drafts()
     paragraphs = [split(p) for p in passage.text.split("\n") if p.strip()]
     heading = roles.heading(passage.section)
+    given = None
+    if passage.given is not None:  # the document's footnotes: the first source each names
+        by_url = {source.url: source for source in passage.sources}
+        given = {
+            sentence: by_url[urls[0]]
+            for sentence, urls in passage.given
+            if urls and urls[0] in by_url
+        }
     rows = citations.attributed(
         paragraphs,
         "" if heading == passage.title else heading,  # a guide's title names no one source
         passage.sources,
         passage.main_source(),
         lambda sentence: _dependence(sentence, texts) > 0,
+        given,
     )
     return {
         sentence: source

@@ -15,7 +15,11 @@ A Markdown or text file may start with a front-matter block::
 one section, about ``TARGET_CHARS`` long (a paragraph longer than ``MAX_CHARS`` is cut at
 sentence ends); its ``section`` is the path of headings above it. A "Sources" or "References"
 section is kept as the document's citations, not as passages: its ``- label: URL`` lines are
-stored with every passage (``sources``), so each fact quoted is cited to its own source.
+stored with every passage (``sources``), so each fact quoted is cited to its own source. A
+document may say which of them holds each sentence with Markdown footnotes: a marker after the
+sentence's stop ("... cannot turn around.[^dir]") and the source as the footnote's definition
+in that section ("[^dir]: label: URL"); its passages are stored without the markers, with each
+marked sentence's sources (``provenance``, decision 0089).
 Importing a document again replaces all its passages (a passage whose text is unchanged is not
 embedded again).
 """
@@ -32,7 +36,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from common.adapters.firestore import KNOWLEDGE, get_db, where_eq
-from common.language.citations import Source, listed
+from common.language.citations import Source, keyed, listed, marked, unmarked
+from common.language.sentences import split
 from common.search import postings, retrieval
 from common.search.embeddings import get_embedder
 from functions.knowledge.ids import passage_id, passage_text
@@ -52,6 +57,8 @@ Progress = Callable[[int, int], None]
 class Chunk:
     section: str
     text: str
+    # each of its sentences its document marks with footnotes, and the URLs of their sources
+    given: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass
@@ -156,7 +163,11 @@ def _document(data: Any) -> KnowledgeDocument | str:
 
 
 def chunks(document: KnowledgeDocument) -> list[Chunk]:
-    """The document's passages, in order (see the module's doc)."""
+    """The document's passages, in order (see the module's doc), without footnote markers: a
+    sentence a marker follows ("... cannot turn around.[^dir]") is given the source of the
+    "Sources" section's "[^dir]: label: URL" (decision 0089)."""
+    urls = {key: source.url for key, source in keyed(_source_lines(document)).items()}
+    given: dict[str, tuple[str, ...]] = {}
     found: list[Chunk] = []
     headings: list[tuple[int, str]] = []
     paragraphs: list[str] = []
@@ -164,7 +175,9 @@ def chunks(document: KnowledgeDocument) -> list[Chunk]:
     def flush() -> None:
         if paragraphs and not (headings and _CITATIONS.match(headings[-1][1])):
             section = " > ".join(title for _, title in headings) or document.title
-            found.extend(Chunk(section, text) for text in _group(paragraphs))
+            for text in _group(paragraphs):
+                own = tuple((s, u) for s, u in given.items() if s in text)
+                found.append(Chunk(section, text, own))
         paragraphs.clear()
 
     current: list[str] = []
@@ -172,7 +185,10 @@ def chunks(document: KnowledgeDocument) -> list[Chunk]:
         heading = _HEADING.match(line)
         if heading or not line.strip():
             if current:
-                paragraphs.append(" ".join(part.strip() for part in current))
+                text, marks = unmarked(" ".join(part.strip() for part in current))
+                paragraphs.append(text)
+                for sentence, keys in marked(split(text), text, marks).items():
+                    given[sentence] = tuple(urls[key] for key in keys if key in urls)
                 current = []
             if heading:
                 flush()
@@ -185,9 +201,21 @@ def chunks(document: KnowledgeDocument) -> list[Chunk]:
     return found
 
 
+def footnoted(document: KnowledgeDocument) -> bool:
+    """Whether the document lists its sources as footnotes ("[^key]: label: URL"), saying by
+    their markers which sentences each holds: an unmarked sentence of it is then one no source
+    of its list holds (decision 0089), even when no sentence is marked (a guide of advice)."""
+    return bool(keyed(_source_lines(document)))
+
+
 def sources(document: KnowledgeDocument) -> list[Source]:
-    """The sources the document lists in its "Sources" section (``- label: URL`` lines), each
-    stored with every passage so a fact can be cited to its own (decision 0042)."""
+    """The sources the document lists in its "Sources" section (``- label: URL`` lines, or
+    footnotes' ``[^key]: label: URL``), each stored with every passage so a fact can be cited
+    to its own (decision 0042)."""
+    return listed(_source_lines(document))
+
+
+def _source_lines(document: KnowledgeDocument) -> list[str]:
     lines: list[str] = []
     inside = False
     for line in document.text.splitlines():
@@ -196,7 +224,7 @@ def sources(document: KnowledgeDocument) -> list[Source]:
             inside = _CITATIONS.match(heading.group(2).strip()) is not None
         elif inside:
             lines.append(line)
-    return listed(lines)
+    return lines
 
 
 def _group(paragraphs: list[str]) -> list[str]:
@@ -258,6 +286,9 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
     collection = db.collection(KNOWLEDGE)
     parts = chunks(document)
     listed_sources = [{"title": s.title, "url": s.url} for s in sources(document)]
+    # a document with footnotes says which source holds each sentence (decision 0089); one
+    # without them stores nothing more, so its passages are not embedded again
+    marks = footnoted(document)
     ids = [passage_id(document.id, index) for index in range(len(parts))]
     records = [
         {
@@ -269,6 +300,14 @@ def _store(document: KnowledgeDocument, embedder: Any) -> tuple[int, int, int]:
             "tags": document.tags,
             "sources": listed_sources,
             "chunk": index,
+            **(
+                {
+                    "footnoted": True,
+                    "provenance": [{"sentence": t, "urls": list(u)} for t, u in part.given],
+                }
+                if marks
+                else {}
+            ),
         }
         for index, part in enumerate(parts)
     ]

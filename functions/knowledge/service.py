@@ -24,6 +24,8 @@ FIELDS = (  # what is used
     "passage",
     "tags",
     "sources",
+    "footnoted",
+    "provenance",
     relevance.VECTOR_FIELD,
 )
 
@@ -138,6 +140,9 @@ def _hit(hit: Any, score: float) -> dict[str, Any]:
         "url": hit.doc.get("url"),
         "section": hit.doc.get("section") or hit.doc["title"],
         "sources": hit.doc.get("sources") or [],
+        # which source holds each sentence, for a document with footnotes (decision 0089)
+        "footnoted": bool(hit.doc.get("footnoted")),
+        "provenance": hit.doc.get("provenance") or [],
         "score": round(score, relevance.SCORE_PLACES),
     }
 

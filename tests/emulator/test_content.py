@@ -92,7 +92,9 @@ def test_a_tweet_fits_has_hashtags_and_cites_the_passages_its_fact_comes_from(au
 
 
 def test_every_post_of_a_thread_fits_and_is_numbered(auth, corpus):
-    body = generate(auth, {"topic": "cage-free egg pledges", "contentType": "thread"}).get_json()
+    body = generate(
+        auth, {"topic": "enriched cages for laying hens", "contentType": "thread"}
+    ).get_json()
     posts = [p["text"] for p in body["posts"]]
     assert len(posts) >= 4
     for i, post in enumerate(posts, 1):
@@ -178,11 +180,12 @@ def test_a_press_release_with_an_audience_calls_on_its_organisation(auth, corpus
 
 def test_markup_in_the_topic_and_audience_never_reaches_the_draft(auth, corpus):
     """Issue 46: an email's subject echoed a topic's <script> as written."""
-    # on the web (Markdown) the organisation's "&" is an entity; in an email it is as written
+    # the organisation's bare "&" is as written, in an email and on the web (Markdown prints
+    # it as it is; decision 0089)
     for content_type, platform, named in (
         ("email", "email", "Crestline & Co"),
-        ("letter", "web", "Crestline &amp; Co"),
-        ("petition", "web", "Crestline &amp; Co"),
+        ("letter", "web", "Crestline & Co"),
+        ("petition", "web", "Crestline & Co"),
     ):
         body = {
             "topic": "<b>cage-free</b> eggs <script>alert(1)</script>",

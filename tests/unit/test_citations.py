@@ -353,3 +353,16 @@ def test_a_year_an_instrument_and_a_studys_authors_name_their_source():
     rule = Source("17 CFR § 240.14a-8, Shareholder proposals", "https://e.org/rule")
     risks = "Animal welfare issues reach investors mainly as business risks."
     assert cited([[risks]], "", [rule, benchmark], rule, leans) == [[rule]]
+
+
+def test_a_document_with_footnotes_is_asked_no_rule():
+    """Decision 0089: a marked sentence takes its footnote's source, surely, even one the rules
+    would give another; an unmarked one no source of the list, not surely."""
+    paragraph = [
+        "In DPP v Ziegler the Supreme Court held that blocking a road may be lawful.",
+        "Marches need a route agreed in advance.",
+    ]
+    given = {paragraph[0]: ACT}
+    assert attributed([paragraph], "Marches", SOURCES, ACT, leans, given) == [
+        [Attribution(ACT, True, True), Attribution(None, False)]
+    ]

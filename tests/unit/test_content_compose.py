@@ -665,6 +665,33 @@ def test_public_copy_quotes_a_fact_sure_of_its_source_before_one_that_is_not():
     ]
 
 
+def test_a_guide_with_footnotes_is_cited_as_its_footnotes_say():
+    """Decision 0089: a guide that marks its sentences with footnotes is asked no rule: a marked
+    sentence is cited to the source its footnote names, surely, whatever the heuristics would
+    say; an unmarked one to the guide itself, quoted only when nothing marked is left."""
+    from common.language.citations import Source
+
+    main = Source("Council Directive 1999/74/EC on laying hens", "https://example.org/dir")
+    opinion = Source('EFSA (2023), "Welfare of laying hens on farm"', "https://example.org/o")
+    marked = "Laying hens in cage-free barns dust-bathe on litter under the directive."
+    unmarked = "Cage-free laying hens lay eggs in 12 member states, a cage-free majority."
+    text = f"{unmarked} {marked}"
+    given = ((marked, (opinion.url,)),)
+    hens = Passage(text, "Laying hens", main.url, "Laying hens", (main, opinion), None, given)
+    found = facts("cage-free laying hens eggs", [hens], public=True)
+    assert [f.text for f in found] == [marked]  # what no source holds, while anything is held
+    # the footnote's source, though the sentence names the directive
+    assert [(c.url, c.title) for c in cite(found, [hens])] == [(opinion.url, opinion.title)]
+    alone = Passage(unmarked, "Laying hens", main.url, "Laying hens", (main, opinion), None, ())
+    found = facts("cage-free laying hens eggs", [alone], public=True)
+    assert [f.unsure for f in found] == [True]  # no source of the guide holds it: the guide's
+    assert [(c.url, c.title) for c in cite(found, [alone])] == [(None, "Laying hens")]
+    # the same sentence without footnotes: the rules of decision 0087 cite the directive
+    plain = Passage(marked, "Laying hens", main.url, "Laying hens", (main, opinion))
+    found = facts("cage-free laying hens eggs", [plain], public=True)
+    assert [c.url for c in cite(found, [plain])] == [main.url]
+
+
 @pytest.mark.parametrize(
     ("organisation", "named"),
     [

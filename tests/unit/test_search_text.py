@@ -136,6 +136,45 @@ def test_markdown_is_cut_along_headings_and_sources_are_not_passages(tmp_path: P
     ]
 
 
+def test_footnotes_say_which_source_holds_each_sentence_and_leave_no_marker(tmp_path: Path):
+    """Decision 0089: a guide marks a sentence with the footnote of the source that holds it;
+    the passage keeps no marker, and each marked sentence keeps its sources' URLs."""
+    from functions.knowledge.importer import footnoted, sources
+
+    text = (
+        "---\nid: pigs\ntitle: Pigs\nurl: https://example.org/dir\n---\n# Pigs\n\n"
+        "Sows in stalls cannot turn around.[^dir] Campaigners should ask for a date. "
+        'The opinion found "high" CO2 aversive.[^efsa][^dir]\n'
+        "It also covers piglets.[^nowhere]\n\n"
+        "## Sources\n\n"
+        "[^dir]: Council Directive 2008/120/EC: https://example.org/dir\n"
+        "[^efsa]: EFSA opinion on pigs at slaughter: https://example.org/efsa\n"
+    )
+    (tmp_path / "pigs.md").write_text(text)
+    [(_, document)] = list(read_documents([tmp_path]))
+    assert isinstance(document, KnowledgeDocument)
+    [chunk] = chunks(document)
+    assert chunk.text == (
+        "Sows in stalls cannot turn around. Campaigners should ask for a date. "
+        'The opinion found "high" CO2 aversive. It also covers piglets.'
+    )
+    assert dict(chunk.given) == {
+        "Sows in stalls cannot turn around.": ("https://example.org/dir",),
+        'The opinion found "high" CO2 aversive.': (
+            "https://example.org/efsa",
+            "https://example.org/dir",
+        ),
+        "It also covers piglets.": (),  # a marker with no footnote names no source
+    }
+    assert footnoted(document)
+    assert [s.url for s in sources(document)] == [
+        "https://example.org/dir",
+        "https://example.org/efsa",
+    ]
+    plain = KnowledgeDocument(id="plain", title="Plain", text="Hens need space.[^x]")
+    assert not footnoted(plain)  # no footnote definitions: the rules of decision 0087 apply
+
+
 def test_a_long_paragraph_is_cut_at_sentence_ends():
     sentence = "Hens need space to spread their wings and dust-bathe every day. "
     document = KnowledgeDocument(id="long", title="Long", text=sentence * 60)

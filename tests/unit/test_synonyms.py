@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from common.language import synonyms
+from common.language.citations import unfootnoted
 from common.language.index import term_counts, terms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ def guide_terms() -> Counter[str]:
     found: Counter[str] = Counter()
     for path in (ROOT / "data" / "knowledge").glob("*.md"):
         if path.name != "README.md":
-            for paragraph in path.read_text(encoding="utf-8").split("\n\n"):
+            for paragraph in unfootnoted(path.read_text(encoding="utf-8")).split("\n\n"):
                 found.update(term_counts(paragraph))
     return found
 

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from common.datafiles import DATA
 from common.language import index
+from common.language.citations import unfootnoted
 from common.language.sentences import split
 
 T = TypeVar("T")
@@ -23,7 +24,8 @@ THREADS = 16
 
 
 def _sentences() -> list[str]:
-    texts = [path.read_text(encoding="utf-8") for path in sorted((DATA / "knowledge").glob("*.md"))]
+    guides = sorted((DATA / "knowledge").glob("*.md"))
+    texts = [unfootnoted(path.read_text(encoding="utf-8")) for path in guides]
     return [s for text in texts for s in split(text) if len(s) > 20]
 
 
