@@ -310,12 +310,12 @@ def facts(
     only after every clear one (decision 0087), what is not about a place apart from the
     places the draft is for (``at``: an EU rule is not news to a US diner), while any is
     (decision 0087), what the source it would be cited to holds, while any is (``_held``,
-    decision 0086), and, given what the draft is ``about`` (its topic without the names it
-    addresses) and its ``audience``, what a reader would read as on that topic (``_on_topic``,
-    decision 0088): none when nothing is, and with ``wider`` those below ``ON_TOPIC`` too, after
-    those above; and a fact sure of its source before one that is not (``_sure``, decision
-    0089). ``every``: however many of one document (the candidates
-    ``devtools.topicality_candidates`` writes for labelling)."""
+    decision 0086; with ``wider``, the others after those), and, given what the draft is
+    ``about`` (its topic without the names it addresses) and its ``audience``, what a reader
+    would read as on that topic (``_on_topic``, decision 0088): none when nothing is, and with
+    ``wider`` those below ``ON_TOPIC`` too, after those above; and a fact sure of its source
+    before one that is not (``_sure``, decision 0089). ``every``: however many of one document
+    (the candidates ``devtools.topicality_candidates`` writes for labelling)."""
     texts = drafts()
     asked = set(terms(topic))
     wanted = asked | {other for term in asked for other in related().get(term, ())}
@@ -362,13 +362,16 @@ def facts(
     # what its source holds, while any is (decision 0086); after the sentences out of context
     # go, so "It also requires ..." is not kept for the unheld sentence it leans on
     if public and found:
-        found = [f for f, held in zip(found, _held(found, passages), strict=True) if held] or found
+        held = _held(found, passages)
+        if wider and any(held):  # a post the held facts do not fit: the others after them (0089)
+            found = [f if h else replace(f, unsure=True) for f, h in zip(found, held, strict=True)]
+        else:
+            found = [f for f, h in zip(found, held, strict=True) if h] or found
     if public and about and found:  # on the topic, as a reader would read it (decision 0088)
         found = _on_topic(found, passages, about, audience, wider)
     if public and found:  # a fact sure of its source before one that is not (decision 0089)
-        found = [
-            replace(f, unsure=not s) for f, s in zip(found, _sure(found, passages), strict=True)
-        ]
+        sure = _sure(found, passages)
+        found = [replace(f, unsure=f.unsure or not s) for f, s in zip(found, sure, strict=True)]
     # a doubtful fact only when no clear one is left to quote (decision 0087)
     found.sort(key=lambda f: (f.lesser, f.doubtful, f.unsure, -f.score, f.passage))
     chosen: list[Fact] = []

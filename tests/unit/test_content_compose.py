@@ -692,6 +692,30 @@ def test_a_guide_with_footnotes_is_cited_as_its_footnotes_say():
     assert [c.url for c in cite(found, [plain])] == [main.url]
 
 
+def test_a_post_no_held_fact_fits_quotes_one_its_guide_holds():
+    """Review of decision 0089's fresh sets: a post whose footnoted facts are all too long was
+    refused, though a sentence the guide gives no source for fitted; it is quoted, cited to
+    the guide itself, rather than no post."""
+    from common.language.citations import Source
+
+    act = Source("Fur Farming (Prohibition) Act 2000", "https://example.org/fur")
+    held = (
+        "The Fur Farming (Prohibition) Act 2000 made it an offence in England and Wales to keep "
+        "animals solely or primarily for slaughter for the value of their fur, with a period "
+        "for the farms then operating to close down, and it provided for compensation to be "
+        "paid to the farmers for the income they lost when fur farming ended in 2003."
+    )
+    short = "Fur farming has been banned in England and Wales since 2003, yet fur is sold."
+    fur = Passage(
+        f"{held} {short}", "Fur farming law", act.url, "Fur", (act,), None, ((held, (act.url,)),)
+    )
+    spec = Spec("fur farming ban England", "social_post", "x", cta="Sign for a ban on fur sales")
+    draft = compose(spec, [fur])
+    assert draft is not None
+    assert short in draft.content
+    assert [c.url for c in cite(draft.facts, [fur])] == [None]
+
+
 @pytest.mark.parametrize(
     ("organisation", "named"),
     [
