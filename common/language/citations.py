@@ -170,12 +170,11 @@ def attributed(
 ) -> list[list[Attribution]]:
     """The source each sentence of a passage (its paragraphs, each a list of sentences, under
     ``heading``) is cited to, among its document's ``sources`` (decision 0087), and whether
-    that is sure (decision 0089): the one the
-    sentence names; else the court case its paragraph cited, for a sentence on what the court
-    did (``_decided``; before the paragraph names any source, the case it or the next
-    paragraph that names one names after), or
-    the instrument its paragraph named, for a sentence that refers to it (``_referred``: "The
-    Act also ..."); else, when it leans on the sentence before it
+    that is sure (decision 0089): the one the sentence names; else the court case its
+    paragraph cited, for a sentence on what the court did (``_decided``; before the paragraph
+    names any source, the case it or the next paragraph that names one names after), or the
+    instrument its paragraph named, for a sentence that refers to it (``_referred``: "The Act
+    also ..."); else, when it leans on the sentence before it
     (``leans``: "Its recitals state..."), that one's, unless that is a scientific source and
     this a sentence of law; else the instrument or body it names by its kind (``_holder``);
     else the one the heading names (``_named`` or ``_glossed``); else, for a definition or
@@ -219,8 +218,10 @@ def attributed(
             leaned = row[-1] if row and leans(sentence) else None
             # a sentence of law does not lean on a scientific source ("For these reasons most
             # ... policies treat enriched cages as cages", after a sentence of science)
-            if leaned is not None and (leaned.source is None or _scientific(leaned.source)):
-                leaned = None if leaned.source is None or _lawful(sentence) else leaned
+            if leaned is not None and (
+                leaned.source is None or (_scientific(leaned.source) and _lawful(sentence))
+            ):
+                leaned = None
             own = _named(sentence, sources) or again
             named = own or (leaned.source if leaned else None) or _holder(sentence, sources)
             chosen = (
