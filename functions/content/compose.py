@@ -493,7 +493,8 @@ def _clausal(topic: str) -> bool:
     cage sheds", "how is..."), not a noun before "of" or "for" ("end of cages"); or a verb of
     ``article.verbs`` after it, as written in lower case ("Salmon farms must stop", "Westwind
     keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
-    allows ..."); or the writer speaking (``article.subjects``: "as a vet I want ..."); or a
+    allows ..."); or the writer speaking (``article.subjects``: "as a vet I want ..."); or
+    who asks whom (``article.urging``: "Fur Free Futures calls on Nordmark ..."); or a
     headline: words, a colon and an instruction ("Siam Tidewater Foods: stop
     cutting eyestalks"), three words or more ("Nordmark: ditch the real fur trims"), or two
     that hold a number or a word of ``article.slogan`` or above ("Crestline: cages out by
@@ -515,6 +516,9 @@ def _clausal(topic: str) -> bool:
         w in article.subjects and not (i and w == "i" and written[i - 1][:1].isupper())
         for i, w in enumerate(said)
     ):
+        return True
+    rest = text.split(maxsplit=1)[1] if len(said) > 1 else ""
+    if re.search(article.urging, rest):  # who asks whom: "Fur Free Futures calls on ..."
         return True
     for i in range(1, len(said)):
         if said[i - 1] in article.relative:

@@ -49,6 +49,7 @@ class Article(Content):
     relative: LowerWords
     verbs: LowerWords
     subjects: LowerWords
+    urging: str
     slogan: LowerWords
     proper: LowerWords
     heads: LowerWords

@@ -95,6 +95,16 @@ def test_the_organisation_an_audience_names(audience, organisation):
         ("as a vet I want crabs protected", "\u201cas a vet I want crabs protected\u201d"),
         ("I'm asking about fur", "\u201cI'm asking about fur\u201d"),
         ("Annex I of the Directive", "Annex I of the Directive"),
+        # who asks whom is a sentence ("to act on Fur Free Futures calls on ..." did not parse)
+        (
+            "Fur Free Futures calls on Nordmark to drop fur trims",
+            "\u201cFur Free Futures calls on Nordmark to drop fur trims\u201d",
+        ),
+        (
+            "Long Haul Watch asks Harbourside to stop calf trailers",
+            "\u201cLong Haul Watch asks Harbourside to stop calf trailers\u201d",
+        ),
+        ("calls for a ban on fur", "calls for a ban on fur"),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
         # the noun's own determiner, wherever it stands, takes the place of "the"
