@@ -203,3 +203,22 @@ def test_a_bad_document_is_refused_with_its_reason(tmp_path: Path, text, reason)
 
     assert isinstance(found, str)
     assert reason in found
+
+
+def test_every_footnote_marker_of_a_guide_names_a_source_it_lists():
+    """Decision 0089: a marker whose key the guide's Sources section does not define would cite
+    its sentence to nothing; every marker of the shipped guides names a listed source, and the
+    guides read without footnotes keep none."""
+    import re
+
+    from common.language.citations import MARKER, keyed, unfootnoted
+
+    folder = Path(__file__).resolve().parents[2] / "data" / "knowledge"
+    guides = [p for p in sorted(folder.glob("*.md")) if p.name != "README.md"]
+    assert guides
+    for path in guides:
+        text = path.read_text(encoding="utf-8")
+        defined = set(keyed(text.splitlines()))
+        used = set(MARKER.findall(text))
+        assert used <= defined, f"{path.name}: {sorted(used - defined)}"
+        assert not re.search(r"\[\^", unfootnoted(text)), path.name
