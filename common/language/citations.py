@@ -22,6 +22,7 @@ document's main source is cited instead.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -122,19 +123,21 @@ def marked(
 ) -> dict[str, list[str]]:
     """The keys each of a paragraph's ``sentences`` (substrings of ``text``, in order) is
     marked with: a marker belongs to the last sentence that starts before it."""
-    spans: list[tuple[int, str]] = []
+    starts: list[int] = []
+    located: list[str] = []
     cursor = 0
     for sentence in sentences:
         start = text.find(sentence, cursor)
         if start < 0:
             continue
-        spans.append((start, sentence))
+        starts.append(start)
+        located.append(sentence)
         cursor = start + len(sentence)
     found: dict[str, list[str]] = {}
     for at, key in marks:
-        owner = next((s for start, s in reversed(spans) if start < at), None)
-        if owner is not None and key not in found.setdefault(owner, []):
-            found[owner].append(key)
+        index = bisect.bisect_left(starts, at) - 1  # the last sentence starting before it
+        if index >= 0 and key not in found.setdefault(located[index], []):
+            found[located[index]].append(key)
     return found
 
 
@@ -145,19 +148,6 @@ class Attribution(NamedTuple):
 
     source: Source | None
     sure: bool
-    given: bool = False  # the document's own marker names it (a footnote): no rule is asked
-
-
-def cited(
-    paragraphs: Sequence[Sequence[str]],
-    heading: str,
-    sources: Sequence[Source],
-    main: Source | None,
-    leans: Callable[[str], bool],
-) -> list[list[Source | None]]:
-    """The source each sentence of a passage is cited to (``attributed``)."""
-    rows = attributed(paragraphs, heading, sources, main, leans)
-    return [[found.source for found in row] for row in rows]
 
 
 def attributed(
@@ -187,7 +177,7 @@ def attributed(
     if given is not None:
         return [
             [
-                Attribution(given[s], True, True) if s in given else Attribution(None, False)
+                Attribution(given[s], True) if s in given else Attribution(None, False)
                 for s in paragraph
             ]
             for paragraph in paragraphs

@@ -36,7 +36,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from common.adapters.firestore import KNOWLEDGE, get_db, where_eq
-from common.language.citations import Source, keyed, listed, marked, unmarked
+from common.language.citations import MARKER, Source, keyed, listed, marked, unmarked
 from common.language.sentences import split
 from common.search import postings, retrieval
 from common.search.embeddings import get_embedder
@@ -151,12 +151,26 @@ def _document(data: Any) -> KnowledgeDocument | str:
     if not isinstance(data, dict):
         return "not a JSON object"
     try:
-        return KnowledgeDocument.model_validate(data)
+        document = KnowledgeDocument.model_validate(data)
     except ValidationError as exc:
         return "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'document'}: {e['msg']}"
             for e in exc.errors(include_url=False)[:3]
         )
+    return _unnamed(document) or document
+
+
+def _unnamed(document: KnowledgeDocument) -> str | None:
+    """What is wrong with a document's footnotes (decision 0089): a marker whose key its Sources
+    section does not define would cite its sentence to no source, silently."""
+    defined = keyed(_source_lines(document))
+    if not defined:
+        return None  # no footnotes: its markers, if any, are text
+    missing = sorted({key for key in MARKER.findall(document.text) if key not in defined})
+    if not missing:
+        return None
+    named = ", ".join(f"[^{key}]" for key in missing[:5])
+    return f"footnote markers with no '[^key]: label: URL' line under Sources: {named}"
 
 
 # --- chunking ----------------------------------------------------------------------------------
@@ -176,7 +190,8 @@ def chunks(document: KnowledgeDocument) -> list[Chunk]:
         if paragraphs and not (headings and _CITATIONS.match(headings[-1][1])):
             section = " > ".join(title for _, title in headings) or document.title
             for text in _group(paragraphs):
-                own = tuple((s, u) for s, u in given.items() if s in text)
+                said = (s for line in text.split("\n") for s in split(line))
+                own = tuple((s, given[s]) for s in dict.fromkeys(said) if s in given)
                 found.append(Chunk(section, text, own))
         paragraphs.clear()
 

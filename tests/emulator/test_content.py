@@ -16,7 +16,7 @@ from common.adapters.firestore import KNOWLEDGE, USAGE, get_db, where_eq
 from common.language.sentences import split
 from common.search import embeddings
 from functions.content.compose import count
-from functions.knowledge.importer import import_knowledge
+from functions.knowledge.importer import chunks, import_knowledge, read_documents
 from tests.fakes.openai_server import reply
 from tests.helpers import bearer, client, new_consumer, streamed_events
 
@@ -89,6 +89,41 @@ def test_a_tweet_fits_has_hashtags_and_cites_the_passages_its_fact_comes_from(au
     used = facts_of(body["content"], corpus)
     assert used, "the post carries at least one sentence of the corpus"
     assert set(used) <= source_sentences(corpus, body["sources"])
+
+
+@pytest.mark.parametrize(
+    ("topic", "content_type", "audience"),
+    [
+        ("enriched colony cages for laying hens", "letter", "the CEO of Brightwell Supermarkets"),
+        ("Proposition 12 and the Supreme Court", "press_release", None),
+        ("battery cages and the EU ban", "blog_post", None),
+    ],
+)
+def test_each_citation_is_the_source_the_guides_footnote_gives(
+    auth, corpus, topic, content_type, audience
+):
+    """Decision 0089, over HTTP: the guides mark each sentence a listed source holds with its
+    footnote; every drafted fact is cited to the source its footnote names, and one the guide
+    leaves unmarked to the guide itself (no URL)."""
+    given: dict[str, tuple[str, ...]] = {}
+    for name in DOCUMENTS:
+        [(_, document)] = list(read_documents([CORPUS / name]))
+        assert not isinstance(document, str)
+        for chunk in chunks(document):
+            given.update(chunk.given)
+    body = {"topic": topic, "contentType": content_type}
+    if audience:
+        body["audience"] = audience
+    drafted = generate(auth, body).get_json()
+    assert drafted["citations"]
+    for citation in drafted["citations"]:
+        urls = given.get(citation["text"])
+        if urls:
+            assert citation["url"] == urls[0], citation["text"]
+        else:
+            assert citation["url"] is None, citation["text"]
+    # what the guides' footnotes give is quoted before anything they leave unmarked
+    assert any(citation["url"] for citation in drafted["citations"])
 
 
 def test_every_post_of_a_thread_fits_and_is_numbered(auth, corpus):

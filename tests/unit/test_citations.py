@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from common.language.citations import CROWDED, Attribution, Source, attributed, cited, listed
+from collections.abc import Callable
+
+from common.language.citations import CROWDED, Attribution, Source, attributed, listed
 
 ACT = Source("Public Order Act 1986", "https://example.org/poa")
 NOTICE = Source(
@@ -11,6 +13,18 @@ NOTICE = Source(
 )
 ZIEGLER = Source("DPP v Ziegler [2021] UKSC 23", "https://example.org/ziegler")
 SOURCES = [ACT, NOTICE, ZIEGLER]
+
+
+def cited(
+    paragraphs: list[list[str]],
+    heading: str,
+    sources: list[Source],
+    main: Source | None,
+    leans: Callable[[str], bool],
+) -> list[list[Source | None]]:
+    """The sources ``attributed`` gives, without whether each is sure."""
+    rows = attributed(paragraphs, heading, sources, main, leans)
+    return [[found.source for found in row] for row in rows]
 
 
 def leans(sentence: str) -> bool:
@@ -364,5 +378,5 @@ def test_a_document_with_footnotes_is_asked_no_rule():
     ]
     given = {paragraph[0]: ACT}
     assert attributed([paragraph], "Marches", SOURCES, ACT, leans, given) == [
-        [Attribution(ACT, True, True), Attribution(None, False)]
+        [Attribution(ACT, True), Attribution(None, False)]
     ]
