@@ -4,11 +4,13 @@ invented quote or claim, an overstatement, a fact moved to another entity) or th
 (an opening, an ask), how many ``functions.content.verify`` keeps.
 
 The sets are ``bench/data/provider_claims_tuning.jsonl`` (the rule's words and ``HELD`` were
-chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once): a helper
-wrote both from the guides alone, each line a sentence with the guide passages it was written
-from. The issue's bar: unsupported sentences reaching the client 0.
+chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once for decision
+0082, then read to write decision 0090's binding rules), and ``provider_claims_holdout2.jsonl``
+(all 20 guides; measured once before and once after decision 0090, spent): helpers wrote each
+from the guides alone, each line a sentence with the guide passages it was written from. The
+issue's bar: unsupported sentences reaching the client 0.
 
-    PYTHONPATH=. .venv/bin/python bench/claims.py [--set tuning|holdout] [--misses]
+    PYTHONPATH=. .venv/bin/python bench/claims.py [--set tuning|holdout|holdout2] [--misses]
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("tuning", "holdout"), default="tuning")
+    parser.add_argument("--set", choices=("tuning", "holdout", "holdout2"), default="tuning")
     parser.add_argument("--misses", action="store_true", help="print each sentence misjudged")
     args = parser.parse_args(argv)
     path = DATA / f"provider_claims_{args.set}.jsonl"

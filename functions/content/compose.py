@@ -1031,7 +1031,7 @@ def _long_form(
         if ask:  # the caller's; talking points have no ask of their own
             lines += ["", _heading(frame.talking_points_close, 2, web), "", ask]
     lines += ["", _heading(frame.sources_heading, 2, web), ""]
-    lines += [_citation(p) for p in _used(picked, passages)]
+    lines += _cited(picked, passages)
     text = "\n".join(lines).strip()
     if count(text, spec.platform) > drafts().platform[spec.platform].limit:
         return None
@@ -1110,8 +1110,12 @@ def sources(draft: Draft, passages: Sequence[Passage]) -> list[tuple[str, str | 
     return [(p.title, p.url) for p in _used(draft.facts, passages)]
 
 
-def _citation(passage: Passage) -> str:
-    return f"- {passage.title}" + (f": {passage.url}" if passage.url else "")
+def _cited(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[str]:
+    """A long form's list of sources: each source its facts are cited to, once, in order of
+    first use (the guide's title alone for a fact the guide itself holds, decision 0090), so
+    that the list and the citations agree."""
+    seen = dict.fromkeys((c.title, c.url) for c in cite(picked, passages))
+    return [f"- {title}" + (f": {url}" if url else "") for title, url in seen]
 
 
 # -- citations --------------------------------------------------------------------------------

@@ -198,9 +198,14 @@ def about_of(topic: str) -> tuple[str, str | None]:
     when what follows holds a word, and whom the request names ("my MP"); else as given."""
     for pattern in tool_requests():
         found = pattern.match(topic)
-        if found and _worded(found.group("about")):
-            named = found.groupdict().get("to")
-            return found.group("about").strip(" .?!"), named.strip() if named else None
+        if not found:
+            continue
+        groups = found.groupdict()
+        asked = groups.get("ask")
+        about = drafts().request_asked.format(ask=asked) if asked else groups["about"]
+        if about and _worded(about):
+            named = groups.get("to") or groups.get("whom")
+            return about.strip(" .?!"), named.strip() if named else None
     return topic, None
 
 

@@ -136,6 +136,13 @@ class Checked(Content):
     own: LowerWords
     asks: LowerWords
     strong: LowerWords
+    alike: tuple[LowerWords, ...]
+    units: LowerLine
+    tens: LowerLine
+    negators: LowerWords
+    limits: LowerWords
+    slight: LowerWords
+    joins: LowerWords
 
 
 class Drafts(Content):
@@ -150,6 +157,7 @@ class Drafts(Content):
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
     requests: tuple[Pattern, ...]
+    request_asked: Annotated[str, Template("ask")]
     trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
     limiting_words: LowerWords
     anaphora: LowerWords

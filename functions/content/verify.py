@@ -6,17 +6,25 @@ nothing beyond the request's words and the frame's, ``data/content/drafts.toml``
 A claim is kept when the passages hold it: of its words beyond the request's and the frame's,
 at least ``HELD`` are in the passage sentence that holds most of them (read with the sentence
 before it) and a second one that adds to it, and every number (with what it counts),
-quotation, name and strong word it carries (``checked`` in drafts.toml: "all", "banned",
-"never"...) is theirs too. A claim they do not hold is dropped. Words cannot tell which thing
-a number belongs to: a figure the passages give for something else, or a fact moved to another
-law they name, can still pass (``bench/claims.py`` counts them). Kept claims are cited to the
-passage sentence that holds most of their words.
+quotation, name, identifier ("717A.3B") and strong word it carries (``checked`` in
+drafts.toml: "all", "banned", "never"...) is theirs too, spelled numbers read as figures. Then
+what the claim binds together must be bound in the passages too (decision 0090): no figure of
+the same kind stands more closely among the claim's words than the claim's own ("a default of
+39 kg" where 33 is the default), the sentence holding a figure gives it to no other name ("in
+2020 the Netherlands ordered", where Denmark did), one name's thing is not another's ("the
+Health Department's Animal Care Program"), and nothing the passages only deny is stated ("has
+statutory powers" against "has no statutory powers"). A claim they do not hold is dropped;
+``bench/claims.py`` counts what still passes (a fact moved to a name the passages also give
+it, an exception left out). Kept claims are cited to the passage sentence that holds most of
+their words.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -41,6 +49,18 @@ _SPEAKER = frozenset({"i", "we", "i'm", "we're", "i'd", "we'd", "our", "my"})  #
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{3,})[\"\u201d]")
 _NAME = re.compile(r"(?<![\w'\u2019])[A-Z][\w'\u2019&-]*")
 _FOLD = re.compile(r"[^\w%]+")
+# a name that carries a figure: a section, a regulation, a case number ("717A.3C", "2007/43/EC")
+_IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w./]*\d)(?=[\w./]*[^\W\d_])\w+(?:[./]\w+)*")
+# an identifier, a figure, a word (hyphens kept inside it) or what ends a clause, in order
+_TOKEN = re.compile(
+    rf"({_IDENTIFIER.pattern})|(\d+(?:[.,]\d+)*%?)|([^\W\d_](?:[\w'\u2019]|-(?=\w))*)"
+    r"|([,;:()\u2013\u2014])"
+)
+# a name's possession of another ("CDFA's Animal Care Program"): the two are held together
+_POSSESSED = re.compile(r"([A-Z][\w&-]*)['\u2019]s\s+([A-Z][\w&-]*)")
+CLAUSE = 4.0  # how far apart, in words, the end of a clause sets the words on either side
+RIVAL = 1.1  # how much more closely a rival must stand among a claim's words (bench/claims.py)
+NEAR = 2  # words after a negator it denies ("has no special statutory powers")
 
 
 @dataclass(frozen=True)
@@ -79,27 +99,44 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
-def _counted(text: str) -> set[tuple[str, str]]:
-    """Each number with what it counts: the term of the word after it, "%", or "" (a year, or
-    a number at the end of a clause). "3 million" is not held by a text with "3 for cages"
-    and "1.4 million"."""
+def _counted(text: str, ahead: int = 1) -> set[tuple[str, str]]:
+    """Each number with what it counts: the term of the word after it, "%", or "" (a year, a
+    number at the end of a clause, or one followed by a word of no count, "is", "must",
+    "more"). "3 million" is not held by a text with "3 for cages" and "1.4 million". With
+    ``ahead`` 2, each of the two words after it counts (for the passages: "5 consecutive
+    hours" holds "5 hours")."""
     found: set[tuple[str, str]] = set()
+    slight = _slight()
     for match in _COUNTED.finditer(text):
-        number, percent, word = match.groups()
+        number = match.group(1).replace(",", "")
         if _YEAR.fullmatch(number):  # a year is itself what it counts
-            after = ""
-        elif percent:
-            after = "%"
+            found.add((number, ""))
+            continue
+        if match.group(2):
+            found.add((number, "%"))
+            continue
+        words = re.findall(r"[A-Za-z]+|[^\sA-Za-z]", text[match.end(1) :])[: ahead + 2]
+        counts = [""]
+        for word in words:
+            found_terms = terms(word) if word.isalpha() else []
+            if not found_terms or found_terms[0] in slight:
+                if ahead == 1 or not word.isalpha():
+                    break
+                continue  # the passage's "5 of the", "9 laying hens": look on
+            counts.append(found_terms[0])
+            if len(counts) > ahead:
+                break
+        if ahead == 1:
+            found.add((number, counts[1] if len(counts) > 1 else ""))
         else:
-            after = (terms(word) or [word.lower()])[0] if word else ""
-        found.add((number.replace(",", ""), after))
+            found |= {(number, count) for count in counts}
     return found
 
 
 def _held_numbers(sentence: str, text: str) -> bool:
     """Whether each number of ``sentence`` is in ``text`` counting the same thing (or alone
     there), e.g. "750 square" in "750 square centimetres"."""
-    there = _counted(text)
+    there = _counted(text, ahead=2)
     alone = {number for number, _ in there}
     return all(
         (number, after) in there or (not after and number in alone)
@@ -133,6 +170,163 @@ def _strong(sentence: str) -> set[str]:
     return {word for word in _fold(sentence).split() if word in words}
 
 
+def _strong_held(sentence: str, there: set[str]) -> bool:
+    """Whether each strong word of ``sentence`` is in ``there``, or one that says as much
+    (``checked.alike``: "every" for "each")."""
+    alike = drafts().checked.alike
+    return all(
+        word in there or any(word in group and group & there for group in alike)
+        for word in _strong(sentence)
+    )
+
+
+@cache
+def _spelled() -> tuple[re.Pattern[str], dict[str, int]]:
+    """The spelled numbers of ``checked.units`` and ``checked.tens`` ("twenty-eight" too), and
+    their values."""
+    checked = drafts().checked
+    values = {word: n for n, word in enumerate(checked.units.split())}
+    tens = checked.tens.split()
+    values |= {word: 20 + 10 * n for n, word in enumerate(tens)}
+    ones = "|".join(checked.units.split()[1:10])
+    compound = rf"(?:{'|'.join(tens)})[- ](?:{ones})"
+    words = "|".join(sorted(values, key=len, reverse=True))
+    return re.compile(rf"\b(?:{compound}|{words})\b", re.IGNORECASE), values
+
+
+def figures(text: str) -> str:
+    """``text`` with its spelled numbers written as figures ("four weeks" -> "4 weeks",
+    "Twenty-Eight Hour Law" -> "28 Hour Law"), so that a claim and a passage compare them."""
+    pattern, values = _spelled()
+
+    def value(match: re.Match[str]) -> str:
+        parts = re.split(r"[- ]", match.group().lower())
+        return str(sum(values[part] for part in parts))
+
+    return pattern.sub(value, text)
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """A figure or a name of a text, with the words of its clause around it."""
+
+    value: str  # the figure ("1.8", "2024") or the name's term
+    kinds: frozenset[str]  # {"year"}, {"name"}, {"%"}, or what the figure counts and the word
+    # before it ("^section" for "section 314"): its rivals share one
+    near: dict[str, float]  # the clause's other terms, weighted 1 / (1 + words between)
+    place: tuple[int, int]  # (passage, sentence) it stands in
+
+
+def _items(sentence: str, common: frozenset[str]) -> list[tuple[float, str, bool, bool]]:
+    """A sentence's terms, each (place, term, is a figure, is a name) in reading order: the
+    place counts the terms before it, and ``CLAUSE`` more for each end of a clause before it
+    (a comma, a colon, a bracket, a dash or a word of ``checked.joins``). A capitalised word
+    is a name; the sentence's first only when ``common`` (words written in lower case around
+    it) lacks it ("Australia legislated", not "Regulations made")."""
+    joins = drafts().checked.joins
+    found: list[tuple[float, str, bool, bool]] = []
+    place = 0.0
+    for match in _TOKEN.finditer(sentence):
+        identifier, figure, word, stop = match.groups()
+        if stop or (word and word.lower() in joins):
+            place += CLAUSE
+        elif identifier:
+            found.append((place, _fold(identifier), False, True))
+            place += 1
+        elif figure:
+            found.append((place, figure.replace(",", ""), True, False))
+            place += 1
+        else:
+            named = word[0].isupper() and (match.start() > 0 or word.lower() not in common)
+            found += [(place, term, False, named) for term in terms(word)]
+            place += 1
+    return found
+
+
+@cache
+def _slight() -> frozenset[str]:
+    """The terms of ``checked.slight``: words that stand by figures of every kind ("at least",
+    "up to", "must") and so tell nothing of which thing a figure belongs to."""
+    return frozenset(term for word in drafts().checked.slight for term in terms(word))
+
+
+def _lower_words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"(?<![\w'\u2019-])[a-z][\w'\u2019-]*", text))
+
+
+def _anchors(text: str, common: frozenset[str], passage: int = 0) -> list[_Anchor]:
+    """The figures and names of ``text``, each with the words of its sentence around it."""
+    found: list[_Anchor] = []
+    slight = _slight()
+    for number, sentence in enumerate(split(figures(text))):
+        items = _items(sentence, common)
+        for i, (place, term, figure, named) in enumerate(items):
+            if not (figure or named):
+                continue
+            near: dict[str, float] = {}
+            for other_place, other, _, _ in items:
+                if other != term and other_place != place and other not in slight:
+                    weight = 1 / abs(other_place - place)
+                    near[other] = max(near.get(other, 0.0), weight)
+            if not figure:
+                kinds = {"name"}
+            elif _YEAR.fullmatch(term):
+                kinds = {"year"}
+            elif term.endswith("%"):
+                kinds = {"%"}
+            else:
+                before = items[i - 1] if i else None
+                kinds = set()
+                for after in items[i + 1 : i + 3]:  # "5 consecutive hours" counts hours
+                    if after[0] - place > 2 or after[2] or after[1] in slight:
+                        break
+                    kinds.add(after[1])
+                if before and before[0] == place - 1 and not before[2] and before[1] not in slight:
+                    kinds.add(f"^{before[1]}")
+            for kind in kinds:
+                near.pop(kind.lstrip("^"), None)  # shared by all its rivals: no evidence
+            found.append(_Anchor(term.rstrip("%"), frozenset(kinds), near, (passage, number)))
+    return found
+
+
+def _closeness(a: _Anchor, b: _Anchor, rare: dict[str, float]) -> float:
+    """How closely ``b`` stands among ``a``'s words: their shared terms, each weighted by its
+    closeness to both and by how rare it is in the passages (``rare``: "at least" stands by
+    most figures, "usable area" by one)."""
+    return sum(
+        weight * b.near[term] * rare.get(term, 1.0)
+        for term, weight in a.near.items()
+        if term in b.near
+    )
+
+
+def _denied(text: str) -> tuple[set[str], set[str]]:
+    """The terms ``text`` denies (the ``NEAR`` words after a negator of ``checked.negators``,
+    in its clause) and those it states."""
+    negators = drafts().checked.negators
+    limits = drafts().checked.limits
+    slight = _slight()
+    denied: set[str] = set()
+    stated: set[str] = set()
+    for sentence in split(text):
+        for clause in re.split(rf"[,;:()]|\b(?:{'|'.join(drafts().checked.joins)})\b", sentence):
+            words = clause.split()
+            left = 0
+            for word in words:
+                if word.lower().strip(".") in negators or word.lower().endswith("n't"):
+                    left = NEAR
+                    continue
+                if left and word.lower() in limits:
+                    left = 0  # "no more than 14%" sets a limit; it denies nothing
+                    continue
+                found = {term for term in terms(word) if not term[0].isdigit()} - slight
+                if not found:
+                    continue
+                (denied if left else stated).update(found)
+                left = max(left - 1, 0)
+    return denied, stated
+
+
 class Checker:
     """The check of one draft: the passages it was given and the request's own words."""
 
@@ -143,11 +337,38 @@ class Checker:
         self.sentences = [split(p.text) for p in self.passages]
         # each passage sentence with the one before it (a sentence may lean on it: "It does
         # not apply to...")
-        self.units = [
-            (i, f"{before} {sentence}".strip(), set(terms(f"{before} {sentence}")))
+        # (spelled numbers read as figures, as in the claims they are compared with)
+        read = [
+            (i, figures(f"{before} {sentence}".strip()))
             for i, sentences in enumerate(self.sentences)
             for before, sentence in zip(["", *sentences], sentences, strict=False)
         ]
+        self.units = [(i, text, set(terms(text))) for i, text in read]
+        # the (passage, sentence) places each unit reads
+        self.places = [
+            {(i, k - 1), (i, k)}
+            for i, sentences in enumerate(self.sentences)
+            for k in range(len(sentences))
+        ]
+        self.common = _lower_words(" ".join(p.text for p in self.passages))
+        self.anchors = [
+            anchor
+            for i, passage in enumerate(self.passages)
+            for anchor in _anchors(passage.text, self.common, i)
+        ]
+        # how rare each term is among the passages' sentences: log(sentences / those with it)
+        counted = Counter(
+            term
+            for sentences in self.sentences
+            for one in sentences
+            for term in terms(figures(one))
+        )
+        total = sum(len(sentences) for sentences in self.sentences)
+        self.rare = {term: math.log((total + 1) / n) for term, n in counted.items()}
+        self.named: dict[tuple[int, int], set[str]] = {}
+        for anchor in self.anchors:
+            if "name" in anchor.kinds:
+                self.named.setdefault(anchor.place, set()).add(anchor.value)
         said = " ".join(request)
         self.allowed = set(terms(said)) | _frame_terms()
         self.request = said
@@ -177,9 +398,58 @@ class Checker:
         extra = said - self.allowed
         return not extra or (asking and extra <= set(terms(first)))
 
+    def _closest(self, anchor: _Anchor) -> tuple[float, _Anchor | None]:
+        """How closely the passages' own occurrence of ``anchor`` stands among its words, and
+        that occurrence."""
+        own = [b for b in self.anchors if b.value == anchor.value and b.kinds & anchor.kinds]
+        if not own:
+            return 0.0, None
+        best = max(own, key=lambda b: _closeness(anchor, b, self.rare))
+        return _closeness(anchor, best, self.rare), best
+
+    def misbound(self, sentence: str, places: set[tuple[int, int]]) -> bool:
+        """Whether a figure of the claim belongs, in the passages, to other words than the
+        claim gives it: another figure of its kind (a year, or a figure counting the same
+        thing) in the passage sentences that hold the claim (``places``) stands among the
+        claim's words more closely than it does ("a default maximum
+        of 39 kg" where 33 is the default and 39 the derogation; "entered into force in 1973"
+        where 1973 is when it was agreed); or the sentence that holds the figure gives it to a
+        name the claim does not use, standing among the claim's words more closely than the
+        claim's own name does in the passages ("in November 2020 the Netherlands ordered the
+        culling", where Denmark did)."""
+        claimed = _anchors(sentence, self.common | _lower_words(sentence))
+        values = {a.value for a in claimed}
+        names = [a for a in claimed if "name" in a.kinds and a.value not in self.allowed]
+        for a in claimed:
+            if not a.kinds or "name" in a.kinds:
+                continue  # a figure of no kind the claim says
+            best, found = self._closest(a)
+            rivals = (
+                b
+                for b in self.anchors
+                if b.kinds & a.kinds and b.value not in values and b.place in places
+            )
+            if any(_closeness(a, b, self.rare) > RIVAL * best for b in rivals):
+                return True
+            if found is None:
+                continue
+            there = [
+                b
+                for b in self.anchors
+                if b.place == found.place and "name" in b.kinds and b.value not in values
+            ]
+            for name in names:
+                if name.value in self.named.get(found.place, set()):
+                    continue
+                held, _ = self._closest(name)
+                if any(_closeness(name, b, self.rare) > RIVAL * held for b in there):
+                    return True
+        return False
+
     def support(self, sentence: str) -> list[int] | None:
         """The passages that hold ``sentence`` (indexes), or None when none do: the claim is
         held by one passage sentence, or by two that each add words of it (a merge)."""
+        sentence = figures(sentence)
         said = set(terms(sentence))
         extra = said - self.allowed
         if not self.units:
@@ -194,7 +464,7 @@ class Checker:
         folded = _fold(text)
         if extra and len(extra & held) / len(extra) < HELD:
             return None
-        if not _held_numbers(sentence, f"{text} {self.request}"):
+        if not _held_numbers(sentence, f"{text} {figures(self.request)}"):
             return None
         if any(_fold(quote) not in folded for quote in _QUOTED.findall(sentence)):
             return None
@@ -202,7 +472,18 @@ class Checker:
             return None
         if self.addressed and self.addressed <= said and not self.addressed <= held:
             return None  # what it says of the organisation addressed, no passage says
-        if not _strong(sentence) <= set(folded.split()) | self.request_words:
+        if not _strong_held(sentence, set(folded.split()) | self.request_words):
+            return None
+        given = _fold(f"{text} {self.request}")
+        if any(_fold(name) not in given for name in _IDENTIFIER.findall(sentence)):
+            return None  # a section or a regulation the passages do not name
+        if any(f"{_fold(a)} s {_fold(b)}" not in folded for a, b in _POSSESSED.findall(sentence)):
+            return None  # one name's thing given to another
+        denied, stated = _denied(text)
+        claim_denied, claim_stated = _denied(sentence)
+        if not claim_denied and (denied - stated) & claim_stated:
+            return None  # what the passages only deny, stated (a claim that denies, paraphrases)
+        if self.misbound(sentence, set().union(*(self.places[u] for u in chosen))):
             return None
         return list(dict.fromkeys(self.units[u][0] for u in chosen))
 

@@ -168,8 +168,13 @@ def test_each_content_type_is_grounded_and_within_its_platform(
     used = facts_of(body["content"], corpus)
     assert used
     assert set(used) <= source_sentences(corpus, body["sources"])
-    if body["platform"] in ("web", "email"):  # long forms list their sources in the text
-        assert all(s["url"] in body["content"] for s in body["sources"])
+    if body["platform"] in ("web", "email"):  # long forms list the sources they cite
+        listed = body["content"].split("Sources", 1)[1]
+        cited = {(c["title"], c["url"]) for c in body["citations"]}
+        lines = [line for line in listed.splitlines() if line.startswith("- ")]
+        assert sorted(lines) == sorted(
+            f"- {title}: {url}" if url else f"- {title}" for title, url in cited
+        )
 
 
 def test_audience_and_call_to_action_are_used_as_written(auth, corpus):

@@ -104,6 +104,10 @@ def test_the_organisation_an_audience_names(audience, organisation):
             "Long Haul Watch asks Harbourside to stop calf trailers",
             "\u201cLong Haul Watch asks Harbourside to stop calf trailers\u201d",
         ),
+        (  # "call on", the plural's
+            "campaigners call on Brightwell to end farrowing crates",
+            "\u201ccampaigners call on Brightwell to end farrowing crates\u201d",
+        ),
         ("calls for a ban on fur", "calls for a ban on fur"),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
@@ -279,6 +283,31 @@ def test_the_places_a_draft_is_for_are_not_in_a_name_nor_a_capital_at_its_start(
         (
             "explain to my MP why sow stalls are cruel",
             "explain to my MP why sow stalls are cruel",
+            None,
+        ),
+        # the genre, whom it is for and what it is about (spent set 41, decision 0090)
+        (
+            "letter to Brightwell Supermarkets re sow stalls in its pork supply",
+            "sow stalls in its pork supply",
+            "Brightwell Supermarkets",
+        ),
+        (
+            "linkedin post for retail buyers on the broiler breed deadline",
+            "the broiler breed deadline",
+            "retail buyers",
+        ),
+        ("Thread: fish can feel pain", "fish can feel pain", None),
+        (  # a letter asking them to act asks it
+            "letter to my MP asking them to back a ban on fur imports",
+            "Please back a ban on fur imports",
+            "my MP",
+        ),
+        ("petition to Nordmark - drop fox fur trims", "drop fox fur trims", "Nordmark"),
+        ("email our volunteers about the march route", "the march route", "our volunteers"),
+        ("press release welcoming the new fur import ban", "the new fur import ban", None),
+        (  # two words before the genre are a topic of their own, not the genre's
+            "Cage-free pledge email: what to say",
+            "Cage-free pledge email: what to say",
             None,
         ),
         # no request to the tool, or nothing after it: as given

@@ -132,3 +132,85 @@ def test_a_number_in_a_hashtag_is_checked_and_an_emptied_post_is_empty(checker):
     assert empty(checked.text)
     assert empty("3/3 #CageFree")
     assert not empty("Act now. 3/3")
+
+
+def _held(passage: str, claim: str) -> bool:
+    checker = Checker([Passage(passage, "Guide", "https://example.org/guide", "Section")], ["x"])
+    return checker.support(claim) is not None
+
+
+BOUND = [
+    # a figure the passage gives to something else (decision 0090)
+    (
+        "The directive sets a default maximum stocking density of 33 kg per square metre, "
+        "which member states may raise to 39 kg where extra conditions on ventilation are met.",
+        "The directive sets a default maximum stocking density of 33 kg per square metre.",
+        "The directive sets a default maximum stocking density of 39 kg per square metre.",
+    ),
+    (
+        "The treaty was signed in Geneva on 3 March 1973 and entered into force on 1 July 1975.",
+        "The treaty entered into force in 1975.",
+        "The treaty entered into force in 1973.",
+    ),
+    (
+        "Group-housed calves need 1.5 square metres each if under 150 kg, 1.7 square metres "
+        "if between 150 and 220 kg, and 1.8 square metres at 220 kg or more.",
+        "Group-housed calves under 150 kg need 1.5 square metres each.",
+        "Group-housed calves under 150 kg need 1.8 square metres each.",
+    ),
+    # spelled numbers read as figures
+    (
+        "Sows must be kept in groups from four weeks after service until one week before "
+        "farrowing.",
+        "Sows must be kept in groups from 4 weeks after service until one week before farrowing.",
+        "Sows must be kept in groups from four weeks after service until four weeks before "
+        "farrowing.",
+    ),
+    (
+        "Carriers may not confine animals for more than 28 hours without unloading them for "
+        "at least five consecutive hours of rest under the Twenty-Eight Hour Law.",
+        "The Twenty-Eight Hour Law requires at least five hours of rest after 28 hours.",
+        "The Twenty-Eight Hour Law requires at least eight hours of rest after 28 hours.",
+    ),
+    # a name the sentence holding the figure does not give it
+    (
+        "In November 2020 Denmark ordered the culling of all farmed mink after variants were "
+        "found in people. The Netherlands, which had already legislated, closed its farms early.",
+        "In November 2020 Denmark ordered the culling of all farmed mink.",
+        "In November 2020 the Netherlands ordered the culling of all farmed mink.",
+    ),
+    # an identifier, a possession, a denial
+    (
+        "Iowa enacted section 717A.3B in 2019, adding a requirement of intent to cause harm.",
+        "Iowa's section 717A.3B, enacted in 2019, added a requirement of intent to cause harm.",
+        "Iowa's section 717A.3C, enacted in 2019, added a requirement of intent to cause harm.",
+    ),
+    (
+        "The Department of Agriculture's Animal Care Program certifies producers, while the "
+        "Department of Health shares enforcement.",
+        "The Department of Agriculture's Animal Care Program certifies producers.",
+        "The Department of Health's Animal Care Program certifies producers.",
+    ),
+    (
+        "The charity brings private prosecutions but has no statutory powers; its inspectors "
+        "rely on consent or the police to enter premises.",
+        "The charity has no statutory powers to enter premises.",
+        "The charity's inspectors have statutory powers to enter premises.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("passage", "held", "misbound"), BOUND)
+def test_a_figure_a_name_or_a_denial_bound_to_other_words_is_not_held(passage, held, misbound):
+    assert _held(passage, held)
+    assert not _held(passage, misbound)
+
+
+def test_a_limit_denies_nothing_and_every_is_held_by_each():
+    passage = (
+        "Each cage must have a floor slope of no more than 14% and headroom of at least 45 cm. "
+        "Each calf must receive colostrum within six hours of birth."
+    )
+    assert _held(passage, "Cages must have headroom of at least 45 cm.")
+    assert _held(passage, "Every calf must receive colostrum within six hours of birth.")
+    assert not _held(passage, "Every calf must receive colostrum within eight hours of birth.")
