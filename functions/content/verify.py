@@ -250,6 +250,22 @@ def _slight() -> frozenset[str]:
     return frozenset(term for word in drafts().checked.slight for term in terms(word))
 
 
+@cache
+def _heads() -> frozenset[str]:
+    """The terms of the nouns that end the name of a law, a court or a body (``dangling``:
+    "Act", "Directive", "Court", "Commission"...)."""
+    return frozenset(term for word in drafts().dangling for term in terms(word))
+
+
+def _head(items: list[tuple[float, str, bool, bool]], i: int, heads: frozenset[str]) -> str:
+    """The noun of ``heads`` that ends the run of capitalised words ``items[i]`` opens or
+    stands in ("act" for "Lacey" in "the Lacey Act"), or ""."""
+    j = i
+    while j + 1 < len(items) and items[j + 1][3] and items[j + 1][0] - items[j][0] == 1:
+        j += 1
+    return items[j][1] if j > i and items[j][1] in heads else ""
+
+
 def _lower_words(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"(?<![\w'\u2019-])[a-z][\w'\u2019-]*", text))
 
@@ -258,6 +274,7 @@ def _anchors(text: str, common: frozenset[str], passage: int = 0) -> list[_Ancho
     """The figures and names of ``text``, each with the words of its sentence around it."""
     found: list[_Anchor] = []
     slight = _slight()
+    heads = _heads()
     for number, sentence in enumerate(split(figures(text))):
         items = _items(sentence, common)
         for i, (place, term, figure, named) in enumerate(items):
@@ -270,6 +287,9 @@ def _anchors(text: str, common: frozenset[str], passage: int = 0) -> list[_Ancho
                     near[other] = max(near.get(other, 0.0), weight)
             if not figure:
                 kinds = {"name"}
+                head = _head(items, i, heads)
+                if head:
+                    kinds.add(f"name:{head}")  # "Lacey" of "the Lacey Act": a law's name
             elif _YEAR.fullmatch(term):
                 kinds = {"year"}
             elif term.endswith("%"):
@@ -420,6 +440,18 @@ class Checker:
         claimed = _anchors(sentence, self.common | _lower_words(sentence))
         values = {a.value for a in claimed}
         names = [a for a in claimed if "name" in a.kinds and a.value not in self.allowed]
+        for name in names:
+            headed = {kind for kind in name.kinds if kind.startswith("name:")}
+            if not headed:
+                continue
+            held, _ = self._closest(name)
+            rivals = (
+                b
+                for b in self.anchors
+                if b.kinds & headed and b.value not in values and b.place in places
+            )
+            if any(_closeness(name, b, self.rare) > RIVAL * held for b in rivals):
+                return True  # one law or court in another's place
         for a in claimed:
             if not a.kinds or "name" in a.kinds:
                 continue  # a figure of no kind the claim says

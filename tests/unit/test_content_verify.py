@@ -179,6 +179,14 @@ BOUND = [
         "In November 2020 Denmark ordered the culling of all farmed mink.",
         "In November 2020 the Netherlands ordered the culling of all farmed mink.",
     ),
+    # a law in another's place
+    (
+        "In Canada, the treaty is carried out mainly through the Wild Animal Protection Act, "
+        "enforced by the Wildlife Service. The Fisheries Act makes it an offence to catch fish "
+        "taken in breach of a licence.",
+        "In Canada, the treaty is carried out mainly through the Wild Animal Protection Act.",
+        "In Canada, the treaty is carried out mainly through the Fisheries Act.",
+    ),
     # an identifier, a possession, a denial
     (
         "Iowa enacted section 717A.3B in 2019, adding a requirement of intent to cause harm.",
