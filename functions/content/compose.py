@@ -487,6 +487,9 @@ def _topic(topic: str, markdown: bool = False) -> str:
     return _escaped(text) if markdown else text
 
 
+_HEADLINE = re.compile(r":\s|\s[-\u2013\u2014]\s")
+
+
 def _clausal(topic: str) -> bool:
     """Whether a topic is a question, an instruction or a sentence rather than the name of
     something: a question mark; a first word of ``article.clausal`` ("stop building colony
@@ -495,7 +498,7 @@ def _clausal(topic: str) -> bool:
     keeps shipping"; not "from May 2025") and not in a clause of its own ("the loophole that
     allows ..."); or the writer speaking (``article.subjects``: "as a vet I want ..."); or
     who asks whom (``article.urging``: "Fur Free Futures calls on Nordmark ..."); or a
-    headline: words, a colon and an instruction ("Siam Tidewater Foods: stop
+    headline: words, a colon or a dash and an instruction ("Siam Tidewater Foods: stop
     cutting eyestalks"), three words or more ("Nordmark: ditch the real fur trims"), or two
     that hold a number or a word of ``article.slogan`` or above ("Crestline: cages out by
     2026"). No noun slot holds a headline ("act on Nordmark: ditch ..."). A question after the
@@ -525,10 +528,11 @@ def _clausal(topic: str) -> bool:
             break  # "the loophole that allows ...": the rest is the name's own clause
         if said[i] in article.verbs and written[i] == said[i]:
             return True
-    head, colon, rest = text.partition(": ")
-    first = rest.split()[0].lower().strip(_EDGES) if rest.split() else ""
-    if not (colon and head):
+    colon = _HEADLINE.search(text)  # a colon, or a dash between words (decision 0090)
+    if colon is None or not colon.start():
         return False
+    rest = text[colon.end() :]
+    first = rest.split()[0].lower().strip(_EDGES) if rest.split() else ""
     said = [w.lower().strip(_EDGES) for w in rest.split()]
     signals = article.verbs | article.clausal | article.slogan
     if first in article.asking or len(said) < 2:

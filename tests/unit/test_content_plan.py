@@ -109,6 +109,8 @@ def test_the_organisation_an_audience_names(audience, organisation):
             "\u201ccampaigners call on Brightwell to end farrowing crates\u201d",
         ),
         ("calls for a ban on fur", "calls for a ban on fur"),
+        # a headline with a dash, as with a colon (decision 0090)
+        ("Westwind - stop shipping calves", "\u201cWestwind - stop shipping calves\u201d"),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
         # the noun's own determiner, wherever it stands, takes the place of "the"
