@@ -63,6 +63,7 @@ def test_the_organisation_an_audience_names(audience, organisation):
         ("Brightwell's cage-free pledge", "Brightwell's cage-free pledge"),
         ("Proposition 12", "Proposition 12"),
         ("stop building colony cage sheds.", "\u201cstop building colony cage sheds\u201d"),
+        ("cut stocking density to 30 kg", "\u201ccut stocking density to 30 kg\u201d"),
         ("Does the policy cover ingredients?", "\u201cDoes the policy cover ingredients?\u201d"),
         ("what about fish?", "\u201cwhat about fish?\u201d"),
         # a sentence's capital is lowered inside a frame sentence; a name's, a place's and a
