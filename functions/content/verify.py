@@ -208,12 +208,12 @@ def figures(text: str) -> str:
 
 @dataclass(frozen=True)
 class _Anchor:
-    """A figure or a name of a text, with the words of its clause around it."""
+    """A figure or a name of a text, with the words of its sentence around it."""
 
     value: str  # the figure ("1.8", "2024") or the name's term
     kinds: frozenset[str]  # {"year"}, {"name"}, {"%"}, or what the figure counts and the word
     # before it ("^section" for "section 314"): its rivals share one
-    near: dict[str, float]  # the clause's other terms, weighted 1 / (1 + words between)
+    near: dict[str, float]  # the sentence's other terms, weighted 1 / how far apart (_items)
     place: tuple[int, int]  # (passage, sentence) it stands in
 
 
@@ -248,6 +248,13 @@ def _slight() -> frozenset[str]:
     """The terms of ``checked.slight``: words that stand by figures of every kind ("at least",
     "up to", "must") and so tell nothing of which thing a figure belongs to."""
     return frozenset(term for word in drafts().checked.slight for term in terms(word))
+
+
+@cache
+def _clauses() -> re.Pattern[str]:
+    """Where a clause ends: a comma, a colon, a bracket or a word of ``checked.joins``."""
+    joins = "|".join(sorted(drafts().checked.joins))
+    return re.compile(rf"[,;:()]|\b(?:{joins})\b", re.IGNORECASE)
 
 
 @cache
@@ -329,7 +336,7 @@ def _denied(text: str) -> tuple[set[str], set[str]]:
     denied: set[str] = set()
     stated: set[str] = set()
     for sentence in split(text):
-        for clause in re.split(rf"[,;:()]|\b(?:{'|'.join(drafts().checked.joins)})\b", sentence):
+        for clause in _clauses().split(sentence):
             words = clause.split()
             left = 0
             for word in words:
@@ -428,15 +435,17 @@ class Checker:
         return _closeness(anchor, best, self.rare), best
 
     def misbound(self, sentence: str, places: set[tuple[int, int]]) -> bool:
-        """Whether a figure of the claim belongs, in the passages, to other words than the
-        claim gives it: another figure of its kind (a year, or a figure counting the same
-        thing) in the passage sentences that hold the claim (``places``) stands among the
-        claim's words more closely than it does ("a default maximum
-        of 39 kg" where 33 is the default and 39 the derogation; "entered into force in 1973"
-        where 1973 is when it was agreed); or the sentence that holds the figure gives it to a
-        name the claim does not use, standing among the claim's words more closely than the
-        claim's own name does in the passages ("in November 2020 the Netherlands ordered the
-        culling", where Denmark did)."""
+        """Whether a figure or a law's name of the claim belongs, in the passages, to other
+        words than the claim gives it. In the passage sentences that hold the claim
+        (``places``), ``RIVAL`` times more closely among the claim's words than its own
+        stands: another law, court or body of the same kind ("the Lacey Act" where the
+        Endangered Species Act implements the treaty), or another figure of its kind (a year,
+        or a figure counting the same thing: "a default maximum of 39 kg" where 33 is the
+        default and 39 the derogation; "entered into force in 1973" where 1973 is when it was
+        agreed). Or the sentence that holds the figure gives it to a name the claim does not
+        use, standing among the claim's words more closely than the claim's own name does in
+        the passages ("in November 2020 the Netherlands ordered the culling", where Denmark
+        did)."""
         claimed = _anchors(sentence, self.common | _lower_words(sentence))
         values = {a.value for a in claimed}
         names = [a for a in claimed if "name" in a.kinds and a.value not in self.allowed]
