@@ -195,7 +195,20 @@ _PUNCTUATION_RUN = re.compile(r"([?!])[?!]+")
 def about_of(topic: str) -> tuple[str, str | None]:
     """The topic without a request to the tool that opens it (``drafts.toml`` ``requests``:
     "letter to my MP: sow stalls were banned in 1999" -> "sow stalls were banned in 1999"),
-    when what follows holds a word, and whom the request names ("my MP"); else as given."""
+    when what follows holds a word, and whom the request names ("my MP"); else as given. What
+    is left is read once more ("Petition: BazaarHub, enforce your ban ..." -> "Please enforce
+    your ban ...", for BazaarHub)."""
+    named: str | None = None
+    for _ in range(2):
+        cut = _request_cut(topic)
+        if cut is None:
+            break
+        topic, whom = cut
+        named = named or whom
+    return topic, named
+
+
+def _request_cut(topic: str) -> tuple[str, str | None] | None:
     for pattern in tool_requests():
         found = pattern.match(topic)
         if not found:
@@ -206,7 +219,7 @@ def about_of(topic: str) -> tuple[str, str | None]:
         if about and _worded(about):
             named = groups.get("to") or groups.get("whom")
             return about.strip(" .?!"), named.strip() if named else None
-    return topic, None
+    return None
 
 
 def _worded(text: str) -> bool:

@@ -306,6 +306,12 @@ def test_the_places_a_draft_is_for_are_not_in_a_name_nor_a_capital_at_its_start(
             "my MP",
         ),
         ("petition to Nordmark - drop fox fur trims", "drop fox fur trims", "Nordmark"),
+        (  # whom it calls on by name, then what it asks, after its genre is cut
+            "Petition: Nordmark, drop your fox fur trims",
+            "Please drop your fox fur trims",
+            "Nordmark",
+        ),
+        ("Sow stalls, what the law says", "Sow stalls, what the law says", None),
         ("email our volunteers about the march route", "the march route", "our volunteers"),
         ("press release welcoming the new fur import ban", "the new fur import ban", None),
         (  # two words before the genre are a topic of their own, not the genre's
