@@ -214,8 +214,12 @@ def _request_cut(topic: str) -> tuple[str, str | None] | None:
         if not found:
             continue
         groups = found.groupdict()
-        asked = groups.get("ask")
-        about = drafts().request_asked.format(ask=asked) if asked else groups["about"]
+        if groups.get("ask"):
+            about = drafts().request_asked.format(ask=groups["ask"])
+        elif groups.get("demand"):
+            about = drafts().request_called.format(whom=groups["whom"], demand=groups["demand"])
+        else:
+            about = groups["about"]
         if about and _worded(about):
             named = groups.get("to") or groups.get("whom")
             return about.strip(" .?!"), named.strip() if named else None

@@ -158,6 +158,7 @@ class Drafts(Content):
     advice: tuple[Pattern, ...]
     requests: tuple[Pattern, ...]
     request_asked: Annotated[str, Template("ask")]
+    request_called: Annotated[str, Template("whom", "demand")]
     trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
     limiting_words: LowerWords
     anaphora: LowerWords
