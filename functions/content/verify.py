@@ -58,6 +58,7 @@ _TOKEN = re.compile(
 )
 # a name's possession of another ("CDFA's Animal Care Program"): the two are held together
 _POSSESSED = re.compile(r"([A-Z][\w&-]*)['\u2019]s\s+([A-Z][\w&-]*)")
+WINDOW = 16  # the terms on either side of a figure or a name read with it (linear in a sentence)
 CLAUSE = 4.0  # how far apart, in words, the end of a clause sets the words on either side
 RIVAL = 1.1  # how much more closely a rival must stand among a claim's words (bench/claims.py)
 NEAR = 2  # words after a negator it denies ("has no special statutory powers")
@@ -288,7 +289,7 @@ def _anchors(text: str, common: frozenset[str], passage: int = 0) -> list[_Ancho
             if not (figure or named):
                 continue
             near: dict[str, float] = {}
-            for other_place, other, _, _ in items:
+            for other_place, other, _, _ in items[max(i - WINDOW, 0) : i + WINDOW + 1]:
                 if other != term and other_place != place and other not in slight:
                     weight = 1 / abs(other_place - place)
                     near[other] = max(near.get(other, 0.0), weight)
