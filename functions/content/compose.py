@@ -191,6 +191,7 @@ class Draft:
     content: str
     hashtags: list[str]
     facts: list[Fact] = field(default_factory=list)
+    citations: list[Citation] | None = None  # ``cite``'s, when the draft already listed them
 
 
 # -- counting ---------------------------------------------------------------------------------
@@ -528,6 +529,8 @@ def _clausal(topic: str) -> bool:
             break  # "the loophole that allows ...": the rest is the name's own clause
         if said[i] in article.verbs and written[i] == said[i]:
             return True
+        if _past(written, i):
+            return True
     colon = _HEADLINE.search(text)  # a colon, or a dash between words (decision 0090)
     if colon is None or not colon.start():
         return False
@@ -542,6 +545,21 @@ def _clausal(topic: str) -> bool:
         or len(said) >= 3
         or any(c.isdigit() for c in rest)
         or bool(set(said) & signals)
+    )
+
+
+def _past(written: list[str], i: int) -> bool:
+    """Whether ``written[i]`` is a verb in the past after its subject, a capitalised word
+    (``article.past``: "Velora went fur-free"), or a word in -ed there before a determiner, a
+    number or "every" ("Denmark culled every farmed mink"; not "Brightwell farmed salmon")."""
+    word, before = written[i], written[i - 1]
+    if not (word.islower() and before[:1].isupper()):
+        return False
+    if word in drafts().article.past:
+        return True
+    after = written[i + 1] if i + 1 < len(written) else ""
+    return word.endswith("ed") and (
+        after.lower() in _DETERMINERS | {"every", "all"} or after[:1].isdigit()
     )
 
 
@@ -1035,11 +1053,12 @@ def _long_form(
         if ask:  # the caller's; talking points have no ask of their own
             lines += ["", _heading(frame.talking_points_close, 2, web), "", ask]
     lines += ["", _heading(frame.sources_heading, 2, web), ""]
-    lines += _cited(picked, passages)
+    cited = cite(picked, passages)
+    lines += _cited(cited)
     text = "\n".join(lines).strip()
     if count(text, spec.platform) > drafts().platform[spec.platform].limit:
         return None
-    return Draft([text], text, tags, picked)
+    return Draft([text], text, tags, picked, cited)
 
 
 def _audience(audience: str | None) -> str | None:
@@ -1114,15 +1133,20 @@ def sources(draft: Draft, passages: Sequence[Passage]) -> list[tuple[str, str | 
     return [(p.title, p.url) for p in _used(draft.facts, passages)]
 
 
-def _cited(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[str]:
-    """A long form's list of sources: each source its facts are cited to, once, in order of
-    first use (the guide's title alone for a fact the guide itself holds, decision 0090), so
-    that the list and the citations agree."""
-    seen = dict.fromkeys((c.title, c.url) for c in cite(picked, passages))
+def _cited(cited: Sequence[Citation]) -> list[str]:
+    """A long form's list of sources: each source its facts are cited to (``cite``), once, in
+    order of first use (the guide's title alone for a fact the guide itself holds, decision
+    0090), so that the list and the citations agree."""
+    seen = dict.fromkeys((c.title, c.url) for c in cited)
     return [f"- {title}" + (f": {url}" if url else "") for title, url in seen]
 
 
 # -- citations --------------------------------------------------------------------------------
+
+
+def citations_of(draft: Draft, passages: Sequence[Passage]) -> list[Citation]:
+    """The draft's citations: those its list of sources was made from, else ``cite``'s."""
+    return draft.citations if draft.citations is not None else cite(draft.facts, passages)
 
 
 def cite(picked: Sequence[Fact], passages: Sequence[Passage]) -> list[Citation]:

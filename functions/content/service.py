@@ -586,7 +586,7 @@ def _offline(spec: Spec, passages: list[Passage]) -> Generated:
         sources=compose.sources(draft, passages),
         spec=spec,
         engine=OFFLINE,
-        citations=compose.cite(draft.facts, passages),
+        citations=compose.citations_of(draft, passages),
     )
 
 

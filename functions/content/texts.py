@@ -48,6 +48,7 @@ class Article(Content):
     degree: LowerWords
     relative: LowerWords
     verbs: LowerWords
+    past: LowerWords
     subjects: LowerWords
     urging: str
     slogan: LowerWords

@@ -92,6 +92,13 @@ def test_the_organisation_an_audience_names(audience, organisation):
             "\u201cNordmark Outerwear still sells fox-fur trim\u201d",
         ),
         ("Westwind keeps shipping calves", "\u201cWestwind keeps shipping calves\u201d"),
+        # a verb in the past after its subject ("writing to you about Velora went ..." did not
+        # parse); a word in -ed before a noun is no verb
+        ("Velora went fur-free, now skins", "\u201cVelora went fur-free, now skins\u201d"),
+        ("Denmark culled every farmed mink", "\u201cDenmark culled every farmed mink\u201d"),
+        ("Crestline missed its 2025 deadline", "\u201cCrestline missed its 2025 deadline\u201d"),
+        ("Brightwell farmed salmon", "Brightwell farmed salmon"),
+        ("Enriched colony cages", "enriched colony cages"),
         # the writer speaking is a sentence ("regarding as a retired vet I want ..." did not
         # parse); "I" after a capitalised word is a numeral
         ("as a vet I want crabs protected", "\u201cas a vet I want crabs protected\u201d"),
