@@ -55,8 +55,7 @@ CORPUS = DATA / "content" / "roles" / "corpus.jsonl"
 # helpers' training sets and the held-apart sets of bench/data measured on once (spent), the
 # rows their two labellers agreed on: held_apart is roles_holdout (decision 0080), held_apart2
 # roles_holdout3 (0084), held_apart3 and 4 roles_holdout4 and 5, held_apart5 roles_holdout2,
-# held_apart6, 7 and 8 roles_holdout6, 7 and 8 (0085, 0086, 0087), held_apart9, 10 and 11
-# roles_holdout9, 10 and 11 (0091); written3 and 4 two more
+# held_apart6, 7 and 8 roles_holdout6, 7 and 8 (0085, 0086, 0087); written3 and 4 two more
 # helpers' training sets, written mostly of caveats and the facts nearest them (0086).
 WRITTEN = tuple(
     DATA / "content" / "roles" / name
@@ -71,9 +70,6 @@ WRITTEN = tuple(
         "held_apart6.jsonl",
         "held_apart7.jsonl",
         "held_apart8.jsonl",
-        "held_apart9.jsonl",
-        "held_apart10.jsonl",
-        "held_apart11.jsonl",
         "written3.jsonl",
         "written4.jsonl",
     )
