@@ -6,11 +6,14 @@ invented quote or claim, an overstatement, a fact moved to another entity) or th
 The sets are ``bench/data/provider_claims_tuning.jsonl`` (the rule's words and ``HELD`` were
 chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once for decision
 0082, then read to write decision 0090's binding rules), and ``provider_claims_holdout2.jsonl``
-(all 20 guides; measured once before and once after decision 0090, spent): helpers wrote each
+(all 20 guides; measured once before and once after decision 0090, spent) and
+``provider_claims_holdout3.jsonl`` (all 20 guides; measured once at 74754bc, 1 of 60 reaching
+the client, then read for decision 0091's rule, spent): helpers wrote each
 from the guides alone, each line a sentence with the guide passages it was written from. The
 issue's bar: unsupported sentences reaching the client 0.
 
-    PYTHONPATH=. .venv/bin/python bench/claims.py [--set tuning|holdout|holdout2] [--misses]
+    PYTHONPATH=. .venv/bin/python bench/claims.py [--set tuning|holdout|holdout2|holdout3]
+        [--misses]
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("tuning", "holdout", "holdout2"), default="tuning")
+    sets = ("tuning", "holdout", "holdout2", "holdout3")
+    parser.add_argument("--set", choices=sets, default="tuning")
     parser.add_argument("--misses", action="store_true", help="print each sentence misjudged")
     args = parser.parse_args(argv)
     path = DATA / f"provider_claims_{args.set}.jsonl"

@@ -677,8 +677,9 @@ def near(passages: Sequence[Passage]) -> list[Passage]:
     return [passages[i] for i in _near(passages)]
 
 
-def _near(passages: Sequence[Passage]) -> list[int]:
-    best = max((p.score for p in passages if p.score is not None), default=None)
+def _near(passages: Sequence[Passage], best: float | None = None) -> list[int]:
+    if best is None:
+        best = max((p.score for p in passages if p.score is not None), default=None)
     return [
         i
         for i, p in enumerate(passages)
@@ -686,11 +687,25 @@ def _near(passages: Sequence[Passage]) -> list[int]:
     ]
 
 
+def _best_quotable(spec: Spec, passages: Sequence[Passage]) -> float | None:
+    """The judged score of the best passage with a sentence public copy may quote: a passage
+    that holds only advice for campaigners ("Campaigns on dairy calves ask for ...") is not
+    what the draft's facts are measured against, so the facts judged near the best of those
+    that have any are quoted (decision 0091). None when no passage carries a score."""
+    scored = sorted(
+        (p for p in passages if p.score is not None), key=lambda p: p.score or 0.0, reverse=True
+    )
+    for passage in scored:
+        if facts(spec.topic, [passage], public=True):
+            return passage.score
+    return scored[0].score if scored else None
+
+
 def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
     """The draft from the passages judged near the best (``near``), or, when they give none,
     from them all, as before decision 0084 (a covered topic is not refused for it); None when
     no passage says anything about the topic. Its facts are numbered as in ``passages``."""
-    kept = _near(passages)
+    kept = _near(passages, _best_quotable(spec, passages))
     if len(kept) < len(passages):
         draft = _compose(spec, [passages[i] for i in kept])
         if draft is not None:

@@ -34,7 +34,7 @@ from common.subjects import optout
 from functions.content import compose, verify
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
-from functions.content.texts import drafts, tool_requests
+from functions.content.texts import drafts, request_lead, tool_requests
 from functions.knowledge import service as knowledge
 
 logger = get_logger("ars.content")
@@ -209,6 +209,11 @@ def about_of(topic: str) -> tuple[str, str | None]:
 
 
 def _request_cut(topic: str) -> tuple[str, str | None] | None:
+    led = request_lead().match(topic)
+    if led and led.end() < len(topic):  # "Write an email to ..." read as "email to ..."
+        cut = _request_cut(topic[led.end() :])
+        if cut is not None:
+            return cut
     for pattern in tool_requests():
         found = pattern.match(topic)
         if not found:
@@ -376,8 +381,13 @@ def subject(topic: str, audience: str | None) -> str:
     Commitment"; "Sunny Griddle Diners promised cage-free eggs by 2025" to "the CEO of Sunny
     Griddle Diners"). The guides hold the facts of the topic, not the addressee's name, and
     the judge reads a name no passage holds as a sign that none answers. A name is a word of
-    the audience's names or of the names the topic addresses (``names_of``). The topic as
-    given when nothing else is left of it."""
+    the audience's names or of the names the topic addresses (``names_of``). Nor the words a
+    draft asks with (``request_asked``: "Please stop killing bobby calves" is about killing
+    bobby calves; the judge read "Please" as a word no passage answers, decision 0091). The
+    topic as given when nothing else is left of it."""
+    asking = drafts().request_asked.split("{ask}")[0]
+    if asking.strip() and topic.lower().startswith(asking.lower()) and terms(topic[len(asking) :]):
+        topic = topic[len(asking) :]
     named = set(_TITLED.findall(audience)) if audience else set()
     named |= {_POSSESSIVE.sub("", word) for word in names_of(topic)}
     words, dropped = [], False

@@ -158,6 +158,7 @@ class Drafts(Content):
     not_facts: tuple[Pattern, ...]
     advice: tuple[Pattern, ...]
     requests: tuple[Pattern, ...]
+    request_lead: Pattern
     request_asked: Annotated[str, Template("ask")]
     request_called: Annotated[str, Template("whom", "demand")]
     trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
@@ -197,6 +198,13 @@ def tool_requests() -> tuple[re.Pattern[str], ...]:
     """A request to the tool that opens a topic (data/content/drafts.toml ``requests``), in
     order, matched in any case."""
     return tuple(re.compile(p, re.IGNORECASE | re.DOTALL) for p in drafts().requests)
+
+
+@cache
+def request_lead() -> re.Pattern[str]:
+    """The words that open a request before its genre ("Write an", "pls draft a": data/content/
+    drafts.toml ``request_lead``), matched in any case."""
+    return re.compile(drafts().request_lead, re.IGNORECASE)
 
 
 @cache

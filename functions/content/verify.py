@@ -36,6 +36,7 @@ from functions.content.texts import drafts
 
 HELD = 0.7  # share of a claim's own words its passage sentences must hold (bench/claims.py)
 SUPPORTING = 2  # passage sentences a claim may draw on together (a merge)
+NEIGHBOURS = 4  # words either side of a strong word that it is read with (``_strong_bound``)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 # a number and the word after it, when one follows ("3 million", "750 square", "2025 deadline")
@@ -179,6 +180,26 @@ def _strong_held(sentence: str, there: set[str]) -> bool:
         word in there or any(word in group and group & there for group in alike)
         for word in _strong(sentence)
     )
+
+
+def _strong_bound(sentence: str, text: str) -> bool:
+    """Whether each strong word of ``sentence`` stands, in a sentence of ``text`` that holds
+    it (or one that says as much), among at least half the claim's terms within ``NEIGHBOURS``
+    words of it: "courts must deprive owners" is not held by "courts can deprive owners"
+    beside "inspectors must rely on consent" (decision 0091)."""
+    alike = drafts().checked.alike
+    words = _fold(sentence).split()
+    held = [set(_fold(one).split()) for one in split(text)]
+    for i, word in enumerate(words):
+        if word not in drafts().checked.strong:
+            continue
+        near = set(terms(" ".join(words[max(0, i - NEIGHBOURS) : i + NEIGHBOURS + 1])))
+        same = {word}.union(*(group for group in alike if word in group))
+        there = [one for one in held if one & same]
+        need = len(near) / 3
+        if not any(len(near & set(terms(" ".join(one)))) >= need for one in there):
+            return False
+    return True
 
 
 @cache
@@ -516,6 +537,8 @@ class Checker:
             return None  # what it says of the organisation addressed, no passage says
         if not _strong_held(sentence, set(folded.split()) | self.request_words):
             return None
+        if not _strong(sentence) <= self.request_words and not _strong_bound(sentence, text):
+            return None  # a strong word the passages give to other words ("must" for "can")
         given = _fold(f"{text} {self.request}")
         if any(_fold(name) not in given for name in _IDENTIFIER.findall(sentence)):
             return None  # a section or a regulation the passages do not name

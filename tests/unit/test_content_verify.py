@@ -222,3 +222,17 @@ def test_a_limit_denies_nothing_and_every_is_held_by_each():
     assert _held(passage, "Cages must have headroom of at least 45 cm.")
     assert _held(passage, "Every calf must receive colostrum within six hours of birth.")
     assert not _held(passage, "Every calf must receive colostrum within eight hours of birth.")
+
+
+def test_a_strong_word_is_held_among_the_words_it_binds():
+    """A duty or a quantity the passages give to other words is not held (decision 0091): "can
+    deprive" beside "must rely" does not hold "must deprive"; a word that says as much does."""
+    passage = (
+        "The RSPCA has no special statutory powers; its inspectors must rely on consent to "
+        "enter premises. On conviction, courts can deprive owners of animals and disqualify "
+        "them from keeping animals. Their welfare problems stem mainly from fast growth."
+    )
+    assert _held(passage, "On conviction, courts can deprive owners of animals.")
+    assert not _held(passage, "On conviction, courts must deprive owners of animals.")
+    assert _held(passage, "RSPCA inspectors must rely on consent to enter premises.")
+    assert _held(passage, "Most of their welfare problems stem from fast growth.")
