@@ -688,17 +688,22 @@ def _near(passages: Sequence[Passage], best: float | None = None) -> list[int]:
 
 
 def _best_quotable(spec: Spec, passages: Sequence[Passage]) -> float | None:
-    """The judged score of the best passage with a sentence public copy may quote: a passage
-    that holds only advice for campaigners ("Campaigns on dairy calves ask for ...") is not
-    what the draft's facts are measured against, so the facts judged near the best of those
-    that have any are quoted (decision 0091). None when no passage carries a score."""
+    """The judged score of the best passage the draft may quote. A draft that calls on an
+    organisation never quotes advice for campaigners (``_calls_on``), so a passage holding
+    only that ("Campaigns on dairy calves ask for ...") is not what its facts are measured
+    against: the best with a sentence public copy may quote is (decision 0091). Any other draft
+    may quote a practice topic's advice, and the best passage is. None when no passage
+    carries a score."""
     scored = sorted(
         (p for p in passages if p.score is not None), key=lambda p: p.score or 0.0, reverse=True
     )
-    for passage in scored:
-        if facts(spec.topic, [passage], public=True):
-            return passage.score
-    return scored[0].score if scored else None
+    if not scored:
+        return None
+    if _calls_on(spec):
+        for passage in scored:
+            if facts(spec.topic, [passage], public=True):
+                return passage.score
+    return scored[0].score
 
 
 def compose(spec: Spec, passages: Sequence[Passage]) -> Draft | None:
