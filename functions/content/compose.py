@@ -551,8 +551,12 @@ def _clausal(topic: str) -> bool:
 def _past(written: list[str], i: int) -> bool:
     """Whether ``written[i]`` is a verb in the past after its subject, a capitalised word
     (``article.past``: "Velora went fur-free"), or a word in -ed there before a determiner, a
-    number or "every" ("Denmark culled every farmed mink"; not "Brightwell farmed salmon")."""
+    number or "every" ("Denmark culled every farmed mink"; not "Brightwell farmed salmon"); or
+    one that is never a participle, in lower case, whatever comes before it
+    (``article.preterite``: "California's fur sales ban took effect")."""
     word, before = written[i], written[i - 1]
+    if word in drafts().article.preterite:  # never a participle: "... ban took effect"
+        return True
     if not (word.islower() and before[:1].isupper()):
         return False
     if word in drafts().article.past:
@@ -573,7 +577,7 @@ def _said(topic: str, markdown: bool = False) -> str | None:
         return None
     asks = _asks([w.strip(_EDGES) for w in text.lower().split()])
     text = _capital(text)
-    if text[-1] not in ".?!":
+    if text.rstrip("'\"\u2019\u201d")[-1:] not in (".", "?", "!"):  # "... business?'" has its stop
         text = f"{text}?" if asks else f"{text}."
     return _escaped(text) if markdown else text
 
@@ -1055,7 +1059,7 @@ def _long_form(
             "",
             framed("petition_ask", committed)
             if spec.committed
-            else framed("petition_ask", audience=target)
+            else framed("petition_ask", audience=_in_sentence(target))
             if target
             else framed("petition_ask_default"),
             "",
@@ -1064,7 +1068,7 @@ def _long_form(
     else:  # talking_points, for whom when the request names them (decision 0086)
         # not for whom when the topic opens by naming them ("Crestline Eggs: cages out")
         title = (
-            framed("talking_points_title_for", audience=target)
+            framed("talking_points_title_for", audience=_in_sentence(target))
             if target and not fold(spec.topic).startswith(fold(target))
             else framed("talking_points_title")
         )
@@ -1099,6 +1103,19 @@ def _institution(name: str) -> str:
 
 
 _INSTITUTION_JOINS = frozenset({"of", "for", "on", "against"})
+
+
+def _in_sentence(name: str) -> str:
+    """An audience as a sentence or a title holds it: with "the" when it names an institution
+    (``_institution``: "call on the UK Government") or a group of people by its last word
+    (``article.groups``: "Talking points for the campaign team"), unless a determiner or a
+    possessive opens it ("our spokesperson"; decision 0091)."""
+    words = [w.lower().strip(_EDGES) for w in name.split()]
+    if not words or words[0] in _DETERMINERS:
+        return name
+    if len(words) > 1 and words[-1] in drafts().article.groups:
+        return f"the {name}"
+    return _institution(name)
 
 
 def addressee(spec: Spec) -> str | None:

@@ -49,12 +49,14 @@ class Article(Content):
     relative: LowerWords
     verbs: LowerWords
     past: LowerWords
+    preterite: LowerWords
     subjects: LowerWords
     urging: str
     slogan: LowerWords
     proper: LowerWords
     heads: LowerWords
     institutions: LowerWords
+    groups: LowerWords
 
 
 class AnswerWords(Content):

@@ -122,6 +122,13 @@ def test_the_organisation_an_audience_names(audience, organisation):
         ("Westwind - stop shipping calves", "\u201cWestwind - stop shipping calves\u201d"),
         ("Saturday march against cages", "Saturday march against cages"),
         ("CITES for beginners", "CITES for beginners"),
+        # a past form that is never a participle makes a sentence whatever its subject, and a
+        # quoted question has its stop (decision 0091)
+        (
+            "California's fur ban took effect in 2023",
+            "\u201cCalifornia's fur ban took effect in 2023\u201d",
+        ),
+        ("eggs sold in the EU", "eggs sold in the EU"),
         # the noun's own determiner, wherever it stands, takes the place of "the"
         ("Fiona Carrick and the pledge", "Fiona Carrick and the pledge"),
     ],
@@ -353,6 +360,59 @@ def test_the_places_a_draft_is_for_are_not_in_a_name_nor_a_capital_at_its_start(
             "Cage-free pledge email: what to say",
             None,
         ),
+        # the words that open a request before its genre, a genre after a question or a
+        # cry, an occasion's prep, a petition for what it asks, a genre said in passing
+        # (spent sets 43 and 44, decision 0091)
+        (
+            "Write an email to Dairyvale asking them to stop killing calves",
+            "Please stop killing calves",
+            "Dairyvale",
+        ),
+        (
+            "pls draft a letter to Marlow Heath District Council - they license pet sellers",
+            "they license pet sellers",
+            "Marlow Heath District Council",
+        ),
+        (
+            "Pellucid Labs still tests on animals - need an email to them",
+            "Pellucid Labs still tests on animals",
+            None,
+        ),
+        (
+            "Why are calves taken from cows? Facebook post please",
+            "Why are calves taken from cows",
+            None,
+        ),
+        ("egg codes - what do they mean? make it a thread", "egg codes - what do they mean", None),
+        (
+            "our petition passed 10,000 signatures!! email to signers",
+            "our petition passed 10,000 signatures",
+            None,
+        ),
+        (
+            "Start a petition: Flotte must put cameras on trawlers",
+            "Flotte must put cameras on trawlers",
+            None,
+        ),
+        ("radio interview prep: journey limits", "journey limits", None),
+        (
+            "Lobby day talking points: farm animals lack federal protection",
+            "farm animals lack federal protection",
+            None,
+        ),
+        ("petition to mercado verde for cage free eggs", "cage free eggs", "mercado verde"),
+        ("points for our meeting with the sourcing team on their pledge", "their pledge", None),
+        (
+            "Explain the escalation ladder in a thread: letter -> petition",
+            "the escalation ladder",
+            None,
+        ),
+        ("s.338 resolutions - key points", "s.338 resolutions", None),
+        (  # the occasion is not whom the points are for, nor part of what they are about
+            "Talking points for our liaison if officers impose conditions on our protest",
+            "Talking points for our liaison if officers impose conditions on our protest",
+            None,
+        ),
         # no request to the tool, or nothing after it: as given
         ("letter writing tips", "letter writing tips", None),
         ("Could you tell me about ag-gag laws?", "Could you tell me about ag-gag laws?", None),
@@ -392,3 +452,33 @@ def test_a_run_of_question_or_exclamation_marks_in_the_topic_is_one():
     )
     assert topic("stop the crates!!! now?!") == "stop the crates! now?"
     assert topic("What now...") == "What now..."
+
+
+@pytest.mark.parametrize(
+    ("audience", "held"),
+    [
+        ("campaign team", "the campaign team"),
+        ("UK Government", "the UK Government"),
+        (
+            "Eastbridge University animal ethics committee",
+            "the Eastbridge University animal ethics committee",
+        ),
+        ("our spokesperson", "our spokesperson"),
+        ("the board", "the board"),
+        ("supporter shareholders", "supporter shareholders"),
+        ("Crestline Eggs Ltd", "Crestline Eggs Ltd"),
+    ],
+)
+def test_an_audience_in_a_sentence_takes_the_when_it_names_a_body_or_a_group(audience, held):
+    """Decision 0091: "Talking points for campaign team", "call on UK Government to act"."""
+    from functions.content.compose import _in_sentence
+
+    assert _in_sentence(audience) == held
+
+
+def test_a_quoted_question_keeps_its_own_stop():
+    from functions.content.compose import _said
+
+    assert _said("'Aren't you just trying to put farmers out of business?'") == (
+        "'Aren't you just trying to put farmers out of business?'"
+    )
