@@ -208,12 +208,10 @@ def about_of(topic: str) -> tuple[str, str | None]:
     return topic, named
 
 
-def _request_cut(topic: str) -> tuple[str, str | None] | None:
-    led = request_lead().match(topic)
-    if led and led.end() < len(topic):  # "Write an email to ..." read as "email to ..."
-        cut = _request_cut(topic[led.end() :])
-        if cut is not None:
-            return cut
+def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None:
+    """The topic's request cut (``about_of``); when no request reads the topic as given, the
+    topic without its opening words (``request_lead``: "Write an email to ..." read as "email
+    to ..."), once."""
     for pattern in tool_requests():
         found = pattern.match(topic)
         if not found:
@@ -228,6 +226,9 @@ def _request_cut(topic: str) -> tuple[str, str | None] | None:
         if about and _worded(about):
             named = groups.get("to") or groups.get("whom")
             return about.strip(" .?!"), named.strip() if named else None
+    opening = None if led else request_lead().match(topic)
+    if opening and opening.end() < len(topic):
+        return _request_cut(topic[opening.end() :], led=True)
     return None
 
 
