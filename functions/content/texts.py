@@ -140,6 +140,7 @@ class Checked(Content):
     asks: LowerWords
     strong: LowerWords
     alike: tuple[LowerWords, ...]
+    hedges: LowerWords
     units: LowerLine
     tens: LowerLine
     negators: LowerWords

@@ -37,6 +37,7 @@ from functions.content.texts import drafts
 HELD = 0.7  # share of a claim's own words its passage sentences must hold (bench/claims.py)
 SUPPORTING = 2  # passage sentences a claim may draw on together (a merge)
 NEIGHBOURS = 4  # words either side of a strong word that it is read with (``_strong_bound``)
+HEDGED = 8  # words after a passage's hedge that it hedges (``_hedge_dropped``)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 # a number and the word after it, when one follows ("3 million", "750 square", "2025 deadline")
@@ -200,6 +201,27 @@ def _strong_bound(sentence: str, text: str) -> bool:
         if not any(len(near & set(terms(" ".join(one)))) >= need for one in there):
             return False
     return True
+
+
+def _hedge_dropped(sentence: str, text: str) -> bool:
+    """Whether the passage sentence of ``text`` that holds the most of ``sentence``'s terms
+    hedges what it says (a word of ``checked.hedges``, "can", "may", "estimated",
+    "possibility", before two or more of the claim's terms within ``HEDGED`` words; not
+    "may not", which forbids) and the claim hedges nothing: "Ziegler is a lawful excuse" for
+    "can, on the facts, amount to a lawful excuse" (decision 0091)."""
+    hedges, negators = drafts().checked.hedges, drafts().checked.negators
+    if set(_fold(sentence).split()) & hedges:
+        return False
+    said = set(terms(figures(sentence)))
+    holding = max(split(text), key=lambda one: len(said & set(terms(one))), default="")
+    words = _fold(holding).split()
+    for i, word in enumerate(words):
+        if word not in hedges or (i + 1 < len(words) and words[i + 1] in negators):
+            continue  # "may not confine" forbids; it hedges nothing
+        hedged = set(terms(" ".join(words[i + 1 : i + 1 + HEDGED])))
+        if len(hedged & said) >= 2:  # what it hedges is what the claim says
+            return True
+    return False
 
 
 @cache
@@ -550,6 +572,8 @@ class Checker:
             return None  # what the passages only deny, stated (a claim that denies, paraphrases)
         if self.misbound(sentence, set().union(*(self.places[u] for u in chosen))):
             return None
+        if _hedge_dropped(sentence, text):
+            return None  # what the passage hedges, stated as certain
         return list(dict.fromkeys(self.units[u][0] for u in chosen))
 
     def citation(self, sentence: str, chosen: list[int]) -> Citation:

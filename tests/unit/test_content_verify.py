@@ -236,3 +236,15 @@ def test_a_strong_word_is_held_among_the_words_it_binds():
     assert not _held(passage, "On conviction, courts must deprive owners of animals.")
     assert _held(passage, "RSPCA inspectors must rely on consent to enter premises.")
     assert _held(passage, "Most of their welfare problems stem from fast growth.")
+
+
+def test_what_a_passage_hedges_is_not_held_as_certain():
+    """Decision 0091: "can amount to a lawful excuse" does not hold "is a lawful excuse"; a
+    claim that keeps the hedge is held, and "may not" forbids rather than hedges."""
+    passage = (
+        "Peaceful protest that blocks a road can, on the facts, amount to a lawful excuse. "
+        "Carriers may not confine animals for more than 28 hours without rest."
+    )
+    assert not _held(passage, "Peaceful protest that blocks a road is a lawful excuse.")
+    assert _held(passage, "Peaceful protest that blocks a road can amount to a lawful excuse.")
+    assert _held(passage, "Carriers may not confine animals for more than 28 hours without rest.")
