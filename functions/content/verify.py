@@ -489,14 +489,29 @@ class Checker:
         agreed). Or the sentence that holds the figure gives it to a name the claim does not
         use, standing among the claim's words more closely than the claim's own name does in
         the passages ("in November 2020 the Netherlands ordered the culling", where Denmark
-        did)."""
+        did). Or, for a name of no kind the passages give, another name stands among its words
+        ``RIVAL`` times more closely than its own occurrence ("Ofcom regulates newspapers"
+        where IPSO does, decision 0091)."""
         claimed = _anchors(sentence, self.common | _lower_words(sentence))
         values = {a.value for a in claimed}
         names = [a for a in claimed if "name" in a.kinds and a.value not in self.allowed]
         for name in names:
             headed = {kind for kind in name.kinds if kind.startswith("name:")}
             if not headed:
-                continue
+                held, own = self._closest(name)
+                if own is None:
+                    continue
+                rivals = (  # in another sentence than its own: one sentence says it of it
+                    b
+                    for b in self.anchors
+                    if b.kinds == {"name"}
+                    and b.value not in values
+                    and b.place in places
+                    and b.place != own.place
+                )
+                if any(_closeness(name, b, self.rare) > RIVAL * held for b in rivals):
+                    return True  # what the passages say of one body, given to another
+                continue  # (decision 0091: the APHA for the RSPCA, Ofcom for IPSO)
             held, _ = self._closest(name)
             rivals = (
                 b

@@ -248,3 +248,15 @@ def test_what_a_passage_hedges_is_not_held_as_certain():
     assert not _held(passage, "Peaceful protest that blocks a road is a lawful excuse.")
     assert _held(passage, "Peaceful protest that blocks a road can amount to a lawful excuse.")
     assert _held(passage, "Carriers may not confine animals for more than 28 hours without rest.")
+
+
+def test_what_the_passages_say_of_one_body_is_not_held_of_another():
+    """Decision 0091: a name the passages give, standing where another stands more closely
+    among the claim's words, is misbound."""
+    passage = (
+        "Newspapers and magazines are regulated by IPSO under the Editors' Code of Practice. "
+        "Broadcasters are regulated by Ofcom under the Broadcasting Code."
+    )
+    assert _held(passage, "Newspapers and magazines are regulated by IPSO.")
+    assert not _held(passage, "Newspapers and magazines are regulated by Ofcom.")
+    assert _held(passage, "Broadcasters are regulated by Ofcom.")
