@@ -513,7 +513,8 @@ def _clausal(topic: str) -> bool:
         return False
     if "?" in text:
         return True
-    if said[0] in article.clausal and (len(said) < 2 or said[1] not in ("of", "for")):
+    opens = article.clausal | article.imperatives
+    if said[0] in opens and (len(said) < 2 or said[1] not in ("of", "for")):
         return True
     # the writer speaking: "as a vet I want ..."; not a numeral after a name ("Annex I")
     if any(
@@ -580,6 +581,33 @@ def _said(topic: str, markdown: bool = False) -> str | None:
     if text.rstrip("'\"\u2019\u201d")[-1:] not in (".", "?", "!"):  # "... business?'" has its stop
         text = f"{text}?" if asks else f"{text}."
     return _escaped(text) if markdown else text
+
+
+_THEIRS = {"your": "their", "yours": "theirs", "yourselves": "themselves"}
+
+
+def _asked(topic: str) -> str | None:
+    """What a topic that is an instruction asks its organisation to do, to follow "call on X
+    to": the topic without the "Please" a request's cut put before it, or the words after a
+    headline's colon or dash ("Crestline: stop building sheds"), when a verb of instruction
+    opens them (``article``: ``clausal`` not ``asking``, and ``imperatives``), in lower case,
+    "your" made "their" ("lower the stocking density in their sheds"); None for anything
+    else, a question among them (decision 0091)."""
+    article = drafts().article
+    text = " ".join(topic.split()).rstrip(" .!")
+    asking = drafts().request_asked.split("{ask}")[0]
+    if asking.strip() and text.lower().startswith(asking.lower()):
+        text = text[len(asking) :]
+    else:
+        colon = _HEADLINE.search(text)
+        if colon is not None and colon.start():
+            text = text[colon.end() :]
+    words = text.split()
+    verbs = (article.clausal - article.asking - {"no", "please"}) | article.imperatives
+    if not words or "?" in text or words[0].lower() not in verbs:
+        return None
+    kept = [_THEIRS.get(word.lower(), word) for word in words]
+    return " ".join([kept[0].lower(), *kept[1:]])
 
 
 def _asks(words: list[str]) -> bool:
@@ -974,6 +1002,8 @@ def _long_form(
     added = said is not None and not spec.topic.rstrip(" ,;:").endswith(".")
     headline = said[:-1] if said and added and said.endswith(".") else said
     values = {**values, "Said": said or "", "Headline": headline or "", "you": you}
+    asked_for = _asked(spec.topic) if said else None  # what "call on X to" asks
+    asked_for = _escaped(asked_for) if web and asked_for else asked_for
     values["company"] = spec.committed or ""
     tone = drafts().tone[spec.tone]
     intro = (tone.intro_said if said else tone.intro).format(**values)
@@ -1029,7 +1059,9 @@ def _long_form(
             "",
             _heading(framed("press_headline"), 1, web),
             "",
-            framed("press_dateline_to", organisation=organisation)
+            frame.said.press_dateline_asked.format(organisation=organisation, ask=asked_for)
+            if organisation and asked_for
+            else framed("press_dateline_to", organisation=organisation)
             if organisation
             else framed("press_dateline"),
             "",
@@ -1059,6 +1091,8 @@ def _long_form(
             "",
             framed("petition_ask", committed)
             if spec.committed
+            else frame.said.petition_ask_to.format(audience=_in_sentence(target), ask=asked_for)
+            if target and asked_for
             else framed("petition_ask", audience=_in_sentence(target))
             if target
             else framed("petition_ask_default"),

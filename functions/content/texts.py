@@ -57,6 +57,7 @@ class Article(Content):
     heads: LowerWords
     institutions: LowerWords
     groups: LowerWords
+    imperatives: LowerWords
 
 
 class AnswerWords(Content):
@@ -76,6 +77,8 @@ class SaidFrame(Content):
     petition_title: Annotated[str, Template("Headline")]
     petition_ask: Annotated[str, Template("audience")]
     petition_ask_default: str
+    petition_ask_to: Annotated[str, Template("audience", "ask")]
+    press_dateline_asked: Annotated[str, Template("organisation", "ask")]
     talking_points_title: Annotated[str, Template("Headline")]
     talking_points_title_for: Annotated[str, Template("audience", "Headline")]
 

@@ -482,3 +482,48 @@ def test_a_quoted_question_keeps_its_own_stop():
     assert _said("'Aren't you just trying to put farmers out of business?'") == (
         "'Aren't you just trying to put farmers out of business?'"
     )
+
+
+@pytest.mark.parametrize(
+    ("topic", "asked"),
+    [
+        ("Please stop building new colony cage sheds", "stop building new colony cage sheds"),
+        ("lower the stocking density in your sheds", "lower the stocking density in their sheds"),
+        ("Crestline Eggs: stop building colony cages", "stop building colony cages"),
+        ("how do you file a proposal", None),
+        ("Sows should be in groups from day one", None),
+    ],
+)
+def test_a_topic_that_is_an_ask_is_what_call_on_asks(topic, asked):
+    """Decision 0091: "call on Moorfeld Geflügel to act on lower the stocking density ..."."""
+    from functions.content.compose import _asked
+
+    assert _asked(topic) == asked
+
+
+def test_a_petition_calls_on_its_organisation_to_do_what_the_topic_asks():
+    from functions.content.compose import Passage, Spec, compose
+
+    spec = Spec(
+        topic="Please lower the stocking density in your broiler sheds",
+        content_type="petition",
+        platform="web",
+        tone="urgent",
+        audience="Moorfeld Geflügel",
+        organisation="Moorfeld Geflügel",
+    )
+    passages = [
+        Passage(
+            text="High stocking density in broiler sheds restricts movement and resting and "
+            "worsens litter quality.",
+            title="Broilers",
+            url="https://example.org/broilers",
+            section="Density",
+        )
+    ]
+    draft = compose(spec, passages)
+    assert draft is not None
+    assert (
+        "call on Moorfeld Geflügel to lower the stocking density in their broiler sheds."
+        in draft.content
+    )
