@@ -209,9 +209,14 @@ def about_of(topic: str) -> tuple[str, str | None]:
 
 
 def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None:
-    """The topic's request cut (``about_of``); when no request reads the topic as given, the
-    topic without its opening words (``request_lead``: "Write an email to ..." read as "email
-    to ..."), once."""
+    """The topic's request cut (``about_of``), read first without its opening words when it
+    has any (``request_lead``: "Write an email to ..." read as "email to ..."), then as
+    given."""
+    opening = None if led else request_lead().match(topic)
+    if opening and opening.end() < len(topic):
+        cut = _request_cut(topic[opening.end() :], led=True)
+        if cut is not None:
+            return cut
     for pattern in tool_requests():
         found = pattern.match(topic)
         if not found:
@@ -226,9 +231,6 @@ def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None
         if about and _worded(about):
             named = groups.get("to") or groups.get("whom")
             return about.strip(" .?!"), named.strip() if named else None
-    opening = None if led else request_lead().match(topic)
-    if opening and opening.end() < len(topic):
-        return _request_cut(topic[opening.end() :], led=True)
     return None
 
 
