@@ -32,7 +32,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sets = ("tuning", "holdout", "holdout2", "holdout3", "holdout4")
+    sets = ("tuning", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
     parser.add_argument("--set", choices=sets, default="tuning")
     parser.add_argument("--misses", action="store_true", help="print each sentence misjudged")
     args = parser.parse_args(argv)
