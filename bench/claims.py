@@ -8,12 +8,15 @@ chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once
 0082, then read to write decision 0090's binding rules), and ``provider_claims_holdout2.jsonl``
 (all 20 guides; measured once before and once after decision 0090, spent) and
 ``provider_claims_holdout3.jsonl`` (all 20 guides; measured once at 74754bc, 1 of 60 reaching
-the client, then read for decision 0091's rule, spent): helpers wrote each
+the client, then read for decision 0091's rule, spent), ``provider_claims_holdout4.jsonl``
+(measured once at dfd5a45, 7 of 60, then read for decision 0091's hedge and name rules, spent)
+and ``provider_claims_holdout5.jsonl`` (measured once at 193a66d, 5 of 60, spent): helpers
+wrote each
 from the guides alone, each line a sentence with the guide passages it was written from. The
 issue's bar: unsupported sentences reaching the client 0.
 
-    PYTHONPATH=. .venv/bin/python bench/claims.py [--set tuning|holdout|holdout2|holdout3]
-        [--misses]
+    PYTHONPATH=. .venv/bin/python bench/claims.py
+        [--set tuning|holdout|holdout2|holdout3|holdout4|holdout5] [--misses]
 """
 
 from __future__ import annotations
