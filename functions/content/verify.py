@@ -185,9 +185,9 @@ def _strong_held(sentence: str, there: set[str]) -> bool:
 
 def _strong_bound(sentence: str, text: str) -> bool:
     """Whether each strong word of ``sentence`` stands, in a sentence of ``text`` that holds
-    it (or one that says as much), among at least half the claim's terms within ``NEIGHBOURS``
-    words of it: "courts must deprive owners" is not held by "courts can deprive owners"
-    beside "inspectors must rely on consent" (decision 0091)."""
+    it (or one that says as much), among at least a third of the claim's terms within
+    ``NEIGHBOURS`` words of it: "courts must deprive owners" is not held by "courts can
+    deprive owners" beside "inspectors must rely on consent" (decision 0091)."""
     alike = drafts().checked.alike
     words = _fold(sentence).split()
     held = [set(_fold(one).split()) for one in split(text)]
