@@ -583,16 +583,13 @@ def _said(topic: str, markdown: bool = False) -> str | None:
     return _escaped(text) if markdown else text
 
 
-_THEIRS = {"your": "their", "yours": "theirs", "yourselves": "themselves"}
-
-
 def _asked(topic: str) -> str | None:
     """What a topic that is an instruction asks its organisation to do, to follow "call on X
     to": the topic without the "Please" a request's cut put before it, or the words after a
     headline's colon or dash ("Crestline: stop building sheds"), when a verb of instruction
     opens them (``article``: ``clausal`` not ``asking``, and ``imperatives``), in lower case,
-    "your" made "their" ("lower the stocking density in their sheds"); None for anything
-    else, a question among them (decision 0091)."""
+    "your" made "their" (``article.theirs``: "lower the stocking density in their sheds"); None
+    for anything else, a question among them (decision 0091)."""
     article = drafts().article
     text = " ".join(topic.split()).rstrip(" .!")
     asking = drafts().request_asked.split("{ask}")[0]
@@ -606,7 +603,7 @@ def _asked(topic: str) -> str | None:
     verbs = (article.clausal - article.asking - {"no", "please"}) | article.imperatives
     if not words or "?" in text or words[0].lower() not in verbs:
         return None
-    kept = [_THEIRS.get(word.lower(), word) for word in words]
+    kept = [article.theirs.get(word.lower(), word) for word in words]
     return " ".join([kept[0].lower(), *kept[1:]])
 
 

@@ -58,6 +58,7 @@ class Article(Content):
     institutions: LowerWords
     groups: LowerWords
     imperatives: LowerWords
+    theirs: dict[LowerLine, LowerLine]
 
 
 class AnswerWords(Content):
