@@ -10,13 +10,13 @@ chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once
 ``provider_claims_holdout3.jsonl`` (all 20 guides; measured once at 74754bc, 1 of 60 reaching
 the client, then read for decision 0091's rule, spent), ``provider_claims_holdout4.jsonl``
 (measured once at dfd5a45, 7 of 60, then read for decision 0091's hedge and name rules, spent)
-and ``provider_claims_holdout5.jsonl`` (measured once at 193a66d, 5 of 60, spent): helpers
-wrote each
+``provider_claims_holdout5.jsonl`` (measured once at 193a66d, 5 of 60, spent) and
+``provider_claims_holdout6.jsonl`` (written on 2026-12-02, not yet measured): helpers wrote each
 from the guides alone, each line a sentence with the guide passages it was written from. The
 issue's bar: unsupported sentences reaching the client 0.
 
     PYTHONPATH=. .venv/bin/python bench/claims.py
-        [--set tuning|holdout|holdout2|holdout3|holdout4|holdout5] [--misses]
+        [--set tuning|holdout|holdout2|...|holdout6] [--misses]
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sets = ("tuning", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
+    sets = ("tuning", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
     parser.add_argument("--set", choices=sets, default="tuning")
     parser.add_argument("--misses", action="store_true", help="print each sentence misjudged")
     args = parser.parse_args(argv)
