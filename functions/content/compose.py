@@ -36,8 +36,10 @@ from functions.content.texts import (
     Drafts,
     Frame,
     advice,
+    asked_rest,
     drafts,
     generic_terms,
+    instruction_verbs,
     not_facts,
     related,
     trailing_clauses,
@@ -513,8 +515,8 @@ def _clausal(topic: str) -> bool:
         return False
     if "?" in text:
         return True
-    opens = article.clausal | article.imperatives
-    if said[0] in opens and (len(said) < 2 or said[1] not in ("of", "for")):
+    opens = said[0] in article.clausal or said[0] in article.imperatives
+    if opens and (len(said) < 2 or said[1] not in ("of", "for")):
         return True
     # the writer speaking: "as a vet I want ..."; not a numeral after a name ("Annex I")
     if any(
@@ -590,20 +592,19 @@ def _asked(topic: str) -> str | None:
     opens them (``article``: ``clausal`` not ``asking``, and ``imperatives``), in lower case,
     "your" made "their" (``article.theirs``: "lower the stocking density in their sheds"); None
     for anything else, a question among them (decision 0091)."""
-    article = drafts().article
     text = " ".join(topic.split()).rstrip(" .!")
-    asking = drafts().request_asked.split("{ask}")[0]
-    if asking.strip() and text.lower().startswith(asking.lower()):
-        text = text[len(asking) :]
+    rest = asked_rest(text)
+    if rest is not None:
+        text = rest
     else:
         colon = _HEADLINE.search(text)
         if colon is not None and colon.start():
             text = text[colon.end() :]
     words = text.split()
-    verbs = (article.clausal - article.asking - {"no", "please"}) | article.imperatives
-    if not words or "?" in text or words[0].lower() not in verbs:
+    if not words or "?" in text or words[0].lower() not in instruction_verbs():
         return None
-    kept = [article.theirs.get(word.lower(), word) for word in words]
+    theirs = drafts().article.theirs
+    kept = [theirs.get(word.lower(), word) for word in words]
     return " ".join([kept[0].lower(), *kept[1:]])
 
 

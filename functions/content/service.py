@@ -34,7 +34,7 @@ from common.subjects import optout
 from functions.content import compose, verify
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
-from functions.content.texts import drafts, request_lead, tool_requests
+from functions.content.texts import asked_rest, drafts, request_lead, tool_requests
 from functions.knowledge import service as knowledge
 
 logger = get_logger("ars.content")
@@ -388,9 +388,9 @@ def subject(topic: str, audience: str | None) -> str:
     draft asks with (``request_asked``: "Please stop killing bobby calves" is about killing
     bobby calves; the judge read "Please" as a word no passage answers, decision 0091). The
     topic as given when nothing else is left of it."""
-    asking = drafts().request_asked.split("{ask}")[0]
-    if asking.strip() and topic.lower().startswith(asking.lower()) and terms(topic[len(asking) :]):
-        topic = topic[len(asking) :]
+    rest = asked_rest(topic)
+    if rest is not None and terms(rest):
+        topic = rest
     named = set(_TITLED.findall(audience)) if audience else set()
     named |= {_POSSESSIVE.sub("", word) for word in names_of(topic)}
     words, dropped = [], False

@@ -207,6 +207,24 @@ def tool_requests() -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, re.IGNORECASE | re.DOTALL) for p in drafts().requests)
 
 
+def asked_rest(topic: str) -> str | None:
+    """What follows the words a request's cut asks with (``request_asked``'s before
+    ``{ask}``: "Please stop building sheds" -> "stop building sheds"), or None when the topic
+    does not open with them."""
+    asking = drafts().request_asked.split("{ask}")[0]
+    if asking.strip() and topic.lower().startswith(asking.lower()):
+        return topic[len(asking) :]
+    return None
+
+
+@cache
+def instruction_verbs() -> frozenset[str]:
+    """The words that open an instruction (``article``: ``clausal`` that are not ``asking``,
+    and ``imperatives``)."""
+    article = drafts().article
+    return frozenset((article.clausal - article.asking - {"no", "please"}) | article.imperatives)
+
+
 @cache
 def request_lead() -> re.Pattern[str]:
     """The words that open a request before its genre ("Write an", "pls draft a": data/content/

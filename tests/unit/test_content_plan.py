@@ -527,3 +527,76 @@ def test_a_petition_calls_on_its_organisation_to_do_what_the_topic_asks():
         "call on Moorfeld Geflügel to lower the stocking density in their broiler sheds."
         in draft.content
     )
+
+
+def test_a_press_release_on_an_ask_calls_on_its_organisation_to_do_it():
+    from functions.content.compose import Passage, Spec, compose
+
+    spec = Spec(
+        topic="Crestline Eggs: stop building enriched colony cages",
+        content_type="press_release",
+        platform="web",
+        organisation="Crestline Eggs",
+    )
+    passages = [
+        Passage(
+            text="Enriched colony cages still confine laying hens in cages for their whole lives.",
+            title="Laying hens",
+            url="https://example.org/hens",
+            section="Cages",
+        )
+    ]
+    draft = compose(spec, passages)
+    assert draft is not None
+    assert "today called on Crestline Eggs to stop building enriched colony cages." in draft.content
+
+
+def test_a_drafts_subject_is_what_it_asks_without_its_please():
+    """Decision 0091: the judge read "Please" as a word no passage answers."""
+    from functions.content.service import subject
+
+    assert subject("Please stop killing bobby calves", None) == "stop killing bobby calves"
+    assert subject("Please", None) == "Please"  # nothing else left: as given
+
+
+def test_a_draft_that_calls_on_an_organisation_is_measured_near_the_best_passage_it_may_quote():
+    """Decision 0091: a passage of campaign advice, which such a draft never quotes, does not
+    set the bar its facts must come near."""
+    from functions.content.compose import NEAR, Passage, Spec, compose
+
+    advice = Passage(
+        text="Campaigns on dairy calves ask for pair or group housing from birth, pain relief "
+        "for all disbudding and published annual data on the fate of male calves.",
+        title="Dairy calf welfare",
+        url="https://example.org/calves",
+        section="What campaigns ask for",
+        score=0.65,
+    )
+    transport = Passage(
+        text="Calves under ten days old may be transported only if the journey is less than "
+        "100 km.",
+        title="Animal transport",
+        url="https://example.org/transport",
+        section="Young animals",
+        score=0.59,
+    )
+    male = Passage(
+        text="Male dairy calves have little value in breeds selected for milk, and many are "
+        "killed within days of birth.",
+        title="Dairy calf welfare",
+        url="https://example.org/calves",
+        section="Surplus calves",
+        score=0.45,
+    )
+    assert male.score < NEAR * advice.score  # far from the advice
+    assert male.score >= NEAR * transport.score  # near the best it may quote
+    spec = Spec(
+        topic="stop killing bobby calves at a few days old",
+        content_type="letter",
+        platform="web",
+        audience="Dairyvale Cooperative",
+        organisation="Dairyvale Cooperative",
+    )
+    draft = compose(spec, [advice, transport, male])
+    assert draft is not None
+    assert 2 in {f.passage for f in draft.facts}
