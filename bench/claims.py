@@ -11,12 +11,14 @@ chosen on it) and ``provider_claims_holdout.jsonl`` (other guides; measured once
 the client, then read for decision 0091's rule, spent), ``provider_claims_holdout4.jsonl``
 (measured once at dfd5a45, 7 of 60, then read for decision 0091's hedge and name rules, spent)
 ``provider_claims_holdout5.jsonl`` (measured once at 193a66d, 5 of 60, spent) and
-``provider_claims_holdout6.jsonl`` (written on 2026-12-02, not yet measured): helpers wrote each
+``provider_claims_holdout6.jsonl`` (measured once at 69531b2, 2 of 60, spent) and
+``provider_claims_holdout7.jsonl`` (measured once at 69531b2 with the checker unchanged, 8 of
+60, spent; decision 0092): helpers wrote each
 from the guides alone, each line a sentence with the guide passages it was written from. The
 issue's bar: unsupported sentences reaching the client 0.
 
     PYTHONPATH=. .venv/bin/python bench/claims.py
-        [--set tuning|holdout|holdout2|...|holdout6] [--misses]
+        [--set tuning|holdout|holdout2|...|holdout7] [--misses]
 """
 
 from __future__ import annotations
@@ -35,7 +37,16 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sets = ("tuning", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
+    sets = (
+        "tuning",
+        "holdout",
+        "holdout2",
+        "holdout3",
+        "holdout4",
+        "holdout5",
+        "holdout6",
+        "holdout7",
+    )
     parser.add_argument("--set", choices=sets, default="tuning")
     parser.add_argument("--misses", action="store_true", help="print each sentence misjudged")
     args = parser.parse_args(argv)

@@ -185,6 +185,8 @@ class Spec:
     subject: str | None = None  # what the facts are about: the topic without the names addressed
     reply_by: date | None = None  # a letter's or an email's date for a reply
     ally: bool = False  # the organisation is one of the records' allies, not one to call on
+    mention: str | None = None  # whom a post or a thread opens by calling out ("@Fjordlax")
+    given: str | None = None  # the topic as the request gave it, when ``topic`` is its cut
 
 
 @dataclass
@@ -922,6 +924,7 @@ def _post(spec: Spec, found: list[Fact], tags: list[str], asking: bool = True) -
         return None
     rules = drafts().platform[spec.platform]
     opening, ask = hook(spec), cta(spec) or ""
+    called = f"{spec.mention} " if spec.mention else ""
     in_post = min(max(1, rules.hashtags_in_post), len(tags))
     separator = "\n\n" if spec.platform != "x" else " "
     for fact_count in range(_facts_wanted(spec), 0, -1):
@@ -930,7 +933,7 @@ def _post(spec: Spec, found: list[Fact], tags: list[str], asking: bool = True) -
             for head in (f"{opening}{separator}", ""):
                 for tag_count in range(in_post, 0, -1):
                     ending = f"{ask} " if asking else ""
-                    text = f"{head}{body}\n\n{ending}{' '.join(tags[:tag_count])}"
+                    text = f"{called}{head}{body}\n\n{ending}{' '.join(tags[:tag_count])}"
                     if count(text, spec.platform) <= rules.limit:
                         return Draft([text], text, tags, list(picked))
     return None
@@ -972,12 +975,13 @@ def _thread(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
     opening = hook(spec)
     more = drafts().frame.thread_more
     more = more[:1].lower() + more[1:] if opening.endswith(":") else more
-    bodies = [f"{opening} {more} \U0001f9f5", *(f.text for f in usable)]
+    called = f"{spec.mention} " if spec.mention else ""
+    bodies = [f"{called}{opening} {more} \U0001f9f5", *(f.text for f in usable)]
     bodies.append(closing)
     total = len(bodies)
     posts = [f"{body} {i}/{total}" for i, body in enumerate(bodies, 1)]
     if count(posts[0], spec.platform) > limit:  # a very long topic: a plain opening
-        posts[0] = f"{drafts().frame.thread_more} \U0001f9f5 1/{total}"
+        posts[0] = f"{called}{drafts().frame.thread_more} \U0001f9f5 1/{total}"
     if any(count(p, spec.platform) > limit for p in posts):
         return None
     return Draft(posts, "\n\n".join(posts), tags, usable)
@@ -1078,8 +1082,15 @@ def _long_form(
             lines += [_heading(section, 2, web), "", " ".join(f.text for f in group), ""]
         lines += [_heading(frame.blog_conclusion, 2, web), "", *closing]
     elif spec.content_type == "petition":
+        rest = asked_rest(spec.topic.rstrip(" .")) if said and organisation else None
+        rest = _escaped(rest) if web and rest else rest
+        title = (
+            frame.said.petition_title_to.format(organisation=organisation, ask=rest)
+            if rest
+            else framed("petition_title")
+        )
         lines = [
-            _heading(framed("petition_title"), 1, web),
+            _heading(title, 1, web),
             "",
             frame.petition_to.format(audience=target) if target else frame.petition_to_default,
             "",

@@ -34,7 +34,13 @@ from common.subjects import optout
 from functions.content import compose, verify
 from functions.content.compose import Passage, Spec
 from functions.content.models import ContentRequest
-from functions.content.texts import asked_rest, drafts, request_lead, tool_requests
+from functions.content.texts import (
+    asked_rest,
+    drafts,
+    instruction,
+    request_lead,
+    tool_requests,
+)
 from functions.knowledge import service as knowledge
 
 logger = get_logger("ars.content")
@@ -151,7 +157,8 @@ def spec_of(request: ContentRequest) -> Spec:
                 )
             ],
         )
-    topic, named = about_of(_PUNCTUATION_RUN.sub(r"\1", markup.plain(request.topic, strict=True)))
+    given = _PUNCTUATION_RUN.sub(r"\1", markup.plain(request.topic, strict=True))
+    topic, named = about_of(given)
     audience = markup.plain(request.audience, strict=True) if request.audience else named
     cta = markup.plain(request.callToAction, strict=True) if request.callToAction else None
     empty = [
@@ -185,6 +192,10 @@ def spec_of(request: ContentRequest) -> Spec:
         organisation=organisation_of(audience),
         reply_by=request.replyBy,
         subject=subject(topic, audience),
+        # whom a post's topic calls out by "@" ("@Fjordlax Seafood when are you going to ..."):
+        # the post calls them out too (decision 0092)
+        mention=f"@{named}" if named and given.startswith("@") else None,
+        given=given if topic != given else None,
     )
 
 
@@ -200,7 +211,7 @@ def about_of(topic: str) -> tuple[str, str | None]:
     your ban ...", for BazaarHub)."""
     named: str | None = None
     for _ in range(2):
-        cut = _request_cut(topic)
+        cut = _request_cut(topic) or _clause_cut(topic)
         if cut is None:
             break
         topic, whom = cut
@@ -232,6 +243,50 @@ def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None
             named = groups.get("to") or groups.get("whom")
             return about.strip(" .?!"), named.strip() if named else None
     return None
+
+
+# where a topic's sentences and dashed parts meet ("sow stalls vs farrowing crates - people
+# mix them up, can u do a thread on it"), and a comma before a clause that asks the tool
+_PARTS = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]\s+")
+_COMMA = re.compile(r",\s+")
+# what a clause that asks says the draft is about, when it is only a pointer back ("on the
+# difference", "on it", "on why not")
+_POINTER = re.compile(
+    r"^(?:(?:it|this|that|them|these|those)\b|(?:the\s+\w+|why\s+not|\w+)[?!.]*$)", re.I
+)
+
+
+def _clause_cut(topic: str) -> tuple[str, str | None] | None:
+    """The topic up to a later part or clause that asks the tool for the draft
+    (``texts.instruction``; a part after a sentence's stop or a dash, or a clause after a
+    comma: "FDA Modernization Act 2.0 - explain it in a thread, ppl think it banned animal
+    testing" -> "FDA Modernization Act 2.0"); or what that part says the draft is about, by
+    ``requests``, when it says more than a pointer back ("Thinking of buying a parrot online?
+    Facebook post on where 'exotic pets' really come from" -> "where 'exotic pets' really come
+    from"). A first part that asks is ``_request_cut``'s to read: it often holds the ask
+    itself ("letter to Lakeshore legislators backing the bill - ..."). None when no later
+    part asks (decision 0092)."""
+    at = None
+    for part in _PARTS.finditer(topic):
+        if instruction().match(topic[part.end() :]):
+            at = (part.start(), part.end())
+            break
+    if at is None:
+        for comma in _COMMA.finditer(topic):
+            if instruction().match(topic[comma.end() :]):
+                at = (comma.start(), comma.end())
+                break
+    if at is None:
+        return None
+    kept = topic[: at[0]].strip(" ,;-\u2013\u2014")
+    cut = _request_cut(topic[at[1] :])
+    again = _request_cut(cut[0]) if cut else None  # "explain it in a thread" -> "it"
+    about = (again or cut or ("", None))[0].strip()
+    if not _worded(about) or _POINTER.match(about):
+        return (kept, None) if _worded(kept) else None
+    if kept.endswith("?"):  # the question asked, then what the draft is about
+        return f"{kept} {about[0].upper()}{about[1:]}", None
+    return about, None
 
 
 def _worded(text: str) -> bool:
@@ -301,7 +356,13 @@ def organisation_of(audience: str | None) -> str | None:
     bare = _TRAILING_LOWER.sub("", bare)  # "the Harbourside Port Authority board"
     if bare[:1].isupper() and organisations.kind_of(bare) is not None:
         return bare
+    if _FIRM.fullmatch(bare) and not _a_person(bare):
+        return bare  # "Hallam & Rowe": a firm's name by its partners' (decision 0092)
     return None
+
+
+# capitalised names joined by "&" ("Hallam & Rowe", "Harlow & Finch")
+_FIRM = re.compile(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)* & [A-Z][\w'-]*(?: [A-Z][\w'-]*)*")
 
 
 def _inside_name(between: str, cue: re.Match[str]) -> bool:
@@ -466,9 +527,12 @@ def covering(topic: str, audience: str | None = None, length: str = "medium") ->
 def passages_for(spec: Spec) -> list[Passage]:
     """The topic's knowledge passages a draft quotes (``quoted``), without their sentences that
     carry personal data: a draft (or a provider) is never given any to quote (decision 0037).
-    422 when the corpus does not cover the topic: a draft is never written from passages about
-    something else (decision 0039)."""
+    422 when the corpus does not cover the topic, neither as cut from the request nor as given
+    (decision 0092): a draft is never written from passages about something else (decision
+    0039)."""
     found = covering(spec.topic, spec.audience, spec.length)
+    if found.best < COVERAGE_MIN and spec.given:  # the request's words, when its cut is not
+        found = covering(spec.given, spec.audience, spec.length)  # (decision 0092)
     if found.best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
     hits = quoted(found)

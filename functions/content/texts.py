@@ -76,6 +76,7 @@ class SaidFrame(Content):
     blog_title: Annotated[str, Template("Headline")]
     blog_intro: str
     petition_title: Annotated[str, Template("Headline")]
+    petition_title_to: Annotated[str, Template("organisation", "ask")]
     petition_ask: Annotated[str, Template("audience")]
     petition_ask_default: str
     petition_ask_to: Annotated[str, Template("audience", "ask")]
@@ -166,6 +167,7 @@ class Drafts(Content):
     advice: tuple[Pattern, ...]
     requests: tuple[Pattern, ...]
     request_lead: Pattern
+    instruction: Pattern
     request_asked: Annotated[str, Template("ask")]
     request_called: Annotated[str, Template("whom", "demand")]
     trailing_clauses: tuple[Pattern, ...] = Field(min_length=1)
@@ -223,6 +225,13 @@ def instruction_verbs() -> frozenset[str]:
     and ``imperatives``)."""
     article = drafts().article
     return frozenset((article.clausal - article.asking - {"no", "please"}) | article.imperatives)
+
+
+@cache
+def instruction() -> re.Pattern[str]:
+    """A clause of a topic that asks the tool for the draft ("can u do a thread on the
+    difference": data/content/drafts.toml ``instruction``), matched in any case."""
+    return re.compile(drafts().instruction, re.IGNORECASE)
 
 
 @cache

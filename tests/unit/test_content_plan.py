@@ -413,6 +413,43 @@ def test_the_places_a_draft_is_for_are_not_in_a_name_nor_a_capital_at_its_start(
             "Talking points for our liaison if officers impose conditions on our protest",
             None,
         ),
+        # a later part or clause that asks the tool is set aside, or read for what the draft
+        # is about, after a question before it (decision 0092)
+        (
+            "Battery cages in Spain — explain it in a thread, ppl think they were banned",
+            "Battery cages in Spain",
+            None,
+        ),
+        (
+            "mulesing vs crutching, people confuse them, can u do a thread on the difference",
+            "mulesing vs crutching, people confuse them",
+            None,
+        ),
+        (
+            "Why are piglets' tails docked? Facebook post on what tail biting tells us",
+            "Why are piglets' tails docked? What tail biting tells us",
+            None,
+        ),
+        ("Mink farms closed in 2020. x post on the culls in Denmark", "the culls in Denmark", None),
+        ("Mink farms closed in 2020. x post on the culls", "Mink farms closed in 2020.", None),
+        (
+            "can we picket a director's home? Talking points on why not",
+            "can we picket a director's home?",
+            None,
+        ),
+        ("Petition rules — how many signatures for a debate", None, None),
+        # a name, a colon and an ask of "your"; a post that calls someone out by "@"
+        (
+            "Fenwick & Lowe: take caged eggs out of your ready meals",
+            "Please take caged eggs out of your ready meals",
+            "Fenwick & Lowe",
+        ),
+        ("How to write a press release: put your news first", None, None),
+        (
+            "@Brightwell Supermarkets where is your cage-free progress report?",
+            "where is your cage-free progress report",
+            "Brightwell Supermarkets",
+        ),
         # no request to the tool, or nothing after it: as given
         ("letter writing tips", "letter writing tips", None),
         ("Could you tell me about ag-gag laws?", "Could you tell me about ag-gag laws?", None),
@@ -425,7 +462,7 @@ def test_a_request_to_the_tool_is_cut_from_the_topic(topic, about, named):
     audience when the request gives none."""
     from functions.content.service import about_of
 
-    assert about_of(topic) == (about, named)
+    assert about_of(topic) == (about or topic, named)
 
 
 def test_the_audience_a_request_names_is_used_only_when_none_is_given():
@@ -527,6 +564,51 @@ def test_a_petition_calls_on_its_organisation_to_do_what_the_topic_asks():
         "call on Moorfeld Geflügel to lower the stocking density in their broiler sheds."
         in draft.content
     )
+    # its title names whom it asks and the ask as written, without "Please" (decision 0092)
+    assert draft.content.startswith(
+        "# Petition to Moorfeld Geflügel: lower the stocking density in your broiler sheds\n"
+    )
+
+
+def test_a_request_naming_a_firm_and_calling_someone_out_is_drafted_to_them():
+    """Decision 0092: "Hallam & Rowe: get crates out of your pork" names its organisation, and
+    a post whose topic opens "@Name" calls them out too."""
+    from functions.content.compose import Passage, compose
+    from functions.content.models import ContentRequest
+    from functions.content.service import spec_of
+
+    petition = spec_of(
+        ContentRequest(
+            topic="Fenwick & Lowe: take caged eggs out of your meals", contentType="petition"
+        )
+    )
+    assert (petition.organisation, petition.topic) == (
+        "Fenwick & Lowe",
+        "Please take caged eggs out of your meals",
+    )
+    post = spec_of(
+        ContentRequest(
+            topic="@Brightwell Supermarkets where is your cage-free report?",
+            contentType="social_post",
+            platform="x",
+        )
+    )
+    assert post.mention == "@Brightwell Supermarkets"
+    passages = [
+        Passage(
+            text="Cage-free pledges need annual public progress reports.",
+            title="Corporate campaigns",
+            url="https://example.org/corporate",
+            section="Pledges",
+        )
+    ]
+    draft = compose(post, passages)
+    assert draft is not None
+    assert draft.content.startswith("@Brightwell Supermarkets ")
+    plain = spec_of(
+        ContentRequest(topic="where is the cage-free report?", contentType="social_post")
+    )
+    assert plain.mention is None
 
 
 def test_a_press_release_on_an_ask_calls_on_its_organisation_to_do_it():
