@@ -1059,7 +1059,13 @@ def _long_form(
         lines = [
             frame.press_header,
             "",
-            _heading(framed("press_headline"), 1, web),
+            _heading(
+                frame.said.press_headline_asked.format(organisation=organisation, ask=asked_for)
+                if organisation and asked_for
+                else framed("press_headline"),
+                1,
+                web,
+            ),
             "",
             frame.said.press_dateline_asked.format(organisation=organisation, ask=asked_for)
             if organisation and asked_for

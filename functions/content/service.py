@@ -38,6 +38,7 @@ from functions.content.texts import (
     asked_rest,
     drafts,
     instruction,
+    instruction_verbs,
     request_lead,
     tool_requests,
 )
@@ -233,8 +234,10 @@ def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None
         if not found:
             continue
         groups = found.groupdict()
-        if groups.get("ask"):
-            about = drafts().request_asked.format(ask=groups["ask"])
+        if "ordered" in groups and not _instructed(groups["ordered"]):
+            continue  # "Marigold Grocers, you went crate-free": no ask of them
+        if groups.get("ask") or groups.get("ordered"):
+            about = drafts().request_asked.format(ask=groups.get("ask") or groups["ordered"])
         elif groups.get("demand"):
             about = drafts().request_called.format(whom=groups["whom"], demand=groups["demand"])
         else:
@@ -247,10 +250,11 @@ def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None
 
 # where a topic's sentences and dashed parts meet ("sow stalls vs farrowing crates - people
 # mix them up, can u do a thread on it"), and a comma before a clause that asks the tool
-_PARTS = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]\s+")
+_PARTS = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]\s+|:\s+")
 _COMMA = re.compile(r",\s+")
 # what a clause that asks says the draft is about, when it is only a pointer back ("on the
 # difference", "on it", "on why not")
+_BACK = re.compile(r"(?:(?<=\s)|^)(?:them|it|these|those)$", re.IGNORECASE)  # what went before
 _POINTER = re.compile(
     r"^(?:(?:it|this|that|them|these|those)\b|(?:the\s+\w+|why\s+not|\w+)[?!.]*$)", re.I
 )
@@ -281,12 +285,24 @@ def _clause_cut(topic: str) -> tuple[str, str | None] | None:
     kept = topic[: at[0]].strip(" ,;-\u2013\u2014")
     cut = _request_cut(topic[at[1] :])
     again = _request_cut(cut[0]) if cut else None  # "explain it in a thread" -> "it"
-    about = (again or cut or ("", None))[0].strip()
+    about, named = (again or cut or ("", None))[0].strip(), cut[1] if cut else None
+    if named and _BACK.fullmatch(named) and _worded(kept):
+        return kept, None  # "BazaarHub is full of ivory - letter asking them to ...": theirs
+    named = named if named and re.search(r"\b[A-Z]", named) else None  # not "their team"
     if not _worded(about) or _POINTER.match(about):
-        return (kept, None) if _worded(kept) else None
+        return (kept, named) if _worded(kept) else None
     if kept.endswith("?"):  # the question asked, then what the draft is about
-        return f"{kept} {about[0].upper()}{about[1:]}", None
-    return about, None
+        return f"{kept} {about[0].upper()}{about[1:]}", named
+    back = _BACK.search(about)  # "lion bone permits - ... urging X to stop issuing them"
+    if back and _worded(kept) and not kept.endswith((".", "!")):
+        about = about[: back.start()] + kept
+    return about, named
+
+
+def _instructed(ask: str) -> bool:
+    """Whether an ask opens with a verb of instruction (``texts.instruction_verbs``)."""
+    words = ask.split()
+    return bool(words) and words[0].lower() in instruction_verbs()
 
 
 def _worded(text: str) -> bool:
@@ -536,6 +552,8 @@ def passages_for(spec: Spec) -> list[Passage]:
     if found.best < COVERAGE_MIN:
         raise NotCovered(_NOT_COVERED)
     hits = quoted(found)
+    if not hits:
+        return []
     known = optout.screen_known()
     passages = [Passage.of(h, privacy.screen_text(h["passage"], known).text) for h in hits]
     return [p for p in passages if p.text.strip()]

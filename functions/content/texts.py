@@ -81,6 +81,7 @@ class SaidFrame(Content):
     petition_ask_default: str
     petition_ask_to: Annotated[str, Template("audience", "ask")]
     press_dateline_asked: Annotated[str, Template("organisation", "ask")]
+    press_headline_asked: Annotated[str, Template("organisation", "ask")]
     talking_points_title: Annotated[str, Template("Headline")]
     talking_points_title_for: Annotated[str, Template("audience", "Headline")]
 

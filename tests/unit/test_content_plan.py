@@ -274,11 +274,42 @@ def test_the_places_a_draft_is_for_are_not_in_a_name_nor_a_capital_at_its_start(
             "the investor case on bird flu",
             None,
         ),
-        (  # what is left would lose what the topic is covered by ("Airlines")
+        (  # what is left may lose what the topic is covered by ("Airlines"): coverage is
+            # judged on the topic as given too (decision 0092)
             "write to Skyward Cargo Airlines asking them to stop flying monkeys",
-            "write to Skyward Cargo Airlines asking them to stop flying monkeys",
+            "Please stop flying monkeys",
+            "Skyward Cargo Airlines",
+        ),
+        (
+            "bobby calves: write to Dairyvale asking for real targets on sexed semen",
+            "real targets on sexed semen",
+            "Dairyvale",
+        ),
+        (
+            "lion bone permits - press release urging the Wildlife Authority to stop issuing them",
+            "Please stop issuing lion bone permits",
+            "the Wildlife Authority",
+        ),
+        (
+            "BazaarHub still lists ivory - letter asking them to enforce their own ban",
+            "BazaarHub still lists ivory",
             None,
         ),
+        (
+            "Pellucid Labs, stop paying for animal tests",
+            "Please stop paying for animal tests",
+            "Pellucid Labs",
+        ),
+        ("Marigold Grocers, you went crate-free on pork", None, None),
+        ("Why mink farms are a pandemic risk (blog)", "Why mink farms are a pandemic risk", None),
+        (
+            "PR: Prairie State revives its farm-access bill",
+            "Prairie State revives its farm-access bill",
+            None,
+        ),
+        ("newsletter blog: why we never protest at homes", "why we never protest at homes", None),
+        ("email our volunteers: how to report neglect", "how to report neglect", "our volunteers"),
+        ("ELI5 the iowa ag-gag cases", "the iowa ag-gag cases", None),
         ("Write a letter to Tesco about cage-free eggs", "cage-free eggs", "Tesco"),
         (
             "letter to my MP: farrowing crates are still legal",
@@ -631,6 +662,7 @@ def test_a_press_release_on_an_ask_calls_on_its_organisation_to_do_it():
     draft = compose(spec, passages)
     assert draft is not None
     assert "today called on Crestline Eggs to stop building enriched colony cages." in draft.content
+    assert "# Call for Crestline Eggs to stop building enriched colony cages\n" in draft.content
 
 
 def test_a_drafts_subject_is_what_it_asks_without_its_please():
@@ -682,3 +714,31 @@ def test_a_draft_that_calls_on_an_organisation_is_measured_near_the_best_passage
     draft = compose(spec, [advice, transport, male])
     assert draft is not None
     assert 2 in {f.passage for f in draft.facts}
+
+
+def test_a_topic_whose_cut_is_not_covered_is_judged_as_given(monkeypatch):
+    """Decision 0092: cutting a request's words from its topic can leave words the judge finds
+    less ("Thinking of buying a parrot online? Where exotic pets come from"); the topic as the
+    request gave it is judged before the draft is refused."""
+    from functions.content import service
+    from functions.content.compose import Spec
+    from functions.knowledge.service import Found
+
+    judged: list[str] = []
+
+    def covering(topic: str, audience: str | None = None, length: str = "medium") -> Found:
+        judged.append(topic)
+        return Found([], 0.9 if "Facebook post" in topic else 0.01, True)
+
+    monkeypatch.setattr(service, "covering", covering)
+    given = "Parrots online? Facebook post on where exotic pets come from"
+    cut = Spec(
+        topic="Parrots online? Where exotic pets come from",
+        content_type="social_post",
+        platform="facebook",
+        given=given,
+    )
+    assert service.passages_for(cut) == []  # covered: no passage left to quote, no refusal
+    assert judged == [cut.topic, given]
+    with pytest.raises(service.NotCovered):
+        service.passages_for(Spec(topic=cut.topic, content_type="social_post", platform="facebook"))
