@@ -7,7 +7,10 @@ Two sets of {"message", "organization", "role", "causeAreas"}: ``memory_tuning.j
 written with the extractor (the phrasings of issue 25 among them) and is what the rules were
 read against; ``memory_holdout.jsonl`` (70 messages) was written by a helper session that saw
 no code and no data of the project, only the topic list, and is measured, never read for
-tuning. Organisation and role are compared case- and space-folded; cause areas as sets. A
+tuning (it was read for decision 0092, so it is spent); ``memory_holdout2.jsonl`` (60 messages,
+introductions in the styles issue 47 names, written on 2026-12-02 by a helper that saw only the
+topic catalog) was measured once before and once after decision 0092's rules, and is spent
+too. Organisation and role are compared case- and space-folded; cause areas as sets. A
 wrong organisation or role (one the message does not give) is counted apart from a missed one,
 because storing a wrong value is worse than storing none.
 """
@@ -21,7 +24,11 @@ from pathlib import Path
 from common.offline.memory import extract_memory
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = (DATA / "memory_tuning.jsonl", DATA / "memory_holdout.jsonl")
+SETS = (
+    DATA / "memory_tuning.jsonl",
+    DATA / "memory_holdout.jsonl",
+    DATA / "memory_holdout2.jsonl",
+)
 
 
 def _fold(value: object) -> str | None:

@@ -56,6 +56,7 @@ class Topic(Content):
         tuple[LowerLine, ...], Field(min_length=4, max_length=10), AfterValidator(_distinct)
     ]
     mentions: Annotated[tuple[LowerLine, ...], Field(min_length=1), AfterValidator(_distinct)]
+    unless: Annotated[tuple[LowerLine, ...], AfterValidator(_distinct)] = ()
     feeds: Annotated[
         tuple[PublicFeedUrl, ...], Field(min_length=1, max_length=3), AfterValidator(_distinct)
     ]

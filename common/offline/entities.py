@@ -6,6 +6,7 @@ data/offline/entities.toml (common.language.lexicon)."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from common.catalog.topics import catalog as topic_catalog
@@ -58,13 +59,26 @@ def topics_in(text: str | Message) -> list[str]:
 def _topics(message: Message) -> tuple[str, ...]:
     lowered = f" {message.lowered} "
     return tuple(
-        slug
-        for slug, topic in topic_catalog().items()
-        if any(
-            re.search(rf"\b{re.escape(w)}", lowered)
-            for w in (slug.replace("-", " "), *topic.mentions)
-        )
+        slug for slug, topic in topic_catalog().items() if _mentioned(slug, topic, lowered)
     )
+
+
+def _mentioned(slug: str, topic: Any, lowered: str) -> bool:
+    """Whether the text mentions the topic outside its ``unless`` phrases ("hot dogs" is
+    food, not companion animals)."""
+    if topic.unless:
+        lowered = re.sub("|".join(re.escape(u) for u in topic.unless), " ", lowered)
+    return any(_mention(w).search(lowered) for w in (slug.replace("-", " "), *topic.mentions))
+
+
+@cache
+def _mention(word: str) -> re.Pattern[str]:
+    """A mention as the catalog means it: from the start of a word ("whale" finds "whales"),
+    or, four letters or fewer, as a whole word with a plural's "s" ("pet" finds "pets", not
+    "petition"; "fur" not "further"; decision 0092)."""
+    if len(word) <= 4 and " " not in word:
+        return re.compile(rf"\b{re.escape(word)}(?:s|es)?\b")
+    return re.compile(rf"\b{re.escape(word)}")
 
 
 def frequency_in(text: str) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from common.catalog.topics import is_topic
 from common.datafiles import Content, LowerWords, Words, load
-from common.language import organisations
+from common.language import organisations, places
 from common.offline.entities import topics_in
 from common.privacy.rules import given_names
 
@@ -28,7 +28,12 @@ _WORKPLACE = re.compile(
     r"i\s+(?:lead|run|manage|coordinate|head|do)\s+(?!(?:a|an|the|my|our)\b)[\w&-]+(?:\s+[\w&-]+){0,2}?\s+(?:at|for)|"
     r"i(?:'m|\s+am)\s+(?:with|from|at|part\s+of|on\s+the\s+team\s+at)|"
     r"i\s+represent|(?:our|my)\s+(?:organi[sz]ation|org|group|charity|nonprofit|non-profit|"
-    r"ngo|team|sanctuary)(?:\s+is\s+called|\s+is|,)?|we(?:'re|\s+are))\s+"
+    r"ngo|team|sanctuary)(?:\s+is\s+called|\s+is|,)?|we(?:'re|\s+are)|"
+    # "working at X as ...", "our team at X", "we at X", "on behalf of X", "we started X",
+    # "Sofia from X" (decision 0092)
+    r"working\s+(?:at|for|with)|(?:our|the)\s+team\s+at|we\s+at|on\s+behalf\s+of|"
+    r"(?:started|founded|co-founded|set\s+up)|"
+    r"(?!(?:greetings|hello|hi|hey|regards|cheers|love|writing|news)\b)(?-i:[A-Z])[\w'-]+\s+from)\s+"
     r"(?P<rest>[^.,;:!?()\n]{2,80})",
     re.IGNORECASE,
 )
@@ -65,6 +70,7 @@ class MemoryWords(Content):
     short_words: LowerWords
     detailed_words: LowerWords
     languages: Words
+    cause_mentions: dict[str, tuple[str, ...]]
 
 
 @cache
@@ -84,29 +90,47 @@ def _introductions() -> tuple[re.Pattern[str], ...]:
     heads = _alternatives(words().role_words)
     role = (
         rf"(?P<role>(?:[a-z][\w&/-]*\s+){{0,3}}(?:{heads})"
-        rf"(?:\s+of(?:\s+[a-z][\w&-]*){{1,3}}?)?)"
+        # "head of campaigns", "Director of Research"; not "chair of Friends" of "Friends of X"
+        rf"(?:\s+of(?:\s+[a-z][\w&-]*){{1,3}}?(?!\s+of\b))?)"
     )
     name = r"(?-i:[A-Z])[\w'-]*"
     anchor = (
-        r"(?:\bi(?:'m|\s+am)|\bi\s+work(?:ed)?\s+as|\bi(?:'ve|\s+have)\s+been|"
+        r"(?:\bi(?:'m|m|\s+am)|\bi\s+work(?:ed)?\s+as|\bi(?:'ve|\s+have)\s+been|"
         rf"\bworking\s+as|\bi\s+(?:serve|act)\s+as|\bmy\s+name\s+is\s+{name}|"
         rf"\b{name}\s+here|\bthis\s+is\s+{name})"
     )
     return (
         re.compile(rf"{anchor}{_BEFORE_ROLE}{role}{_CONNECTOR}", re.IGNORECASE),
         re.compile(
-            rf"(?:^|[.!?]\s+|\n)(?:(?:hi|hello|hey|hiya)\b[\s,!.-]*)?{role}{_CONNECTOR}",
+            rf"(?:^|[.!?]\s+|\n)(?:(?:hi|hello|hey|hiya)\b[\s,!.-]*)?(?:{name},\s+)?{role}"
+            rf"{_CONNECTOR}",
+            re.IGNORECASE,
+        ),
+        # "Senior policy adviser, Compassion in World Farming, here", "HSI wildlife trade
+        # specialist here", "X is where I work as marine scientist", "X - I'm their head of
+        # campaigns" (decision 0092)
+        re.compile(rf"{role},\s+(?P<rest>[^.,;:!?()\n]{{2,80}}),\s+here\b", re.IGNORECASE),
+        re.compile(rf"(?:^|[.!?]\s+)(?P<rest>{_NAMED})\s+{role}\s+here\b", re.IGNORECASE),
+        re.compile(
+            rf"(?P<rest>{_NAMED})\s+is\s+where\s+i\s+(?:work|volunteer)\s+as\s+(?:an?\s+|the\s+)?"
+            rf"{role}",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            rf"^(?P<rest>{_NAMED})\s+[-\u2013\u2014:]\s+i(?:'m|\s+am)\s+(?:their|the|its)\s+{role}",
             re.IGNORECASE,
         ),
         # "As a student researcher at ...", "I work for X as an investigator"
         re.compile(
-            rf"(?:\bi\b[^.!?\n]{{0,80}}?\bas|(?:^|[.!?]\s+|\n)as)\s+(?:a|an|the|our)\s+{role}"
+            rf"(?:\bi\b[^.!?\n]{{0,80}}?\bas|\bworking\b[^.!?\n]{{0,80}}?\bas|(?:^|[.!?]\s+|\n)as)"
+            rf"\s+(?:(?:a|an|the|our)\s+)?{role}"
             rf"(?:{_CONNECTOR}|(?=[\s.,;!?]|$))",
             re.IGNORECASE,
         ),
         # a role and no organisation: "I'm a volunteer.", "I'm head of campaigns, and ..."
         re.compile(
-            rf"{anchor}{_BEFORE_ROLE}{role}(?=\s*[.,;!?]|\s+(?:and|but|so|here)\b|\s*$)",
+            rf"{anchor}{_BEFORE_ROLE}{role}"
+            rf"(?=\s*[.,;!?]|\s+(?:and|but|so|here|there|[a-z]+ing)\b|\s*$)",
             re.IGNORECASE,
         ),
     )
@@ -213,16 +237,23 @@ def _organisation(rest: str) -> str | None:
     """The organisation's name at the start of ``rest`` (what follows "at", "for", "with"):
     a capitalised run (connecting words such as "for", "of", "the" inside it), or, typed in
     lower case, the words before the first of ``name_stops`` (at most five)."""
+    called = _CALLED.match(rest)  # "a small rescue called Paws Place"
+    if called:
+        rest = called.group(1)
     tokens = rest.split()
     if not tokens:
         return None
+    if tokens[0].lower() in ("at", "for", "with") and len(tokens) > 1:  # "our team at X"
+        tokens = tokens[1:]
     if tokens[0] == "the" and len(tokens) > 1:  # "at the Humane League": not "The Humane League"
         tokens = tokens[1:]
     taken: list[str] = []
     if tokens[0][:1].isupper() or tokens[0][:1].isdigit():
-        for token in tokens[:8]:
+        for i, token in enumerate(tokens[:8]):
             if token.lower() in _PRONOUNS:
                 break
+            if token.lower() == "in" and places.named(" ".join(tokens[i + 1 : i + 3])):
+                break  # "Paws Rescue in Leeds": where it is, not its name
             if (
                 token[:1].isupper()
                 or token[:1].isdigit()
@@ -236,20 +267,92 @@ def _organisation(rest: str) -> str | None:
             taken.pop()
         if taken and taken[-1].lower() == "here":
             taken.pop()
-    else:
+    elif tokens[0].lower() not in ("a", "an"):  # "a dog and cat rescue" describes, names none
         stops = words().name_stops
         for token in tokens[:5]:
             if token.lower() in stops:
                 break
             taken.append(token)
-    name = " ".join(taken).strip(" -'")
+    name = re.sub(r"['\u2019]s?$", "", " ".join(taken)).strip(" -'")  # "the RSPCA's team"
     return name or None
 
 
+# "of" and a lower-case area after a role, then the clause's end ("head of campaigns."):
+# the role's own, not an organisation
+_AREA = re.compile(r"\s+of\s+((?-i:[a-z])[\w&-]*(?:\s+(?-i:[a-z])[\w&-]*){0,2})\s*(?:[.,;!?]|$)")
+# what describes an organisation before its name ("a small rescue called Paws Place")
+_CALLED = re.compile(r"(?:an?|the|our|my)\s+(?:[\w-]+\s+){0,4}?(?:called|named)\s+(.+)", re.I)
+# a role said by its verb ("I coordinate volunteers" -> "volunteer coordinator", "I head up
+# campaigns" -> "head of campaigns"; issue 47, decision 0092)
+_DOING = re.compile(
+    r"\bi\s+(coordinate|manage|lead|run|direct|organi[sz]e|head(?:\s+up)?)\s+(?:the\s+|our\s+)?"
+    r"(volunteers|campaigns|comms|communications|fundraising|outreach|events|investigations|"
+    r"operations|partnerships|research|policy|programs|programmes|media|education)\b",
+    re.IGNORECASE,
+)
+_DOERS = {
+    "coordinate": "coordinator",
+    "manage": "manager",
+    "lead": "lead",
+    "run": "lead",
+    "direct": "director",
+    "organise": "organiser",
+    "organize": "organizer",
+}
+_KEPT_PLURAL = frozenset(
+    {
+        "comms",
+        "communications",
+        "operations",
+        "events",
+        "investigations",
+        "campaigns",
+        "partnerships",
+        "programs",
+        "programmes",
+        "outreach",
+    }
+)
+
+
+def _role_by_verb(text: str) -> str | None:
+    """The role a person gives by what they do, when it reads as a role (``role_like``)."""
+    for match in _DOING.finditer(text):
+        verb, thing = match.group(1).lower().split()[0], match.group(2).lower()
+        if verb == "head":
+            role = f"head of {thing}"
+        else:
+            one = thing if thing in _KEPT_PLURAL or not thing.endswith("s") else thing[:-1]
+            role = f"{one} {_DOERS[verb]}"
+        if role_like(role):
+            return role
+    return None
+
+
+# A capitalised name as people write one ("Hong Kong Dolphin Guardians", "The Humane League UK"),
+# at most eight words, joining words inside it
+_NAMED = r"(?-i:[A-Z][\w&'-]*(?:\s+(?:(?:of|for|the|and|&)\s+)?[A-Z][\w&'-]*){0,7})"
 # Words a role said in a sentence may open with that are not part of it ("as a", "i").
-_ROLE_OPENING = re.compile(r"^(?:(?:as|a|an|the|our|my|i|i'm|im|we)\s+)+")
+_ROLE_OPENING = re.compile(r"^(?:(?:as|a|an|the|our|my|their|its|i|i'm|im|we)\s+)+")
 # Capitalised words that end an organisation's name: "at the University of Leeds I study".
-_PRONOUNS = frozenset({"i", "i'm", "im", "we", "we're", "our", "my", "me", "us", "you"})
+_PRONOUNS = frozenset(
+    {
+        "i",
+        "i'm",
+        "im",
+        "i've",
+        "i'd",
+        "i'll",
+        "we",
+        "we're",
+        "we've",
+        "our",
+        "my",
+        "me",
+        "us",
+        "you",
+    }
+)
 _INSIDE_NAMES = frozenset({"for", "of", "the", "and", "on", "in", "de", "la", "du", "von"})
 
 
@@ -259,6 +362,8 @@ def _plausible_workplace(name: str) -> bool:
     lower-case name of two words or more ("i work at night" names no organisation)."""
     if organization_like(name):
         return True
+    if any((places.called(key) or "").lower() == name.lower() for key in places.named(name)):
+        return False  # a place ("Greetings from Nairobi")
     if _titles().match(name) or contact_details(name) or len(name) > 100:
         return False
     first = name.split()[0].lower()
@@ -274,9 +379,12 @@ def introductions(text: str) -> tuple[str | None, str | None]:
     for pattern in _introductions():
         for match in pattern.finditer(text):
             said = _ROLE_OPENING.sub("", re.sub(r"\s+", " ", match.group("role").lower()).strip())
+            rest = match.groupdict().get("rest")
+            area = _AREA.match(match.string[match.end("role") :])
+            if area and "of" not in said.split():  # "head of campaigns. Our focus": its area
+                said, rest = f"{said} of {area.group(1).lower()}", None
             if role is None and role_like(said):
                 role = said
-            rest = match.groupdict().get("rest")
             name = _organisation(rest) if rest else None
             if organization is None and name and _plausible_workplace(name):
                 organization = name
@@ -284,7 +392,7 @@ def introductions(text: str) -> tuple[str | None, str | None]:
         name = _organisation(match.group("rest"))
         if organization is None and name and _plausible_workplace(name):
             organization = name
-    return organization, role
+    return organization, role or _role_by_verb(text)
 
 
 def causes_in(text: str, organization: str | None) -> list[str]:
@@ -296,10 +404,38 @@ def causes_in(text: str, organization: str | None) -> list[str]:
             continue
         if organization:
             sentence = re.sub(re.escape(organization), " ", sentence, flags=re.IGNORECASE)
-        found += topics_in(sentence)
+        said = _IDENTITY.sub(" ", _people_named(sentence))
+        found += topics_in(said) + [t for t, pattern in _cause_mentions() if pattern.search(said)]
     return list(dict.fromkeys(found))
 
 
+@cache
+def _cause_mentions() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(topic id, its ``cause_mentions``, matched at the start of a word in any case)."""
+    found = []
+    for topic, phrases in words().cause_mentions.items():
+        if not is_topic(topic):
+            raise ValueError(f"data/offline/memory.toml cause_mentions: unknown topic {topic!r}")
+        found.append((topic, re.compile(rf"\b(?:{_alternatives(phrases)})", re.IGNORECASE)))
+    return tuple(found)
+
+
+def _people_named(sentence: str) -> str:
+    """The sentence without the people it names by a given name and a surname ("Peter Singer
+    is my hero": no "pet")."""
+    return _PERSON.sub(
+        lambda m: " " if _folded(m.group(1)).lower() in given_names() else m.group(0), sentence
+    )
+
+
+_PERSON = re.compile(r"\b([A-Z][a-z'-]+)\s+[A-Z][a-z'-]+")
+# what a person is or eats, not what they work on ("I'm vegan", "going vegan", "as a
+# vegetarian"): no cause area (issue 47, decision 0092)
+_IDENTITY = re.compile(
+    r"\b(?:i'm|im|i\s+am|going|gone|went|as\s+a|being|became|become|about)\s+(?:a\s+|fully\s+)?"
+    r"(?:vegan|vegetarian|veggie|plant-based)\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|we|we're|our|my|me|us)\b", re.IGNORECASE)
 
 

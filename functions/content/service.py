@@ -286,12 +286,14 @@ def _clause_cut(topic: str) -> tuple[str, str | None] | None:
     cut = _request_cut(topic[at[1] :])
     again = _request_cut(cut[0]) if cut else None  # "explain it in a thread" -> "it"
     about, named = (again or cut or ("", None))[0].strip(), cut[1] if cut else None
-    if named and _BACK.fullmatch(named) and _worded(kept):
-        return kept, None  # "BazaarHub is full of ivory - letter asking them to ...": theirs
+    if named and _BACK.fullmatch(named) and _worded(kept):  # whom it asks is named before
+        if asked_rest(about) is None:  # "BazaarHub is full of ivory - letter asking them to ..."
+            return kept, None
+        return f"{kept} - {about[0].lower()}{about[1:]}", None  # both: what and the ask
     named = named if named and re.search(r"\b[A-Z]", named) else None  # not "their team"
     if not _worded(about) or _POINTER.match(about):
         return (kept, named) if _worded(kept) else None
-    if kept.endswith("?"):  # the question asked, then what the draft is about
+    if kept.endswith(("?", ".", "!")):  # the question or the news, then what it is about
         return f"{kept} {about[0].upper()}{about[1:]}", named
     back = _BACK.search(about)  # "lion bone permits - ... urging X to stop issuing them"
     if back and _worded(kept) and not kept.endswith((".", "!")):

@@ -317,7 +317,30 @@ def test_confidence_is_a_probability():
         ("Jo here, head of investigations at Tailwind.", "Tailwind", "head of investigations"),
         ("I'm the founder of Plantfirst, a group for vegan school meals.", "Plantfirst", "founder"),
         ("I work for Otwarte Klatki as an investigator.", "Otwarte Klatki", "investigator"),
-        ("i run comms for open cages uk and mostly do press", "open cages uk", None),
+        # a role said by its verb (issue 47, decision 0092)
+        ("i run comms for open cages uk and mostly do press", "open cages uk", "comms lead"),
+        (
+            "I coordinate volunteers for Paws Place in Leeds.",
+            "Paws Place",
+            "volunteer coordinator",
+        ),
+        ("comms lead at a small rescue called Whisker Haven", "Whisker Haven", "comms lead"),
+        (
+            "Greetings from Nairobi! I'm a ranger with Tsavo Guardians.",
+            "Tsavo Guardians",
+            "ranger",
+        ),
+        (
+            "The Humane League UK - I'm their head of campaigns.",
+            "The Humane League UK",
+            "head of campaigns",
+        ),
+        (
+            "Our team at Meridian Society for Animals is small.",
+            "Meridian Society for Animals",
+            None,
+        ),
+        ("I lead cage-free work at Sunrise for Hens.", "Sunrise for Hens", None),
         # someone else's role, or no organisation at all
         ("I'll write to their head of sourcing at Harlow Foods.", None, None),
         ("I work from home on Fridays.", None, None),
@@ -327,6 +350,24 @@ def test_confidence_is_a_probability():
 def test_memory_reads_ordinary_introductions(message, organization, role):
     memory = extract_memory([{"role": "user", "content": message}])
     assert (memory["organization"], memory["role"]) == (organization, role)
+
+
+@pytest.mark.parametrize(
+    ("message", "causes"),
+    [
+        ("I'm vegan and I volunteer at a dog and cat rescue.", ["companion-animals"]),
+        ("Peter Singer is my hero. I work on fishing bycatch.", ["fishing"]),
+        ("We run a petition drive on fur farms.", ["fur"]),
+        (
+            "We oppose trophy hunting and the use of monkeys in labs.",
+            ["wildlife", "animal-testing"],
+        ),
+    ],
+)
+def test_memory_cause_areas_are_what_people_work_on(message, causes):
+    """Decision 0092: a diet is no cause area, a person's name or a petition is no pet, and
+    people's own words for a topic count."""
+    assert extract_memory([{"role": "user", "content": message}])["causeAreas"] == causes
 
 
 def test_memory_cause_areas_come_from_the_users_own_work_not_their_questions():
