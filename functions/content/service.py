@@ -252,24 +252,33 @@ def _request_cut(topic: str, led: bool = False) -> tuple[str, str | None] | None
 # mix them up, can u do a thread on it"), and a comma before a clause that asks the tool
 _PARTS = re.compile(r"(?<=[.?!])\s+|\s+[-\u2013\u2014]\s+|:\s+")
 _COMMA = re.compile(r",\s+")
+# an ask's last word that points back to what the topic said before it ("... stop issuing them")
+_BACK = re.compile(r"(?:(?<=\s)|^)(?:them|it|these|those)$", re.IGNORECASE)
 # what a clause that asks says the draft is about, when it is only a pointer back ("on the
 # difference", "on it", "on why not")
-_BACK = re.compile(r"(?:(?<=\s)|^)(?:them|it|these|those)$", re.IGNORECASE)  # what went before
 _POINTER = re.compile(
     r"^(?:(?:it|this|that|them|these|those)\b|(?:the\s+\w+|why\s+not|\w+)[?!.]*$)", re.I
 )
 
 
 def _clause_cut(topic: str) -> tuple[str, str | None] | None:
-    """The topic up to a later part or clause that asks the tool for the draft
-    (``texts.instruction``; a part after a sentence's stop or a dash, or a clause after a
-    comma: "FDA Modernization Act 2.0 - explain it in a thread, ppl think it banned animal
-    testing" -> "FDA Modernization Act 2.0"); or what that part says the draft is about, by
-    ``requests``, when it says more than a pointer back ("Thinking of buying a parrot online?
-    Facebook post on where 'exotic pets' really come from" -> "where 'exotic pets' really come
-    from"). A first part that asks is ``_request_cut``'s to read: it often holds the ask
-    itself ("letter to Lakeshore legislators backing the bill - ..."). None when no later
-    part asks (decision 0092)."""
+    """The topic without a later part or clause that asks the tool for the draft
+    (``texts.instruction``): a part after a sentence's stop, a dash or a colon, or a clause
+    after a comma. None when no later part asks (decision 0092). A first part that asks is
+    ``_request_cut``'s to read: it often holds the ask itself ("letter to Lakeshore
+    legislators backing the bill - ...").
+
+    - The asking part is set aside when it says nothing more: "FDA Modernization Act 2.0 -
+      explain it in a thread, ppl think it banned animal testing" -> "FDA Modernization Act
+      2.0"; "on the difference" is a pointer back, not a topic.
+    - What it says the draft is about (by ``requests``) follows a sentence before it: "EFSA
+      says calves need company. Press release on social housing from day one" -> "EFSA says
+      calves need company. Social housing from day one".
+    - An ask that ends "them" takes what went before: "lion bone permits - press release
+      urging the Authority to stop issuing them" -> "Please stop issuing lion bone permits".
+    - An ask of "them" keeps both parts: "Bluewing Airways already refuses lab primates - email
+      asking them to stop ..." -> "Bluewing Airways already refuses lab primates - please stop
+      ..."."""
     at = None
     for part in _PARTS.finditer(topic):
         if instruction().match(topic[part.end() :]):
@@ -296,7 +305,7 @@ def _clause_cut(topic: str) -> tuple[str, str | None] | None:
     if kept.endswith(("?", ".", "!")):  # the question or the news, then what it is about
         return f"{kept} {about[0].upper()}{about[1:]}", named
     back = _BACK.search(about)  # "lion bone permits - ... urging X to stop issuing them"
-    if back and _worded(kept) and not kept.endswith((".", "!")):
+    if back and _worded(kept):
         about = about[: back.start()] + kept
     return about, named
 
