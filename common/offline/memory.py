@@ -71,6 +71,9 @@ class MemoryWords(Content):
     detailed_words: LowerWords
     languages: Words
     cause_mentions: dict[str, tuple[str, ...]]
+    doers: dict[str, str]
+    functions: LowerWords
+    kept_plural: LowerWords
 
 
 @cache
@@ -282,48 +285,28 @@ def _organisation(rest: str) -> str | None:
 _AREA = re.compile(r"\s+of\s+((?-i:[a-z])[\w&-]*(?:\s+(?-i:[a-z])[\w&-]*){0,2})\s*(?:[.,;!?]|$)")
 # what describes an organisation before its name ("a small rescue called Paws Place")
 _CALLED = re.compile(r"(?:an?|the|our|my)\s+(?:[\w-]+\s+){0,4}?(?:called|named)\s+(.+)", re.I)
-# a role said by its verb ("I coordinate volunteers" -> "volunteer coordinator", "I head up
-# campaigns" -> "head of campaigns"; issue 47, decision 0092)
-_DOING = re.compile(
-    r"\bi\s+(coordinate|manage|lead|run|direct|organi[sz]e|head(?:\s+up)?)\s+(?:the\s+|our\s+)?"
-    r"(volunteers|campaigns|comms|communications|fundraising|outreach|events|investigations|"
-    r"operations|partnerships|research|policy|programs|programmes|media|education)\b",
-    re.IGNORECASE,
-)
-_DOERS = {
-    "coordinate": "coordinator",
-    "manage": "manager",
-    "lead": "lead",
-    "run": "lead",
-    "direct": "director",
-    "organise": "organiser",
-    "organize": "organizer",
-}
-_KEPT_PLURAL = frozenset(
-    {
-        "comms",
-        "communications",
-        "operations",
-        "events",
-        "investigations",
-        "campaigns",
-        "partnerships",
-        "programs",
-        "programmes",
-        "outreach",
-    }
-)
+
+
+@cache
+def _doing() -> re.Pattern[str]:
+    """A role said by its verb (``doers``, ``functions``): "I coordinate volunteers", "I head
+    up campaigns" (issue 47, decision 0092)."""
+    verbs = _alternatives([*words().doers, "head up", "head"])
+    return re.compile(
+        rf"\bi\s+({verbs})\s+(?:the\s+|our\s+)?({_alternatives(words().functions)})\b",
+        re.IGNORECASE,
+    )
 
 
 def _role_by_verb(text: str) -> str | None:
     """The role a person gives by what they do, when it reads as a role (``role_like``)."""
-    for match in _DOING.finditer(text):
+    for match in _doing().finditer(text):
         verb, thing = match.group(1).lower().split()[0], match.group(2).lower()
         if verb == "head":
             role = f"head of {thing}"
         else:
-            one = thing if thing in _KEPT_PLURAL or not thing.endswith("s") else thing[:-1]
-            role = f"{one} {_DOERS[verb]}"
+            kept = thing in words().kept_plural or not thing.endswith("s")
+            role = f"{thing if kept else thing[:-1]} {words().doers[verb]}"
         if role_like(role):
             return role
     return None
