@@ -605,10 +605,17 @@ def test_a_petition_calls_on_its_organisation_to_do_what_the_topic_asks():
     )
 
 
+def _passage(text: str):
+    """One guide passage holding ``text``."""
+    from functions.content.compose import Passage
+
+    return Passage(text=text, title="A guide", url="https://example.org/guide", section="One")
+
+
 def test_a_request_naming_a_firm_and_calling_someone_out_is_drafted_to_them():
     """Decision 0092: "Hallam & Rowe: get crates out of your pork" names its organisation, and
     a post whose topic opens "@Name" calls them out too."""
-    from functions.content.compose import Passage, compose
+    from functions.content.compose import compose
     from functions.content.models import ContentRequest
     from functions.content.service import spec_of
 
@@ -629,15 +636,7 @@ def test_a_request_naming_a_firm_and_calling_someone_out_is_drafted_to_them():
         )
     )
     assert post.mention == "@Brightwell Supermarkets"
-    passages = [
-        Passage(
-            text="Cage-free pledges need annual public progress reports.",
-            title="Corporate campaigns",
-            url="https://example.org/corporate",
-            section="Pledges",
-        )
-    ]
-    draft = compose(post, passages)
+    draft = compose(post, [_passage("Cage-free pledges need annual public progress reports.")])
     assert draft is not None
     assert draft.content.startswith("@Brightwell Supermarkets ")
     plain = spec_of(
@@ -647,7 +646,7 @@ def test_a_request_naming_a_firm_and_calling_someone_out_is_drafted_to_them():
 
 
 def test_a_press_release_on_an_ask_calls_on_its_organisation_to_do_it():
-    from functions.content.compose import Passage, Spec, compose
+    from functions.content.compose import Spec, compose
 
     spec = Spec(
         topic="Crestline Eggs: stop building enriched colony cages",
@@ -656,12 +655,7 @@ def test_a_press_release_on_an_ask_calls_on_its_organisation_to_do_it():
         organisation="Crestline Eggs",
     )
     passages = [
-        Passage(
-            text="Enriched colony cages still confine laying hens in cages for their whole lives.",
-            title="Laying hens",
-            url="https://example.org/hens",
-            section="Cages",
-        )
+        _passage("Enriched colony cages still confine laying hens in cages for their whole lives.")
     ]
     draft = compose(spec, passages)
     assert draft is not None
