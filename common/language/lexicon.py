@@ -24,6 +24,7 @@ class EntityWords(Content):
     company_cues: LowerWords
     place_words: LowerWords
     not_companies: Words
+    scheme_words: LowerWords
 
 
 @cache

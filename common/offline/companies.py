@@ -149,7 +149,19 @@ def _capitalised(message: Message) -> list[Candidate]:
     runs = names.capitalised_runs(
         message.text, found, capital=_capital, connectors=_AMPERSAND, stops_after=_possessive
     )
-    return [c for run in runs if (c := _candidate(run)) is not None]
+    schemes = lexicon.entities().scheme_words
+    return [
+        c
+        for run in runs
+        if (c := _candidate(run)) is not None
+        and _next_word(message.text, run[-1].start + len(run[-1].text)) not in schemes
+    ]
+
+
+def _next_word(text: str, end: int) -> str:
+    """The word after ``end`` in lower case ("End the Cage Age initiative": "initiative")."""
+    after = re.match(r"\s+([\w'-]+)", text[end:])
+    return after.group(1).lower() if after else ""
 
 
 def _capital(word: str) -> bool:
@@ -187,6 +199,8 @@ def _candidate(run: list[names.Word]) -> Candidate | None:
         return None
     if all(t in words.not_companies or t == "&" for t in tokens):
         return None
+    if tokens[-1].lower() in words.scheme_words:
+        return None  # "the Better Chicken Commitment": a scheme, not a company
     name = " ".join(tokens)
     return Candidate(name, run[0].start, tuple(t for t in tokens if t != "&"))
 

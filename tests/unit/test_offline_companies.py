@@ -51,6 +51,10 @@ def test_the_company_a_message_names(message, company):
         "research the company that runs the new mega-farm outside Lincoln",
         "What does the USDA say about this?",
         "Can you help me?",
+        # a scheme, a pledge or a law is no company (issue 47, decision 0092)
+        "Which companies in our records have signed the Better Chicken Commitment?",
+        "research Better Chicken Commitment",
+        "Who backed the End the Cage Age initiative?",
     ],
 )
 def test_no_company_no_name(message):
