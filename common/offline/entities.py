@@ -9,6 +9,7 @@ import re
 from functools import cache
 from typing import Any
 
+from common.catalog.topics import Topic
 from common.catalog.topics import catalog as topic_catalog
 from common.language import lexicon, organisations
 from common.language.message import Message, annotate
@@ -63,12 +64,17 @@ def _topics(message: Message) -> tuple[str, ...]:
     )
 
 
-def _mentioned(slug: str, topic: Any, lowered: str) -> bool:
+def _mentioned(slug: str, topic: Topic, lowered: str) -> bool:
     """Whether the text mentions the topic outside its ``unless`` phrases ("hot dogs" is
     food, not companion animals)."""
     if topic.unless:
-        lowered = re.sub("|".join(re.escape(u) for u in topic.unless), " ", lowered)
+        lowered = _unless(topic.unless).sub(" ", lowered)
     return any(_mention(w).search(lowered) for w in (slug.replace("-", " "), *topic.mentions))
+
+
+@cache
+def _unless(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(p) for p in phrases))
 
 
 @cache

@@ -33,7 +33,8 @@ _WORKPLACE = re.compile(
     # "Sofia from X" (decision 0092)
     r"working\s+(?:at|for|with)|(?:our|the)\s+team\s+at|we\s+at|on\s+behalf\s+of|"
     r"(?:started|founded|co-founded|set\s+up)|"
-    r"(?!(?:greetings|hello|hi|hey|regards|cheers|love|writing|news)\b)(?-i:[A-Z])[\w'-]+\s+from)\s+"
+    r"(?<![\w'-])(?!(?:greetings|hello|hi|hey|regards|cheers|love|writing|news)\b)"
+    r"(?-i:[A-Z])[\w'-]+\s+from)\s+"
     r"(?P<rest>[^.,;:!?()\n]{2,80})",
     re.IGNORECASE,
 )
@@ -100,7 +101,7 @@ def _introductions() -> tuple[re.Pattern[str], ...]:
     anchor = (
         r"(?:\bi(?:'m|m|\s+am)|\bi\s+work(?:ed)?\s+as|\bi(?:'ve|\s+have)\s+been|"
         rf"\bworking\s+as|\bi\s+(?:serve|act)\s+as|\bmy\s+name\s+is\s+{name}|"
-        rf"\b{name}\s+here|\bthis\s+is\s+{name})"
+        rf"(?<![\w'-]){name}\s+here|\bthis\s+is\s+{name})"  # a name from its start: linear
     )
     return (
         re.compile(rf"{anchor}{_BEFORE_ROLE}{role}{_CONNECTOR}", re.IGNORECASE),
@@ -112,10 +113,15 @@ def _introductions() -> tuple[re.Pattern[str], ...]:
         # "Senior policy adviser, Compassion in World Farming, here", "HSI wildlife trade
         # specialist here", "X is where I work as marine scientist", "X - I'm their head of
         # campaigns" (decision 0092)
-        re.compile(rf"{role},\s+(?P<rest>[^.,;:!?()\n]{{2,80}}),\s+here\b", re.IGNORECASE),
+        re.compile(
+            rf"(?:^|[.!?]\s+|\n)(?:(?:hi|hello|hey|hiya)\b[\s,!.-]*)?{role},\s+"
+            rf"(?P<rest>[^.,;:!?()\n]{{2,80}}),\s+here\b",
+            re.IGNORECASE,
+        ),
         re.compile(rf"(?:^|[.!?]\s+)(?P<rest>{_NAMED})\s+{role}\s+here\b", re.IGNORECASE),
         re.compile(
-            rf"(?P<rest>{_NAMED})\s+is\s+where\s+i\s+(?:work|volunteer)\s+as\s+(?:an?\s+|the\s+)?"
+            rf"(?<![\w&'-])(?P<rest>{_NAMED})\s+is\s+where\s+i\s+(?:work|volunteer)\s+as\s+"
+            rf"(?:an?\s+|the\s+)?"
             rf"{role}",
             re.IGNORECASE,
         ),
@@ -415,7 +421,7 @@ _PERSON = re.compile(r"\b([A-Z][a-z'-]+)\s+[A-Z][a-z'-]+")
 # what a person is or eats, not what they work on ("I'm vegan", "going vegan", "as a
 # vegetarian"): no cause area (issue 47, decision 0092)
 _IDENTITY = re.compile(
-    r"\b(?:i'm|im|i\s+am|going|gone|went|as\s+a|being|became|become|about)\s+(?:a\s+|fully\s+)?"
+    r"\b(?:i'm|im|i\s+am|going|gone|went|as\s+a|being|became|become)\s+(?:a\s+|fully\s+)?"
     r"(?:vegan|vegetarian|veggie|plant-based)\b",
     re.IGNORECASE,
 )

@@ -923,8 +923,7 @@ def _post(spec: Spec, found: list[Fact], tags: list[str], asking: bool = True) -
     if not found:
         return None
     rules = drafts().platform[spec.platform]
-    opening, ask = hook(spec), cta(spec) or ""
-    called = f"{spec.mention} " if spec.mention else ""
+    opening, ask, called = hook(spec), cta(spec) or "", _called(spec)
     in_post = min(max(1, rules.hashtags_in_post), len(tags))
     separator = "\n\n" if spec.platform != "x" else " "
     for fact_count in range(_facts_wanted(spec), 0, -1):
@@ -937,6 +936,11 @@ def _post(spec: Spec, found: list[Fact], tags: list[str], asking: bool = True) -
                     if count(text, spec.platform) <= rules.limit:
                         return Draft([text], text, tags, list(picked))
     return None
+
+
+def _called(spec: Spec) -> str:
+    """What a post or a thread opens with to call someone out ("@Fjordlax Seafood "), or ""."""
+    return f"{spec.mention} " if spec.mention else ""
 
 
 def _fact_sets(found: list[Fact], size: int) -> list[list[Fact]]:
@@ -975,7 +979,7 @@ def _thread(spec: Spec, found: list[Fact], tags: list[str]) -> Draft | None:
     opening = hook(spec)
     more = drafts().frame.thread_more
     more = more[:1].lower() + more[1:] if opening.endswith(":") else more
-    called = f"{spec.mention} " if spec.mention else ""
+    called = _called(spec)
     bodies = [f"{called}{opening} {more} \U0001f9f5", *(f.text for f in usable)]
     bodies.append(closing)
     total = len(bodies)

@@ -385,3 +385,7 @@ def test_memory_patterns_are_bounded_on_hostile_text():
     """A name-and-comma run once made the introduction pattern backtrack without end."""
     hostile = "I'm " + "Abc, " * 2000 + "x"
     assert extract_memory([{"role": "user", "content": hostile}])["role"] is None
+    # a pattern that could start inside a word ran from every letter of a long run: quadratic
+    # (decision 0092's "X is where I work", "Sofia from X", and "X here")
+    for run in ("AB-" * 20000, "A" * 60000, "Ab from " * 8000):
+        assert extract_memory([{"role": "user", "content": run}])["role"] is None

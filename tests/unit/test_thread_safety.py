@@ -121,3 +121,30 @@ def test_the_relevance_judge_from_many_threads_gives_the_serial_scores() -> None
     for answers in _together(lambda request: relevance.relevance(request, sentences[:6]), requests):
         for scores, expected in zip(answers, serial, strict=True):
             np.testing.assert_allclose(scores, expected, atol=1e-6)
+
+
+def test_topics_memory_and_request_cuts_from_many_threads_are_the_serial_ones() -> None:
+    """Decision 0092's cached patterns (topic mentions, memory's roles by verb, a topic's
+    asking clause) hold no per-call state."""
+    from common.offline import entities, memory
+    from common.offline.entities import topics_in
+    from common.offline.memory import extract_memory
+    from functions.content import service
+    from functions.content.texts import instruction
+
+    texts = [
+        *_sentences()[:40],
+        "I coordinate volunteers for Paws Place in Leeds. I'm vegan.",
+        "Hot dogs, and dogs in shelters - can u do a thread on it",
+        "Hallam & Rowe: get farrowing crates out of your own-brand pork",
+    ]
+
+    def work(text: str) -> tuple[object, ...]:
+        said = [{"role": "user", "content": text}]
+        return topics_in(text), extract_memory(said), service.about_of(text[:500])
+
+    serial = [work(text) for text in texts]
+    for cached in (entities._mention, entities._unless, memory._doing, instruction):
+        cached.cache_clear()
+    for answers in _together(work, texts):
+        assert answers == serial

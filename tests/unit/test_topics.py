@@ -166,3 +166,21 @@ def test_chat_messages_point_at_topics_by_their_mentions_and_their_id():
         "zoos-aquariums",
     ]
     assert topics_in("Anything new on ag gag bills?") == ["legislation", "ag-gag"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a mention of four letters or fewer is a whole word, with a plural's "s"
+        ("Sign our petition today.", []),
+        ("Further reading for Peter.", []),
+        ("A billion hens on the lawn.", []),
+        ("Our pets and the new laws.", ["legislation", "companion-animals"]),
+        # a topic's `unless` phrases do not point at it
+        ("Hot dogs and bacon.", []),
+        ("Hot dogs, and dogs in shelters.", ["companion-animals"]),
+    ],
+)
+def test_short_mentions_are_whole_words_and_unless_phrases_are_not_mentions(text, found):
+    """Decision 0092: "pet" had found "petition", "fur" "further", "dogs" "hot dogs"."""
+    assert topics_in(text) == found
